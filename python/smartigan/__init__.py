@@ -1,0 +1,17 @@
+"""smartigan: k-means that actually minimises the k-means objective.
+
+Lloyd, Hartigan and Smartigan (Clément & Steinerberger) with a Rust core,
+deterministic parallel multi-start, and exact objectives.
+
+>>> import smartigan
+>>> X, _ = smartigan.datasets.load_iris()
+>>> result = smartigan.cluster(X, 3, seed=0)
+>>> result.labels.shape
+(150,)
+"""
+
+from . import datasets
+from ._api import ClusterResult, Clusterer, NotFittedError, cluster
+from ._core import __version__
+
+__all__ = ["ClusterResult", "Clusterer", "NotFittedError", "cluster", "datasets", "__version__"]

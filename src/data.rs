@@ -1,0 +1,180 @@
+//! Read-only access to the input matrix, the float types we accept, and the
+//! distance kernel every method shares.
+
+use crate::error::{Error, Result};
+use ndarray::{ArrayView2, CowArray, Ix2};
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+}
+
+/// The input element types: `f32` and `f64`. All accumulation is in `f64`
+/// whatever the input type, so `f32` data loses nothing but input precision.
+pub trait Scalar: sealed::Sealed + Copy + Send + Sync + std::fmt::Debug + 'static {
+    /// Widens to `f64` (exact for both types).
+    fn to_f64(self) -> f64;
+    /// Rounds an `f64` to this type (used for the returned centroids).
+    fn from_f64(v: f64) -> Self;
+}
+
+impl Scalar for f32 {
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+    #[inline(always)]
+    fn from_f64(v: f64) -> Self {
+        v as f32
+    }
+}
+
+impl Scalar for f64 {
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self
+    }
+    #[inline(always)]
+    fn from_f64(v: f64) -> Self {
+        v
+    }
+}
+
+/// Rejects NaN and ±inf, naming the first offending entry.
+pub(crate) fn check_finite<T: Scalar>(name: &'static str, x: ArrayView2<'_, T>) -> Result<()> {
+    for ((row, col), v) in x.indexed_iter() {
+        let v = v.to_f64();
+        if !v.is_finite() {
+            return Err(Error::NonFinite {
+                name,
+                row,
+                col,
+                value: v,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The input matrix as contiguous rows plus a shift.
+///
+/// Rows are read straight from the caller's memory when the view is in
+/// standard (C) layout; any other layout is copied once. The shift is the
+/// column mean: all internal sums and centroids live in shifted coordinates,
+/// so data like `1e8 + noise` does not lose its noise to cancellation when
+/// thousands of points are summed into a centroid.
+pub(crate) struct Data<'a, T: Scalar> {
+    x: CowArray<'a, T, Ix2>,
+    pub n: usize,
+    pub d: usize,
+    pub shift: Vec<f64>,
+}
+
+impl<'a, T: Scalar> Data<'a, T> {
+    /// Wraps a view with a freshly computed shift.
+    pub fn new(x: ArrayView2<'a, T>) -> Self {
+        let (n, d) = x.dim();
+        let x = CowArray::from(x).into_owned_if_not_standard();
+        let mut shift = vec![0.0; d];
+        let mut data = Data {
+            x,
+            n,
+            d,
+            shift: Vec::new(),
+        };
+        for i in 0..n {
+            for (s, v) in shift.iter_mut().zip(data.row(i)) {
+                *s += v.to_f64();
+            }
+        }
+        for s in &mut shift {
+            *s /= n.max(1) as f64;
+        }
+        data.shift = shift;
+        data
+    }
+
+    /// Wraps a view with a given shift (used when a run is resumed step by step).
+    pub fn with_shift(x: ArrayView2<'a, T>, shift: Vec<f64>) -> Self {
+        let (n, d) = x.dim();
+        let x = CowArray::from(x).into_owned_if_not_standard();
+        Data { x, n, d, shift }
+    }
+
+    /// Row `i` in the input type.
+    #[inline(always)]
+    pub fn row(&self, i: usize) -> &[T] {
+        let flat = self.x.as_slice().unwrap_or(&[]);
+        &flat[i * self.d..(i + 1) * self.d]
+    }
+
+    /// Row `i`, widened to `f64` and shifted, written into `buf`.
+    #[inline(always)]
+    pub fn load_shifted(&self, i: usize, buf: &mut [f64]) {
+        for ((b, v), s) in buf.iter_mut().zip(self.row(i)).zip(&self.shift) {
+            *b = v.to_f64() - s;
+        }
+    }
+}
+
+trait IntoStandard {
+    fn into_owned_if_not_standard(self) -> Self;
+}
+
+impl<T: Scalar> IntoStandard for CowArray<'_, T, Ix2> {
+    fn into_owned_if_not_standard(self) -> Self {
+        if self.is_standard_layout() {
+            self
+        } else {
+            CowArray::from(self.as_standard_layout().into_owned())
+        }
+    }
+}
+
+/// Squared Euclidean distance with four independent accumulators. The
+/// summation order is fixed (lanes, then pairs) so results are reproducible
+/// across platforms; the independent lanes let the compiler vectorise.
+#[inline(always)]
+pub(crate) fn sq_dist(a: &[f64], b: &[f64]) -> f64 {
+    let mut acc = [0.0f64; 4];
+    let ca = a.chunks_exact(4);
+    let cb = b.chunks_exact(4);
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for l in 0..4 {
+            let t = x[l] - y[l];
+            acc[l] += t * t;
+        }
+    }
+    let mut s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+    for (x, y) in ra.iter().zip(rb) {
+        let t = x - y;
+        s += t * t;
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::array;
+
+    #[test]
+    fn sq_dist_matches_naive() {
+        let a: Vec<f64> = (0..11).map(|i| i as f64 * 0.5).collect();
+        let b: Vec<f64> = (0..11).map(|i| (i * i) as f64 * 0.1).collect();
+        let naive: f64 = a.iter().zip(&b).map(|(x, y)| (x - y) * (x - y)).sum();
+        assert!((sq_dist(&a, &b) - naive).abs() <= 1e-12 * naive);
+    }
+
+    #[test]
+    fn fortran_layout_is_read_correctly() {
+        let x = array![[1.0f64, 2.0], [3.0, 4.0], [5.0, 6.0]];
+        let f = x.t().as_standard_layout().into_owned();
+        let ft = f.t();
+        let data = Data::new(ft);
+        assert_eq!(data.row(1), &[3.0, 4.0]);
+        assert_eq!(data.shift, vec![3.0, 4.0]);
+    }
+}

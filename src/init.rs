@@ -1,0 +1,133 @@
+//! Initial partitions. Every initialisation ends as a [`Partition`] with no
+//! empty cluster; centroid-based ones (Forgy, k-means++, given centroids) are
+//! turned into a partition by one nearest-centroid assignment.
+
+use crate::data::{sq_dist, Data, Scalar};
+use crate::params::{Init, ValidParams};
+use crate::rng::Xoshiro256PlusPlus;
+use crate::state::Partition;
+
+/// The starting partition of one restart, drawn from its own init stream.
+pub(crate) fn initial_partition<T: Scalar>(
+    data: &Data<'_, T>,
+    params: &ValidParams,
+    rng: &mut Xoshiro256PlusPlus,
+) -> Partition {
+    let k = params.k();
+    match params.init() {
+        Init::RandomPartition => {
+            let labels = (0..data.n).map(|_| rng.below(k)).collect();
+            Partition::from_labels(data, k, labels)
+        }
+        Init::Forgy => {
+            // Partial Fisher–Yates: the first k entries are k distinct indices.
+            let mut idx: Vec<usize> = (0..data.n).collect();
+            for i in 0..k {
+                let j = i + rng.below(data.n - i);
+                idx.swap(i, j);
+            }
+            let centroids = gather_shifted(data, &idx[..k]);
+            assign_to_centroids(data, k, centroids)
+        }
+        Init::KMeansPlusPlus => {
+            let centroids = kmeans_plus_plus(data, k, rng);
+            assign_to_centroids(data, k, centroids)
+        }
+        Init::Centroids(c) => {
+            let mut centroids = Vec::with_capacity(k * data.d);
+            for row in c.rows() {
+                centroids.extend(row.iter().zip(&data.shift).map(|(v, s)| v - s));
+            }
+            assign_to_centroids(data, k, centroids)
+        }
+    }
+}
+
+fn gather_shifted<T: Scalar>(data: &Data<'_, T>, idx: &[usize]) -> Vec<f64> {
+    let mut out = vec![0.0; idx.len() * data.d];
+    for (chunk, &i) in out.chunks_exact_mut(data.d).zip(idx) {
+        data.load_shifted(i, chunk);
+    }
+    out
+}
+
+/// Nearest-centroid labels (ties to the lowest index), then the partition.
+fn assign_to_centroids<T: Scalar>(data: &Data<'_, T>, k: usize, centroids: Vec<f64>) -> Partition {
+    let probe = Partition {
+        k,
+        d: data.d,
+        labels: Vec::new(),
+        counts: Vec::new(),
+        sums: Vec::new(),
+        centroids,
+    };
+    let mut buf = vec![0.0; data.d];
+    let labels = (0..data.n)
+        .map(|i| {
+            data.load_shifted(i, &mut buf);
+            probe.nearest(&buf, None)
+        })
+        .collect();
+    Partition::from_labels(data, k, labels)
+}
+
+/// Greedy k-means++ (Arthur & Vassilvitskii, with the `2 + ⌊ln k⌋` local
+/// trials scikit-learn uses): each new centre is the best of several
+/// D²-sampled candidates by the potential it leaves.
+fn kmeans_plus_plus<T: Scalar>(
+    data: &Data<'_, T>,
+    k: usize,
+    rng: &mut Xoshiro256PlusPlus,
+) -> Vec<f64> {
+    let (n, d) = (data.n, data.d);
+    let trials = 2 + (k as f64).ln().floor() as usize;
+    let mut centroids = vec![0.0; k * d];
+    let mut buf = vec![0.0; d];
+    let first = rng.below(n);
+    data.load_shifted(first, &mut centroids[..d]);
+    let mut closest: Vec<f64> = (0..n)
+        .map(|i| {
+            data.load_shifted(i, &mut buf);
+            sq_dist(&buf, &centroids[..d])
+        })
+        .collect();
+    let mut candidate_d2 = vec![0.0; n];
+    let mut best_d2 = vec![0.0; n];
+    let mut cumulative = vec![0.0; n];
+    let mut cand = vec![0.0; d];
+    for c in 1..k {
+        let mut pot = 0.0;
+        for (cum, v) in cumulative.iter_mut().zip(&closest) {
+            pot += v;
+            *cum = pot;
+        }
+        let mut best_pot = f64::INFINITY;
+        let mut best_idx = 0;
+        for _ in 0..trials {
+            let idx = if pot > 0.0 {
+                let target = rng.unit_f64() * pot;
+                // First index whose cumulative weight exceeds the target;
+                // points with zero weight can never be picked.
+                cumulative.partition_point(|&cw| cw <= target).min(n - 1)
+            } else {
+                // Fewer distinct points than k: any point will do.
+                rng.below(n)
+            };
+            data.load_shifted(idx, &mut cand);
+            let mut cand_pot = 0.0;
+            for (i, (cd, cl)) in candidate_d2.iter_mut().zip(&closest).enumerate() {
+                data.load_shifted(i, &mut buf);
+                *cd = sq_dist(&buf, &cand).min(*cl);
+                cand_pot += *cd;
+            }
+            if cand_pot < best_pot {
+                best_pot = cand_pot;
+                best_idx = idx;
+                std::mem::swap(&mut best_d2, &mut candidate_d2);
+            }
+        }
+        data.load_shifted(best_idx, &mut centroids[c * d..(c + 1) * d]);
+        std::mem::swap(&mut closest, &mut best_d2);
+    }
+    centroids
+}

@@ -1,0 +1,56 @@
+//! # smartigan
+//!
+//! k-means that actually minimises the k-means objective: Lloyd, Hartigan and
+//! Smartigan (Clément & Steinerberger, *An effective variant of the Hartigan
+//! k-means algorithm*), with deterministic, rayon-parallel multi-start.
+//!
+//! * **Lloyd**: assign every point to its nearest centroid, recompute, repeat.
+//! * **Hartigan**: visit the points in a fresh random order each sweep and move
+//!   a point `x ∈ C_r` to the cluster `j` minimising `n_j/(n_j+1)·‖x−μ_j‖²` when
+//!   that is strictly below `n_r/(n_r−1)·‖x−μ_r‖²`, updating both centroids.
+//! * **Smartigan**: Hartigan with the right-hand side multiplied by a factor
+//!   falling from 3/2 to 1 over the schedule, so that early sweeps explore;
+//!   by default it ends with Hartigan sweeps, so the result is always a
+//!   Hartigan local optimum.
+//!
+//! ```
+//! use ndarray::array;
+//! use smartigan::{fit, Params};
+//!
+//! let x = array![[1.0, 1.0], [1.2, 0.8], [0.9, 1.1], [8.0, 8.0], [8.2, 7.9], [7.9, 8.1]];
+//! let result = fit(x.view(), Params::new(2).seed(42)).unwrap();
+//! assert_eq!(result.labels[0], result.labels[2]);
+//! assert_ne!(result.labels[0], result.labels[3]);
+//! println!("objective {:.3} after {} sweeps", result.objective, result.n_sweeps);
+//! ```
+//!
+//! Same seed + same input + same version ⇒ bit-identical output for any
+//! number of threads: every restart draws from its own xoshiro256++ streams
+//! derived from `(seed, restart)`, and the best objective wins with ties to
+//! the lowest restart index.
+//!
+//! The Python bindings live in `src/py.rs` behind the `python` feature; the
+//! crate itself has no Python dependency.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![warn(missing_docs)]
+
+mod data;
+mod error;
+mod init;
+mod params;
+mod predict;
+pub mod rng;
+mod run;
+mod state;
+mod sweep;
+
+#[cfg(feature = "python")]
+mod py;
+
+pub use data::Scalar;
+pub use error::{Error, Result};
+pub use params::{
+    defaults, Init, Method, Params, ValidParams, MAX_N_INIT, MAX_N_ITER, MAX_POLISH_SWEEPS,
+};
+pub use predict::{predict, transform};
+pub use run::{fit, fit_cancellable, Clustering, Run};

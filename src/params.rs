@@ -1,0 +1,355 @@
+//! Parameters: built unchecked ([`Params`]), validated once by
+//! [`Params::check`] into [`ValidParams`], which is all the engine accepts.
+
+use crate::error::{Error, Result};
+use ndarray::Array2;
+use std::fmt;
+use std::str::FromStr;
+
+/// The largest `n_iter` accepted. Smartigan's schedule runs for `n_iter`
+/// sweeps whatever happens, so an absurd value would be a hang, not a fit.
+pub const MAX_N_ITER: usize = 100_000;
+
+/// The largest `n_init` accepted (each restart keeps O(n + k·d) state).
+pub const MAX_N_INIT: usize = 1_000_000;
+
+/// Hartigan sweeps allowed in Smartigan's polishing phase. Hartigan converges
+/// in tens of sweeps in practice; the cap only rules out an endless loop on
+/// floating-point near-ties and is reported through `converged = false`.
+pub const MAX_POLISH_SWEEPS: usize = 10_000;
+
+/// Which algorithm moves the points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Method {
+    /// Assign every point to its nearest centroid, then recompute all centroids.
+    Lloyd,
+    /// Single-point transfers that lower the objective most (Hartigan 1975).
+    Hartigan,
+    /// Hartigan with an acceptance factor falling from `schedule.0` to
+    /// `schedule.1` (Clément & Steinerberger).
+    Smartigan,
+}
+
+impl Method {
+    /// All methods, in the order used in messages.
+    pub const ALL: [Method; 3] = [Method::Lloyd, Method::Hartigan, Method::Smartigan];
+
+    /// The name used by `FromStr` and the Python API.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Lloyd => "lloyd",
+            Method::Hartigan => "hartigan",
+            Method::Smartigan => "smartigan",
+        }
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Method {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        Method::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| {
+                Error::invalid(
+                    "method",
+                    format!("'{s}'"),
+                    "allowed: 'lloyd', 'hartigan', 'smartigan'",
+                )
+            })
+    }
+}
+
+/// How each restart starts.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Init {
+    /// Every point to a uniformly random cluster (the paper's start).
+    RandomPartition,
+    /// `k` distinct random points as centroids.
+    Forgy,
+    /// Greedy k-means++ (`2 + ln k` candidates per centre, as scikit-learn).
+    KMeansPlusPlus,
+    /// User-given `k × d` centroids; every restart starts from them.
+    Centroids(Array2<f64>),
+}
+
+impl Init {
+    /// The names accepted by [`Init::from_name`].
+    pub const NAMES: [&'static str; 3] = ["random-partition", "forgy", "k-means++"];
+
+    /// Parses a named initialisation.
+    pub fn from_name(s: &str) -> Result<Self> {
+        match s {
+            "random-partition" => Ok(Init::RandomPartition),
+            "forgy" => Ok(Init::Forgy),
+            "k-means++" => Ok(Init::KMeansPlusPlus),
+            _ => Err(Error::invalid(
+                "init",
+                format!("'{s}'"),
+                "allowed: 'random-partition', 'forgy', 'k-means++' or a k × d array of centroids",
+            )),
+        }
+    }
+
+    /// Short name for reports.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Init::RandomPartition => "random-partition",
+            Init::Forgy => "forgy",
+            Init::KMeansPlusPlus => "k-means++",
+            Init::Centroids(_) => "centroids",
+        }
+    }
+}
+
+/// Unchecked parameters. Build with [`Params::new`] and the setters, then
+/// hand to [`crate::fit`] (which calls [`Params::check`]).
+///
+/// ```
+/// use smartigan::{Method, Params};
+/// let p = Params::new(3).method(Method::Hartigan).n_init(4).seed(7);
+/// assert!(p.check().is_ok());
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Params {
+    /// Number of clusters.
+    pub k: usize,
+    /// The algorithm.
+    pub method: Method,
+    /// Lloyd iterations, Hartigan sweeps, or the length of Smartigan's schedule.
+    pub n_iter: usize,
+    /// The initialisation of every restart.
+    pub init: Init,
+    /// Number of independent restarts; the best objective wins.
+    pub n_init: usize,
+    /// Smartigan's acceptance factor at sweep 0 and (in the limit) at sweep `n_iter`.
+    pub schedule: (f64, f64),
+    /// After Smartigan's schedule, run Hartigan sweeps until none moves.
+    pub polish: bool,
+    /// Threads of the per-call pool; `None` means all cores.
+    pub n_threads: Option<usize>,
+    /// Seed; `None` draws one from the operating system (reported in the result).
+    pub seed: Option<u64>,
+}
+
+/// The defaults, chosen by the measurements in `benches/PAPER.md`.
+pub mod defaults {
+    use super::{Init, Method};
+    /// Default method.
+    pub const METHOD: Method = Method::Smartigan;
+    /// Default schedule length (Smartigan) and sweep cap (Lloyd, Hartigan).
+    pub const N_ITER: usize = 50;
+    /// Default number of restarts.
+    pub const N_INIT: usize = 10;
+    /// Default Smartigan schedule: the paper's `3/2 − t/(2·N_iter)`.
+    pub const SCHEDULE: (f64, f64) = (1.5, 1.0);
+    /// Default initialisation.
+    pub fn init() -> Init {
+        Init::KMeansPlusPlus
+    }
+}
+
+impl Params {
+    /// Defaults for everything but `k`.
+    pub fn new(k: usize) -> Self {
+        Params {
+            k,
+            method: defaults::METHOD,
+            n_iter: defaults::N_ITER,
+            init: defaults::init(),
+            n_init: defaults::N_INIT,
+            schedule: defaults::SCHEDULE,
+            polish: true,
+            n_threads: None,
+            seed: None,
+        }
+    }
+
+    /// Sets the method.
+    pub fn method(mut self, method: Method) -> Self {
+        self.method = method;
+        self
+    }
+    /// Sets `n_iter`.
+    pub fn n_iter(mut self, n_iter: usize) -> Self {
+        self.n_iter = n_iter;
+        self
+    }
+    /// Sets the initialisation.
+    pub fn init(mut self, init: Init) -> Self {
+        self.init = init;
+        self
+    }
+    /// Sets the number of restarts.
+    pub fn n_init(mut self, n_init: usize) -> Self {
+        self.n_init = n_init;
+        self
+    }
+    /// Sets Smartigan's schedule `(start, end)`.
+    pub fn schedule(mut self, start: f64, end: f64) -> Self {
+        self.schedule = (start, end);
+        self
+    }
+    /// Turns Smartigan's final Hartigan polish on or off.
+    pub fn polish(mut self, polish: bool) -> Self {
+        self.polish = polish;
+        self
+    }
+    /// Sets the size of the per-call thread pool.
+    pub fn n_threads(mut self, n_threads: usize) -> Self {
+        self.n_threads = Some(n_threads);
+        self
+    }
+    /// Sets the seed.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = Some(seed);
+        self
+    }
+
+    /// Validates everything that does not depend on the data. The checks
+    /// that need the data's shape (`k ≤ n`, the shape of given centroids)
+    /// happen in [`ValidParams::check_data`].
+    pub fn check(self) -> Result<ValidParams> {
+        if self.k < 1 {
+            return Err(Error::invalid("k", self.k, "must be at least 1"));
+        }
+        if !(1..=MAX_N_ITER).contains(&self.n_iter) {
+            return Err(Error::invalid(
+                "n_iter",
+                self.n_iter,
+                format!("must be between 1 and {MAX_N_ITER}"),
+            ));
+        }
+        if !(1..=MAX_N_INIT).contains(&self.n_init) {
+            return Err(Error::invalid(
+                "n_init",
+                self.n_init,
+                format!("must be between 1 and {MAX_N_INIT}"),
+            ));
+        }
+        let (start, end) = self.schedule;
+        if !(start.is_finite() && end.is_finite() && end > 0.0 && start >= end) {
+            return Err(Error::invalid(
+                "schedule",
+                format!("({start}, {end})"),
+                "must be finite (start, end) with start >= end > 0",
+            ));
+        }
+        let n_threads = match self.n_threads {
+            Some(0) => {
+                return Err(Error::invalid(
+                    "n_threads",
+                    0,
+                    "must be at least 1, or None for all cores",
+                ))
+            }
+            Some(t) => t,
+            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        };
+        if let Init::Centroids(c) = &self.init {
+            if c.nrows() != self.k {
+                return Err(Error::Shape {
+                    name: "init",
+                    expected: format!("({}, n_features) for k={}", self.k, self.k),
+                    got: format!("({}, {})", c.nrows(), c.ncols()),
+                });
+            }
+            crate::data::check_finite("init", c.view())?;
+        }
+        Ok(ValidParams {
+            seed: self.seed.unwrap_or_else(crate::rng::entropy_seed),
+            n_threads,
+            p: self,
+        })
+    }
+}
+
+/// Parameters that passed [`Params::check`]; the seed and thread count are
+/// resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ValidParams {
+    p: Params,
+    seed: u64,
+    n_threads: usize,
+}
+
+impl ValidParams {
+    /// Number of clusters.
+    pub fn k(&self) -> usize {
+        self.p.k
+    }
+    /// The algorithm.
+    pub fn method(&self) -> Method {
+        self.p.method
+    }
+    /// Iterations, sweeps, or schedule length.
+    pub fn n_iter(&self) -> usize {
+        self.p.n_iter
+    }
+    /// The initialisation.
+    pub fn init(&self) -> &Init {
+        &self.p.init
+    }
+    /// Number of restarts.
+    pub fn n_init(&self) -> usize {
+        self.p.n_init
+    }
+    /// Smartigan's schedule.
+    pub fn schedule(&self) -> (f64, f64) {
+        self.p.schedule
+    }
+    /// Whether Smartigan ends with Hartigan sweeps.
+    pub fn polish(&self) -> bool {
+        self.p.polish
+    }
+    /// Resolved thread count.
+    pub fn n_threads(&self) -> usize {
+        self.n_threads
+    }
+    /// Resolved seed (drawn from the OS when none was given).
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Smartigan's acceptance factor in schedule sweep `t` (0-based):
+    /// `start − (start − end)·t/n_iter`, the paper's `3/2 − n_iter/(2·N_iter)`
+    /// for the default `(1.5, 1.0)`.
+    pub fn acceptance_factor(&self, t: usize) -> f64 {
+        let (start, end) = self.p.schedule;
+        start - (start - end) * (t as f64) / (self.p.n_iter as f64)
+    }
+
+    /// The checks that need the data's shape.
+    pub fn check_data(&self, n: usize, d: usize) -> Result<()> {
+        if n == 0 || d == 0 {
+            return Err(Error::Shape {
+                name: "x",
+                expected: "at least one row and one column".into(),
+                got: format!("({n}, {d})"),
+            });
+        }
+        if self.p.k > n {
+            return Err(Error::invalid(
+                "k",
+                self.p.k,
+                format!("must be between 1 and n_samples={n}"),
+            ));
+        }
+        if let Init::Centroids(c) = &self.p.init {
+            if c.ncols() != d {
+                return Err(Error::Shape {
+                    name: "init",
+                    expected: format!("({}, {d}) to match x's {d} features", self.p.k),
+                    got: format!("({}, {})", c.nrows(), c.ncols()),
+                });
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,109 @@
+//! Using fitted centroids on new data.
+
+use crate::data::{check_finite, sq_dist, Scalar};
+use crate::error::{Error, Result};
+use ndarray::{Array1, Array2, ArrayView2};
+use rayon::prelude::*;
+
+fn check<T: Scalar>(x: ArrayView2<'_, T>, centroids: ArrayView2<'_, T>) -> Result<()> {
+    if centroids.nrows() == 0 || centroids.ncols() == 0 {
+        return Err(Error::Shape {
+            name: "centroids",
+            expected: "at least one row and one column".into(),
+            got: format!("{:?}", centroids.dim()),
+        });
+    }
+    if x.ncols() != centroids.ncols() {
+        return Err(Error::Shape {
+            name: "x",
+            expected: format!(
+                "(n, {}) to match the centroids' {} features",
+                centroids.ncols(),
+                centroids.ncols()
+            ),
+            got: format!("{:?}", x.dim()),
+        });
+    }
+    check_finite("x", x)?;
+    check_finite("centroids", centroids)
+}
+
+/// Squared distances from every row of `x` to every centroid, in `f64`.
+fn for_each_row<T: Scalar, R: Send>(
+    x: ArrayView2<'_, T>,
+    centroids: ArrayView2<'_, T>,
+    f: impl Fn(&[f64]) -> R + Sync,
+) -> Vec<R> {
+    let wide: Vec<Vec<f64>> = centroids
+        .rows()
+        .into_iter()
+        .map(|r| r.iter().map(|v| v.to_f64()).collect())
+        .collect();
+    (0..x.nrows())
+        .into_par_iter()
+        .map_init(
+            || (vec![0.0; x.ncols()], vec![0.0; wide.len()]),
+            |(row, dist), i| {
+                for (r, v) in row.iter_mut().zip(x.row(i).iter()) {
+                    *r = v.to_f64();
+                }
+                for (dj, c) in dist.iter_mut().zip(&wide) {
+                    *dj = sq_dist(row, c);
+                }
+                f(dist)
+            },
+        )
+        .collect()
+}
+
+/// Index of the nearest centroid for each row of `x` (ties to the lowest index).
+///
+/// ```
+/// use ndarray::array;
+/// let c = array![[0.0, 0.0], [10.0, 10.0]];
+/// let x = array![[1.0, 1.0], [9.0, 8.0]];
+/// assert_eq!(smartigan::predict(x.view(), c.view()).unwrap().to_vec(), vec![0, 1]);
+/// ```
+pub fn predict<T: Scalar>(
+    x: ArrayView2<'_, T>,
+    centroids: ArrayView2<'_, T>,
+) -> Result<Array1<usize>> {
+    check(x, centroids)?;
+    let labels = for_each_row(x, centroids, |dist| {
+        let mut best = 0;
+        for (j, d) in dist.iter().enumerate() {
+            if *d < dist[best] {
+                best = j;
+            }
+        }
+        best
+    });
+    Ok(Array1::from(labels))
+}
+
+/// Euclidean distance from each row of `x` to each centroid (`n × k`).
+///
+/// ```
+/// use ndarray::array;
+/// let c = array![[0.0, 0.0], [3.0, 4.0]];
+/// let x = array![[0.0, 0.0]];
+/// assert_eq!(smartigan::transform(x.view(), c.view()).unwrap()[[0, 1]], 5.0);
+/// ```
+pub fn transform<T: Scalar>(
+    x: ArrayView2<'_, T>,
+    centroids: ArrayView2<'_, T>,
+) -> Result<Array2<T>> {
+    check(x, centroids)?;
+    let k = centroids.nrows();
+    let rows = for_each_row(x, centroids, |dist| {
+        dist.iter()
+            .map(|d| T::from_f64(d.sqrt()))
+            .collect::<Vec<T>>()
+    });
+    let flat: Vec<T> = rows.into_iter().flatten().collect();
+    Array2::from_shape_vec((x.nrows(), k), flat).map_err(|e| Error::Shape {
+        name: "x",
+        expected: "a matrix".into(),
+        got: e.to_string(),
+    })
+}

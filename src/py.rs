@@ -1,0 +1,405 @@
+//! Python bindings (`smartigan._core`), compiled only with the `python`
+//! feature. The Python package `python/smartigan` wraps these functions with
+//! type coercion and docstrings; every value check happens in the Rust core.
+//!
+//! All computation runs with the GIL released on a worker thread while the
+//! calling thread polls for signals, so Ctrl-C stops a fit within about one
+//! sweep and other Python threads keep running.
+
+use crate::{Clustering, Error, Init, Method, Params, Run, Scalar};
+use ndarray::Array2;
+use numpy::{Element, IntoPyArray, PyArray2, PyArrayMethods, PyReadonlyArray2};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+impl From<Error> for PyErr {
+    fn from(e: Error) -> PyErr {
+        match e {
+            Error::InvalidParameter { .. } | Error::Shape { .. } | Error::NonFinite { .. } => {
+                PyValueError::new_err(e.to_string())
+            }
+            Error::Interrupted => PyKeyboardInterrupt::new_err(e.to_string()),
+            Error::ThreadPool { .. } => PyRuntimeError::new_err(e.to_string()),
+        }
+    }
+}
+
+/// How often the waiting thread checks for Ctrl-C.
+const SIGNAL_POLL: Duration = Duration::from_millis(50);
+
+/// Runs `job` on a worker thread with the GIL released. The calling thread
+/// waits, checking for pending signals every [`SIGNAL_POLL`]; on a signal it
+/// raises the cancellation flag, waits for the worker to notice (it checks
+/// between sweeps) and re-raises the signal's exception.
+fn interruptible<R: Send>(
+    py: Python<'_>,
+    job: impl FnOnce(&AtomicBool) -> crate::Result<R> + Send,
+) -> PyResult<R> {
+    let cancel = AtomicBool::new(false);
+    py.detach(|| {
+        std::thread::scope(|scope| {
+            let (tx, rx) = mpsc::channel();
+            let cancel = &cancel;
+            scope.spawn(move || {
+                // The receiver outlives the scope's threads; a failed send
+                // can only mean the waiting side is gone, and then nobody
+                // needs the result.
+                let _ = tx.send(job(cancel));
+            });
+            let mut signal: Option<PyErr> = None;
+            loop {
+                match rx.recv_timeout(SIGNAL_POLL) {
+                    Ok(result) => {
+                        return match signal {
+                            Some(err) => Err(err),
+                            None => result.map_err(PyErr::from),
+                        };
+                    }
+                    Err(mpsc::RecvTimeoutError::Timeout) => {
+                        if signal.is_none() {
+                            if let Err(err) = Python::attach(|py| py.check_signals()) {
+                                cancel.store(true, Ordering::Relaxed);
+                                signal = Some(err);
+                            }
+                        }
+                    }
+                    Err(mpsc::RecvTimeoutError::Disconnected) => {
+                        return Err(PyRuntimeError::new_err(
+                            "smartigan worker thread stopped without a result",
+                        ));
+                    }
+                }
+            }
+        })
+    })
+}
+
+fn non_negative(name: &'static str, v: i64, expected: &str) -> crate::Result<usize> {
+    usize::try_from(v).map_err(|_| Error::invalid(name, v, expected))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn build_params(
+    k: i64,
+    method: &str,
+    n_iter: i64,
+    seed: Option<u64>,
+    init: &str,
+    init_centroids: Option<PyReadonlyArray2<'_, f64>>,
+    n_init: i64,
+    schedule: (f64, f64),
+    polish: bool,
+    n_threads: Option<i64>,
+) -> crate::Result<Params> {
+    let k = non_negative("k", k, "must be at least 1")?;
+    let init = match init_centroids {
+        Some(c) => Init::Centroids(c.as_array().to_owned()),
+        None => Init::from_name(init)?,
+    };
+    let mut p = Params::new(k)
+        .method(method.parse::<Method>()?)
+        .n_iter(non_negative(
+            "n_iter",
+            n_iter,
+            &format!("must be between 1 and {}", crate::MAX_N_ITER),
+        )?)
+        .init(init)
+        .n_init(non_negative(
+            "n_init",
+            n_init,
+            &format!("must be between 1 and {}", crate::MAX_N_INIT),
+        )?)
+        .schedule(schedule.0, schedule.1)
+        .polish(polish);
+    p.seed = seed;
+    if let Some(t) = n_threads {
+        p = p.n_threads(non_negative(
+            "n_threads",
+            t,
+            "must be at least 1, or None for all cores",
+        )?);
+    }
+    Ok(p)
+}
+
+fn clustering_to_dict<'py, T: Scalar + Element>(
+    py: Python<'py>,
+    c: Clustering<T>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let labels: Vec<i64> = c.labels.iter().map(|&l| l as i64).collect();
+    d.set_item("labels", labels.into_pyarray(py))?;
+    d.set_item("centroids", c.centroids.into_pyarray(py))?;
+    d.set_item("objective", c.objective)?;
+    d.set_item("n_sweeps", c.n_sweeps)?;
+    d.set_item("converged", c.converged)?;
+    d.set_item("history", c.history.into_pyarray(py))?;
+    let moves: Vec<i64> = c.moves.iter().map(|&m| m as i64).collect();
+    d.set_item("moves", moves.into_pyarray(py))?;
+    d.set_item("initial_objective", c.initial_objective)?;
+    d.set_item("restart_objectives", c.restart_objectives.into_pyarray(py))?;
+    d.set_item("best_restart", c.best_restart)?;
+    d.set_item("seed", c.seed)?;
+    Ok(d)
+}
+
+/// The two dtypes the core reads without copying.
+enum Floats<'py> {
+    F32(PyReadonlyArray2<'py, f32>),
+    F64(PyReadonlyArray2<'py, f64>),
+}
+
+fn floats<'py>(name: &str, x: &Bound<'py, PyAny>) -> PyResult<Floats<'py>> {
+    let busy = |_| PyRuntimeError::new_err(format!("{name} is being written by another thread"));
+    if let Ok(a) = x.cast::<PyArray2<f64>>() {
+        return a.try_readonly().map(Floats::F64).map_err(busy);
+    }
+    if let Ok(a) = x.cast::<PyArray2<f32>>() {
+        return a.try_readonly().map(Floats::F32).map_err(busy);
+    }
+    Err(PyTypeError::new_err(format!(
+        "{name} must be a 2-d float32 or float64 numpy array"
+    )))
+}
+
+/// Clusters `x`; see `smartigan.cluster` for the documented front end.
+#[pyfunction]
+#[pyo3(signature = (x, k, method, n_iter, seed, init, init_centroids, n_init, schedule, polish, n_threads))]
+#[allow(clippy::too_many_arguments)]
+fn fit<'py>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    k: i64,
+    method: &str,
+    n_iter: i64,
+    seed: Option<u64>,
+    init: &str,
+    init_centroids: Option<PyReadonlyArray2<'py, f64>>,
+    n_init: i64,
+    schedule: (f64, f64),
+    polish: bool,
+    n_threads: Option<i64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let params = build_params(
+        k,
+        method,
+        n_iter,
+        seed,
+        init,
+        init_centroids,
+        n_init,
+        schedule,
+        polish,
+        n_threads,
+    )?;
+    match floats("x", x)? {
+        Floats::F64(a) => {
+            let view = a.as_array();
+            let c = interruptible(py, |cancel| crate::fit_cancellable(view, params, cancel))?;
+            clustering_to_dict(py, c)
+        }
+        Floats::F32(a) => {
+            let view = a.as_array();
+            let c = interruptible(py, |cancel| crate::fit_cancellable(view, params, cancel))?;
+            clustering_to_dict(py, c)
+        }
+    }
+}
+
+fn labels_to_py<'py>(py: Python<'py>, labels: ndarray::Array1<usize>) -> Bound<'py, PyAny> {
+    labels.mapv(|l| l as i64).into_pyarray(py).into_any()
+}
+
+/// Nearest centroid of each row (`x` and `centroids` of one float dtype).
+#[pyfunction]
+fn predict<'py>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    centroids: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    match (floats("x", x)?, floats("centroids", centroids)?) {
+        (Floats::F64(a), Floats::F64(c)) => {
+            let (a, c) = (a.as_array(), c.as_array());
+            Ok(labels_to_py(py, py.detach(|| crate::predict(a, c))?))
+        }
+        (Floats::F32(a), Floats::F32(c)) => {
+            let (a, c) = (a.as_array(), c.as_array());
+            Ok(labels_to_py(py, py.detach(|| crate::predict(a, c))?))
+        }
+        _ => Err(PyTypeError::new_err(
+            "x and centroids must have the same dtype",
+        )),
+    }
+}
+
+/// Euclidean distances from each row to each centroid.
+#[pyfunction]
+fn transform<'py>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    centroids: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    match (floats("x", x)?, floats("centroids", centroids)?) {
+        (Floats::F64(a), Floats::F64(c)) => {
+            let (a, c) = (a.as_array(), c.as_array());
+            let out: Array2<f64> = py.detach(|| crate::transform(a, c))?;
+            Ok(out.into_pyarray(py).into_any())
+        }
+        (Floats::F32(a), Floats::F32(c)) => {
+            let (a, c) = (a.as_array(), c.as_array());
+            let out: Array2<f32> = py.detach(|| crate::transform(a, c))?;
+            Ok(out.into_pyarray(py).into_any())
+        }
+        _ => Err(PyTypeError::new_err(
+            "x and centroids must have the same dtype",
+        )),
+    }
+}
+
+/// A fit advanced one sweep at a time (the state machine behind
+/// `Clusterer.start/step/finish`). Keeps a reference to `x`.
+#[pyclass(module = "smartigan._core", name = "Run")]
+struct PyRun {
+    run: Run,
+    x: Py<PyAny>,
+}
+
+impl PyRun {
+    fn with_view<R>(
+        &self,
+        py: Python<'_>,
+        f64_job: impl FnOnce(ndarray::ArrayView2<'_, f64>) -> PyResult<R>,
+        f32_job: impl FnOnce(ndarray::ArrayView2<'_, f32>) -> PyResult<R>,
+    ) -> PyResult<R> {
+        match floats("x", self.x.bind(py))? {
+            Floats::F64(a) => f64_job(a.as_array()),
+            Floats::F32(a) => f32_job(a.as_array()),
+        }
+    }
+}
+
+#[pymethods]
+impl PyRun {
+    #[new]
+    #[pyo3(signature = (x, k, method, n_iter, seed, init, init_centroids, n_init, schedule, polish, n_threads))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        x: &Bound<'_, PyAny>,
+        k: i64,
+        method: &str,
+        n_iter: i64,
+        seed: Option<u64>,
+        init: &str,
+        init_centroids: Option<PyReadonlyArray2<'_, f64>>,
+        n_init: i64,
+        schedule: (f64, f64),
+        polish: bool,
+        n_threads: Option<i64>,
+    ) -> PyResult<Self> {
+        let params = build_params(
+            k,
+            method,
+            n_iter,
+            seed,
+            init,
+            init_centroids,
+            n_init,
+            schedule,
+            polish,
+            n_threads,
+        )?;
+        let run = match floats("x", x)? {
+            Floats::F64(a) => {
+                let v = a.as_array();
+                py.detach(|| Run::new(v, params))?
+            }
+            Floats::F32(a) => {
+                let v = a.as_array();
+                py.detach(|| Run::new(v, params))?
+            }
+        };
+        Ok(PyRun {
+            run,
+            x: x.clone().unbind(),
+        })
+    }
+
+    /// Advances every unfinished restart by one sweep; returns whether any
+    /// restart is still running.
+    fn step(&mut self, py: Python<'_>) -> PyResult<bool> {
+        let x = self.x.clone_ref(py);
+        let run = &mut self.run;
+        match floats("x", x.bind(py))? {
+            Floats::F64(a) => {
+                let v = a.as_array();
+                Ok(py.detach(|| run.step(v))?)
+            }
+            Floats::F32(a) => {
+                let v = a.as_array();
+                Ok(py.detach(|| run.step(v))?)
+            }
+        }
+    }
+
+    /// Steps until every restart has finished (interruptible).
+    fn finish(&mut self, py: Python<'_>) -> PyResult<()> {
+        let x = self.x.clone_ref(py);
+        let run = &mut self.run;
+        let job = |view_step: &dyn Fn(&mut Run) -> crate::Result<bool>,
+                   cancel: &AtomicBool,
+                   run: &mut Run| {
+            while view_step(run)? {
+                if cancel.load(Ordering::Relaxed) {
+                    return Err(Error::Interrupted);
+                }
+            }
+            Ok(())
+        };
+        match floats("x", x.bind(py))? {
+            Floats::F64(a) => {
+                let v = a.as_array();
+                interruptible(py, |cancel| job(&|r: &mut Run| r.step(v), cancel, run))
+            }
+            Floats::F32(a) => {
+                let v = a.as_array();
+                interruptible(py, |cancel| job(&|r: &mut Run| r.step(v), cancel, run))
+            }
+        }
+    }
+
+    /// Whether every restart has finished.
+    #[getter]
+    fn finished(&self) -> bool {
+        self.run.is_finished()
+    }
+
+    /// The best restart so far, as the same dict `fit` returns.
+    fn current<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        self.with_view(
+            py,
+            |v| clustering_to_dict(py, self.run.current(v)?),
+            |v| clustering_to_dict(py, self.run.current(v)?),
+        )
+    }
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(fit, m)?)?;
+    m.add_function(wrap_pyfunction!(predict, m)?)?;
+    m.add_function(wrap_pyfunction!(transform, m)?)?;
+    m.add_class::<PyRun>()?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("MAX_N_ITER", crate::MAX_N_ITER)?;
+    m.add("DEFAULT_METHOD", crate::defaults::METHOD.name())?;
+    m.add("DEFAULT_N_ITER", crate::defaults::N_ITER)?;
+    m.add("DEFAULT_N_INIT", crate::defaults::N_INIT)?;
+    m.add("DEFAULT_INIT", crate::defaults::init().name())?;
+    m.add("DEFAULT_SCHEDULE", crate::defaults::SCHEDULE)?;
+    Ok(())
+}

@@ -1,0 +1,419 @@
+//! Restarts as state machines, their parallel execution, and the result.
+
+use crate::data::{check_finite, sq_dist, Data, Scalar};
+use crate::error::{Error, Result};
+use crate::init::initial_partition;
+use crate::params::{Method, Params, ValidParams, MAX_POLISH_SWEEPS};
+use crate::rng::{Stream, Xoshiro256PlusPlus};
+use crate::state::Partition;
+use crate::sweep::{lloyd_iteration, sweep};
+use ndarray::{Array1, Array2, ArrayView2};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+/// Where a restart is in its method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Lloyd iterations.
+    Lloyd,
+    /// Hartigan sweeps with factor 1.
+    Hartigan,
+    /// Smartigan's schedule; the field is the 0-based sweep `t`.
+    Schedule(usize),
+    /// Hartigan sweeps after the schedule; the field counts them.
+    Polish(usize),
+    /// Finished.
+    Done,
+}
+
+/// One restart: its partition, its private visiting-order stream, and what
+/// it has done so far.
+#[derive(Debug, Clone)]
+pub(crate) struct Restart {
+    part: Partition,
+    order_rng: Xoshiro256PlusPlus,
+    order: Vec<usize>,
+    phase: Phase,
+    n_sweeps: usize,
+    history: Vec<f64>,
+    moves: Vec<usize>,
+    initial_objective: f64,
+    converged: bool,
+}
+
+impl Restart {
+    /// Restart `index` of the run seeded by `params.seed()`. Its start and its
+    /// visiting orders come from streams that depend only on (seed, index),
+    /// not on the method: Hartigan and Smartigan runs with the same seed are
+    /// paired restart by restart, as in the paper's protocol.
+    fn new<T: Scalar>(data: &Data<'_, T>, params: &ValidParams, index: usize) -> Self {
+        let mut init_rng = Xoshiro256PlusPlus::stream(params.seed(), index as u64, Stream::Init);
+        let part = initial_partition(data, params, &mut init_rng);
+        let initial_objective = part.objective(data);
+        let phase = match params.method() {
+            Method::Lloyd => Phase::Lloyd,
+            Method::Hartigan => Phase::Hartigan,
+            Method::Smartigan => Phase::Schedule(0),
+        };
+        Restart {
+            part,
+            order_rng: Xoshiro256PlusPlus::stream(params.seed(), index as u64, Stream::Order),
+            order: (0..data.n).collect(),
+            phase,
+            n_sweeps: 0,
+            history: Vec::new(),
+            moves: Vec::new(),
+            initial_objective,
+            converged: false,
+        }
+    }
+
+    fn is_done(&self) -> bool {
+        self.phase == Phase::Done
+    }
+
+    /// The objective of the current state.
+    fn current_objective(&self) -> f64 {
+        self.history
+            .last()
+            .copied()
+            .unwrap_or(self.initial_objective)
+    }
+
+    /// A fresh uniformly random visiting order for the next sweep.
+    fn draw_order(&mut self) {
+        for (i, o) in self.order.iter_mut().enumerate() {
+            *o = i;
+        }
+        self.order_rng.shuffle(&mut self.order);
+    }
+
+    fn hartigan_sweep<T: Scalar>(&mut self, data: &Data<'_, T>, factor: f64) -> usize {
+        self.draw_order();
+        let moved = sweep(&mut self.part, data, &self.order, factor);
+        // Fresh sums once per sweep: incremental updates never drift further.
+        self.part.recompute(data);
+        moved
+    }
+
+    /// One transition: a Lloyd iteration or a (Smartigan) sweep.
+    fn step<T: Scalar>(&mut self, data: &Data<'_, T>, params: &ValidParams) {
+        let n_iter = params.n_iter();
+        let (moved, next) = match self.phase {
+            Phase::Done => return,
+            Phase::Lloyd => {
+                let changed = lloyd_iteration(&mut self.part, data);
+                let done = changed == 0 || self.n_sweeps + 1 == n_iter;
+                (changed, if done { Phase::Done } else { Phase::Lloyd })
+            }
+            Phase::Hartigan => {
+                let moved = self.hartigan_sweep(data, 1.0);
+                let done = moved == 0 || self.n_sweeps + 1 == n_iter;
+                (moved, if done { Phase::Done } else { Phase::Hartigan })
+            }
+            Phase::Schedule(t) => {
+                let factor = params.acceptance_factor(t);
+                let moved = self.hartigan_sweep(data, factor);
+                // A sweep without moves at factor c ≥ 1 is already a Hartigan
+                // local optimum: the factor only falls, so nothing moves later.
+                let stable_for_hartigan = moved == 0 && factor >= 1.0;
+                let schedule_over = moved == 0 || t + 1 == n_iter;
+                let next = if stable_for_hartigan || (schedule_over && !params.polish()) {
+                    Phase::Done
+                } else if schedule_over {
+                    Phase::Polish(0)
+                } else {
+                    Phase::Schedule(t + 1)
+                };
+                (moved, next)
+            }
+            Phase::Polish(s) => {
+                let moved = self.hartigan_sweep(data, 1.0);
+                let done = moved == 0 || s + 1 == MAX_POLISH_SWEEPS;
+                (
+                    moved,
+                    if done {
+                        Phase::Done
+                    } else {
+                        Phase::Polish(s + 1)
+                    },
+                )
+            }
+        };
+        self.n_sweeps += 1;
+        self.moves.push(moved);
+        self.history.push(self.part.objective(data));
+        self.converged = moved == 0;
+        self.phase = next;
+    }
+
+    /// Runs to the end, checking the cancellation flag between sweeps.
+    fn run_to_end<T: Scalar>(
+        &mut self,
+        data: &Data<'_, T>,
+        params: &ValidParams,
+        cancel: &AtomicBool,
+    ) -> Result<()> {
+        while !self.is_done() {
+            if cancel.load(Ordering::Relaxed) {
+                return Err(Error::Interrupted);
+            }
+            self.step(data, params);
+        }
+        Ok(())
+    }
+
+    /// Centroids in the caller's coordinates and type, and the objective
+    /// recomputed from exactly those centroids, so that the reported number
+    /// is what a user gets from `((x - centroids[labels])**2).sum()`.
+    fn finalize<T: Scalar>(&self, data: &Data<'_, T>) -> (Array2<T>, f64) {
+        let (k, d) = (self.part.k, data.d);
+        let centroids = Array2::from_shape_fn((k, d), |(j, c)| {
+            T::from_f64(self.part.centroid(j)[c] + data.shift[c])
+        });
+        let wide: Vec<f64> = centroids.iter().map(|v| v.to_f64()).collect();
+        let mut row = vec![0.0; d];
+        let mut objective = 0.0;
+        for (i, &l) in self.part.labels.iter().enumerate() {
+            for (r, v) in row.iter_mut().zip(data.row(i)) {
+                *r = v.to_f64();
+            }
+            objective += sq_dist(&row, &wide[l * d..(l + 1) * d]);
+        }
+        (centroids, objective)
+    }
+
+    fn into_clustering<T: Scalar>(
+        self,
+        data: &Data<'_, T>,
+        restart_objectives: Vec<f64>,
+        best: usize,
+        seed: u64,
+    ) -> Clustering<T> {
+        let (centroids, objective) = self.finalize(data);
+        Clustering {
+            labels: Array1::from(self.part.labels),
+            centroids,
+            objective,
+            n_sweeps: self.n_sweeps,
+            converged: self.converged,
+            history: self.history,
+            moves: self.moves,
+            initial_objective: self.initial_objective,
+            restart_objectives,
+            best_restart: best,
+            seed,
+        }
+    }
+}
+
+/// The result of a fit: the best restart's clustering plus every restart's
+/// objective.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Clustering<T> {
+    /// Cluster of each point, in `0..k`; no cluster is empty.
+    pub labels: Array1<usize>,
+    /// `k × d` centroids (the means of their clusters), in the input type.
+    pub centroids: Array2<T>,
+    /// Sum of squared distances of the points to their centroids, recomputed
+    /// in `f64` from `labels` and `centroids` as returned.
+    pub objective: f64,
+    /// Lloyd iterations or sweeps done by the best restart (Smartigan: the
+    /// schedule's sweeps plus the polishing ones).
+    pub n_sweeps: usize,
+    /// Whether the best restart's last sweep moved nothing. For Hartigan and
+    /// polished Smartigan this means no single-point move lowers the objective.
+    pub converged: bool,
+    /// Objective after each sweep of the best restart.
+    pub history: Vec<f64>,
+    /// Points moved in each sweep of the best restart (Lloyd: labels changed).
+    pub moves: Vec<usize>,
+    /// Objective of the best restart's initial partition.
+    pub initial_objective: f64,
+    /// Final objective of every restart, by restart index.
+    pub restart_objectives: Vec<f64>,
+    /// Index of the restart returned (lowest objective, ties to the lowest index).
+    pub best_restart: usize,
+    /// The seed used (drawn from the OS when none was given).
+    pub seed: u64,
+}
+
+fn build_pool(n_threads: usize) -> Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(n_threads)
+        .thread_name(|i| format!("smartigan-{i}"))
+        .build()
+        .map_err(|e| Error::ThreadPool {
+            n_threads,
+            reason: e.to_string(),
+        })
+}
+
+fn checked<'a, T: Scalar>(
+    x: ArrayView2<'a, T>,
+    params: Params,
+) -> Result<(ValidParams, Data<'a, T>)> {
+    let params = params.check()?;
+    let (n, d) = x.dim();
+    params.check_data(n, d)?;
+    check_finite("x", x)?;
+    Ok((params, Data::new(x)))
+}
+
+/// Clusters the rows of `x` with every restart run in parallel on a per-call
+/// thread pool. Same seed and input give bit-identical results for any
+/// number of threads.
+///
+/// ```
+/// use ndarray::array;
+/// use smartigan::{fit, Method, Params};
+/// let x = array![[0.0, 0.0], [0.1, 0.0], [5.0, 5.0], [5.1, 5.0]];
+/// let c = fit(x.view(), Params::new(2).method(Method::Hartigan).seed(1)).unwrap();
+/// assert_eq!(c.labels[0], c.labels[1]);
+/// assert_ne!(c.labels[0], c.labels[2]);
+/// assert!((c.objective - 0.01).abs() < 1e-12);
+/// ```
+pub fn fit<T: Scalar>(x: ArrayView2<'_, T>, params: Params) -> Result<Clustering<T>> {
+    fit_cancellable(x, params, &AtomicBool::new(false))
+}
+
+/// [`fit`] that stops with [`Error::Interrupted`] soon after `cancel` is set
+/// (each restart checks it between sweeps).
+pub fn fit_cancellable<T: Scalar>(
+    x: ArrayView2<'_, T>,
+    params: Params,
+    cancel: &AtomicBool,
+) -> Result<Clustering<T>> {
+    let (params, data) = checked(x, params)?;
+    let pool = build_pool(params.n_threads())?;
+    let n_init = params.n_init();
+    let objectives = Mutex::new(vec![f64::NAN; n_init]);
+    // Only the best restart so far is kept (O(n + k·d) per running restart);
+    // "best" is (objective, index)-lexicographic, so the reduction's result
+    // does not depend on how rayon groups the restarts.
+    let best = pool.install(|| {
+        (0..n_init)
+            .into_par_iter()
+            .map(|i| {
+                let mut r = Restart::new(&data, &params, i);
+                r.run_to_end(&data, &params, cancel)?;
+                let (_, obj) = r.finalize(&data);
+                if let Ok(mut o) = objectives.lock() {
+                    o[i] = obj;
+                }
+                Ok((obj, i, r))
+            })
+            .try_reduce_with(|a, b| {
+                Ok(if b.0 < a.0 || (b.0 == a.0 && b.1 < a.1) {
+                    b
+                } else {
+                    a
+                })
+            })
+    });
+    let (_, index, restart) = best.ok_or(Error::invalid("n_init", 0, "must be at least 1"))??;
+    let objectives = objectives.into_inner().unwrap_or_default();
+    Ok(restart.into_clustering(&data, objectives, index, params.seed()))
+}
+
+/// A fit advanced one sweep at a time: the state machine behind Python's
+/// `Clusterer.start/step/finish`. Every call must pass the same `x`; a run
+/// stepped to its end equals [`fit`] with the same parameters, bit for bit.
+///
+/// ```
+/// use ndarray::array;
+/// use smartigan::{fit, Params, Run};
+/// let x = array![[0.0f64], [0.2], [0.9], [4.0], [4.4], [5.0]];
+/// let p = Params::new(2).seed(3).n_init(2);
+/// let mut run = Run::new(x.view(), p.clone()).unwrap();
+/// while run.step(x.view()).unwrap() {
+///     let now = run.current(x.view()).unwrap();
+///     assert!(now.objective >= 0.0);
+/// }
+/// assert_eq!(run.current(x.view()).unwrap(), fit(x.view(), p).unwrap());
+/// ```
+#[derive(Debug)]
+pub struct Run {
+    params: ValidParams,
+    shift: Vec<f64>,
+    shape: (usize, usize),
+    restarts: Vec<Restart>,
+    pool: rayon::ThreadPool,
+}
+
+impl Run {
+    /// Validates, then draws every restart's initial partition.
+    pub fn new<T: Scalar>(x: ArrayView2<'_, T>, params: Params) -> Result<Self> {
+        let (params, data) = checked(x, params)?;
+        let pool = build_pool(params.n_threads())?;
+        let restarts = pool.install(|| {
+            (0..params.n_init())
+                .into_par_iter()
+                .map(|i| Restart::new(&data, &params, i))
+                .collect()
+        });
+        Ok(Run {
+            shape: (data.n, data.d),
+            shift: data.shift,
+            params,
+            restarts,
+            pool,
+        })
+    }
+
+    fn data<'a, T: Scalar>(&self, x: ArrayView2<'a, T>) -> Result<Data<'a, T>> {
+        if x.dim() != self.shape {
+            return Err(Error::Shape {
+                name: "x",
+                expected: format!("{:?}, the shape the run was started with", self.shape),
+                got: format!("{:?}", x.dim()),
+            });
+        }
+        Ok(Data::with_shift(x, self.shift.clone()))
+    }
+
+    /// Advances every unfinished restart by one sweep (in parallel). Returns
+    /// whether any restart is still running.
+    pub fn step<T: Scalar>(&mut self, x: ArrayView2<'_, T>) -> Result<bool> {
+        let data = self.data(x)?;
+        let params = &self.params;
+        self.pool.install(|| {
+            self.restarts
+                .par_iter_mut()
+                .for_each(|r| r.step(&data, params))
+        });
+        Ok(!self.is_finished())
+    }
+
+    /// Whether every restart has finished.
+    pub fn is_finished(&self) -> bool {
+        self.restarts.iter().all(Restart::is_done)
+    }
+
+    /// The parameters, with the seed and thread count resolved.
+    pub fn params(&self) -> &ValidParams {
+        &self.params
+    }
+
+    /// The best restart so far as a [`Clustering`]. Once the run is finished
+    /// this is the final result; before, restarts are ranked by their current
+    /// objective and `restart_objectives` holds current objectives.
+    pub fn current<T: Scalar>(&self, x: ArrayView2<'_, T>) -> Result<Clustering<T>> {
+        let data = self.data(x)?;
+        let objectives: Vec<f64> = if self.is_finished() {
+            self.restarts.iter().map(|r| r.finalize(&data).1).collect()
+        } else {
+            self.restarts
+                .iter()
+                .map(Restart::current_objective)
+                .collect()
+        };
+        let best = (0..objectives.len())
+            .reduce(|a, b| if objectives[b] < objectives[a] { b } else { a })
+            .unwrap_or(0);
+        Ok(self.restarts[best]
+            .clone()
+            .into_clustering(&data, objectives, best, self.params.seed()))
+    }
+}
