@@ -1,5 +1,8 @@
+"""``python -m smartigan``: the same command line as the ``smartigan`` script."""
+
 import sys
 
 from .cli import main
 
-sys.exit(main())
+if __name__ == "__main__":
+    sys.exit(main())

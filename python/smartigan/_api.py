@@ -400,12 +400,12 @@ class Clusterer:
     def predict(self, Y: npt.ArrayLike) -> npt.NDArray[np.int64]:
         """Index of the nearest centroid for each row of ``Y``."""
         data, centroids = self._check_new_data(Y)
-        return _core.predict(data, centroids)  # type: ignore[no-any-return]
+        return _core.predict(data, centroids)
 
     def transform(self, Y: npt.ArrayLike) -> FloatArray:
         """Euclidean distance from each row of ``Y`` to each centroid, shape (n, k)."""
         data, centroids = self._check_new_data(Y)
-        return _core.transform(data, centroids)  # type: ignore[no-any-return]
+        return _core.transform(data, centroids)
 
     def __getstate__(self) -> dict[str, Any]:
         if self._run is not None:

@@ -1,0 +1,53 @@
+"""Type stubs for the compiled extension ``smartigan._core`` (src/py.rs)."""
+
+from typing import Any, Optional, Tuple, final
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["fit", "predict", "transform", "Run", "__version__", "MAX_N_ITER", "DEFAULT_METHOD", "DEFAULT_N_ITER", "DEFAULT_N_INIT", "DEFAULT_INIT", "DEFAULT_SCHEDULE"]
+__version__: str
+MAX_N_ITER: int
+DEFAULT_METHOD: str
+DEFAULT_N_ITER: int
+DEFAULT_N_INIT: int
+DEFAULT_INIT: str
+DEFAULT_SCHEDULE: Tuple[float, float]
+
+def fit(
+    x: npt.NDArray[Any],
+    k: int,
+    method: str,
+    n_iter: int,
+    seed: Optional[int],
+    init: str,
+    init_centroids: Optional[npt.NDArray[np.float64]],
+    n_init: int,
+    schedule: Tuple[float, float],
+    polish: bool,
+    n_threads: Optional[int],
+) -> dict[str, Any]: ...
+def predict(x: npt.NDArray[Any], centroids: npt.NDArray[Any]) -> npt.NDArray[np.int64]: ...
+def transform(x: npt.NDArray[Any], centroids: npt.NDArray[Any]) -> npt.NDArray[Any]: ...
+
+@final
+class Run:
+    def __new__(
+        cls,
+        x: npt.NDArray[Any],
+        k: int,
+        method: str,
+        n_iter: int,
+        seed: Optional[int],
+        init: str,
+        init_centroids: Optional[npt.NDArray[np.float64]],
+        n_init: int,
+        schedule: Tuple[float, float],
+        polish: bool,
+        n_threads: Optional[int],
+    ) -> Run: ...
+    def step(self) -> bool: ...
+    def finish(self) -> None: ...
+    @property
+    def finished(self) -> bool: ...
+    def current(self) -> dict[str, Any]: ...
