@@ -13,7 +13,15 @@ fn every_method_gives_a_valid_result() {
     let x = blobs(300, 4, 6, 1.0, 1);
     for m in METHODS {
         for init in [Init::RandomPartition, Init::Forgy, Init::KMeansPlusPlus] {
-            let r = fit(x.view(), Params::new(6).method(m).init(init.clone()).n_init(3).seed(5)).unwrap();
+            let r = fit(
+                x.view(),
+                Params::new(6)
+                    .method(m)
+                    .init(init.clone())
+                    .n_init(3)
+                    .seed(5),
+            )
+            .unwrap();
             check_result(x.view(), 6, &r, 1e-12);
             assert!(r.converged, "{m} {init:?} did not converge");
         }
@@ -23,7 +31,15 @@ fn every_method_gives_a_valid_result() {
 #[test]
 fn hartigan_history_never_rises_and_ends_stable() {
     let x = blobs(400, 3, 8, 1.5, 2);
-    let r = fit(x.view(), Params::new(8).method(Method::Hartigan).init(Init::RandomPartition).n_iter(1000).seed(9)).unwrap();
+    let r = fit(
+        x.view(),
+        Params::new(8)
+            .method(Method::Hartigan)
+            .init(Init::RandomPartition)
+            .n_iter(1000)
+            .seed(9),
+    )
+    .unwrap();
     let mut prev = r.initial_objective;
     for &h in &r.history {
         assert!(h <= prev * (1.0 + 1e-12), "objective rose: {prev} -> {h}");
@@ -40,7 +56,12 @@ fn polished_smartigan_ends_hartigan_stable() {
     for schedule in [(1.5, 1.0), (1.4, 0.9), (2.0, 0.5)] {
         let r = fit(
             x.view(),
-            Params::new(10).method(Method::Smartigan).schedule(schedule.0, schedule.1).n_iter(15).n_init(2).seed(4),
+            Params::new(10)
+                .method(Method::Smartigan)
+                .schedule(schedule.0, schedule.1)
+                .n_iter(15)
+                .n_init(2)
+                .seed(4),
         )
         .unwrap();
         assert!(r.converged);
@@ -51,7 +72,11 @@ fn polished_smartigan_ends_hartigan_stable() {
 #[test]
 fn lloyd_ends_lloyd_stable() {
     let x = blobs(500, 2, 7, 1.0, 4);
-    let r = fit(x.view(), Params::new(7).method(Method::Lloyd).n_iter(1000).seed(1)).unwrap();
+    let r = fit(
+        x.view(),
+        Params::new(7).method(Method::Lloyd).n_iter(1000).seed(1),
+    )
+    .unwrap();
     assert!(r.converged);
     assert_lloyd_stable(x.view(), &r);
 }
@@ -65,8 +90,16 @@ fn bit_identical_for_any_thread_count() {
         let one = fit(x.view(), p.clone().n_threads(1)).unwrap();
         let onef = fit(xf.view(), p.clone().n_threads(1)).unwrap();
         for t in [2, 3, 8] {
-            assert_eq!(fit(x.view(), p.clone().n_threads(t)).unwrap(), one, "{m} f64, {t} threads");
-            assert_eq!(fit(xf.view(), p.clone().n_threads(t)).unwrap(), onef, "{m} f32, {t} threads");
+            assert_eq!(
+                fit(x.view(), p.clone().n_threads(t)).unwrap(),
+                one,
+                "{m} f64, {t} threads"
+            );
+            assert_eq!(
+                fit(xf.view(), p.clone().n_threads(t)).unwrap(),
+                onef,
+                "{m} f32, {t} threads"
+            );
         }
     }
 }
@@ -89,8 +122,20 @@ fn hartigan_and_smartigan_share_starts_and_orders() {
 #[test]
 fn best_restart_is_the_minimum_with_lowest_index() {
     let x = blobs(200, 2, 5, 1.0, 7);
-    let r = fit(x.view(), Params::new(5).method(Method::Hartigan).init(Init::RandomPartition).n_init(20).seed(3)).unwrap();
-    let min = r.restart_objectives.iter().cloned().fold(f64::INFINITY, f64::min);
+    let r = fit(
+        x.view(),
+        Params::new(5)
+            .method(Method::Hartigan)
+            .init(Init::RandomPartition)
+            .n_init(20)
+            .seed(3),
+    )
+    .unwrap();
+    let min = r
+        .restart_objectives
+        .iter()
+        .cloned()
+        .fold(f64::INFINITY, f64::min);
     let first = r.restart_objectives.iter().position(|&o| o == min).unwrap();
     assert_eq!(r.best_restart, first);
     assert_eq!(r.objective, min);
@@ -107,14 +152,27 @@ fn step_wise_equals_one_shot() {
             steps += 1;
             assert!(steps < 10_000);
         }
-        assert_eq!(run.current(x.view()).unwrap(), fit(x.view(), p).unwrap(), "{m}");
+        assert_eq!(
+            run.current(x.view()).unwrap(),
+            fit(x.view(), p).unwrap(),
+            "{m}"
+        );
     }
 }
 
 #[test]
 fn smartigan_respects_schedule_length_without_polish() {
     let x = blobs(300, 2, 10, 2.0, 9);
-    let r = fit(x.view(), Params::new(10).n_iter(10).schedule(1.4, 0.9).polish(false).init(Init::RandomPartition).seed(1)).unwrap();
+    let r = fit(
+        x.view(),
+        Params::new(10)
+            .n_iter(10)
+            .schedule(1.4, 0.9)
+            .polish(false)
+            .init(Init::RandomPartition)
+            .seed(1),
+    )
+    .unwrap();
     assert!(r.n_sweeps <= 10);
     assert_eq!(r.history.len(), r.n_sweeps);
     assert_eq!(r.moves.len(), r.n_sweeps);
@@ -126,7 +184,15 @@ fn empty_clusters_never_survive() {
     let x = blobs(30, 2, 3, 1.0, 10);
     for m in METHODS {
         for k in [25, 29, 30] {
-            let r = fit(x.view(), Params::new(k).method(m).init(Init::RandomPartition).n_init(3).seed(2)).unwrap();
+            let r = fit(
+                x.view(),
+                Params::new(k)
+                    .method(m)
+                    .init(Init::RandomPartition)
+                    .n_init(3)
+                    .seed(2),
+            )
+            .unwrap();
             check_result(x.view(), k, &r, 1e-12);
         }
     }
@@ -142,7 +208,10 @@ fn identical_and_duplicate_points_terminate() {
             assert_eq!(r.objective, 0.0);
         }
     }
-    let two = Array2::from_shape_fn((2000, 2), |(i, j)| if i % 2 == 0 { 0.0 } else { 100.0 + j as f64 });
+    let two = Array2::from_shape_fn(
+        (2000, 2),
+        |(i, j)| if i % 2 == 0 { 0.0 } else { 100.0 + j as f64 },
+    );
     for m in METHODS {
         let r = fit(two.view(), Params::new(3).method(m).seed(1)).unwrap();
         check_result(two.view(), 3, &r, 1e-12);
@@ -155,7 +224,14 @@ fn identical_and_duplicate_points_terminate() {
 fn given_centroids_are_used() {
     let x = array![[0.0, 0.0], [0.0, 1.0], [10.0, 0.0], [10.0, 1.0]];
     let c = array![[0.0, 0.5], [10.0, 0.5]];
-    let r = fit(x.view(), Params::new(2).method(Method::Lloyd).init(Init::Centroids(c)).seed(0)).unwrap();
+    let r = fit(
+        x.view(),
+        Params::new(2)
+            .method(Method::Lloyd)
+            .init(Init::Centroids(c))
+            .seed(0),
+    )
+    .unwrap();
     assert_eq!(r.labels.to_vec(), vec![0, 0, 1, 1]);
     assert_eq!(r.objective, 1.0);
 }
@@ -181,7 +257,12 @@ fn large_offsets_keep_their_noise() {
     let a = fit(base.view(), Params::new(3).method(Method::Hartigan).seed(3)).unwrap();
     let b = fit(x.view(), Params::new(3).method(Method::Hartigan).seed(3)).unwrap();
     check_result(x.view(), 3, &b, 1e-12);
-    assert!((a.objective - b.objective).abs() <= 1e-6 * a.objective, "{} vs {}", a.objective, b.objective);
+    assert!(
+        (a.objective - b.objective).abs() <= 1e-6 * a.objective,
+        "{} vs {}",
+        a.objective,
+        b.objective
+    );
 }
 
 #[test]
@@ -189,17 +270,38 @@ fn errors_name_the_parameter_and_value() {
     let x = blobs(10, 2, 2, 1.0, 13);
     let cases: Vec<(Params, &str)> = vec![
         (Params::new(0), "invalid k: 0"),
-        (Params::new(11), "invalid k: 11 (must be between 1 and n_samples=10)"),
+        (
+            Params::new(11),
+            "invalid k: 11 (must be between 1 and n_samples=10)",
+        ),
         (Params::new(2).n_iter(0), "invalid n_iter: 0"),
-        (Params::new(2).n_iter(smartigan::MAX_N_ITER + 1), "invalid n_iter"),
+        (
+            Params::new(2).n_iter(smartigan::MAX_N_ITER + 1),
+            "invalid n_iter",
+        ),
         (Params::new(2).n_init(0), "invalid n_init: 0"),
         (Params::new(2).n_threads(0), "invalid n_threads: 0"),
-        (Params::new(2).schedule(1.0, 1.5), "invalid schedule: (1, 1.5)"),
-        (Params::new(2).schedule(f64::NAN, 1.0), "invalid schedule: (NaN, 1)"),
+        (
+            Params::new(2).schedule(1.0, 1.5),
+            "invalid schedule: (1, 1.5)",
+        ),
+        (
+            Params::new(2).schedule(f64::NAN, 1.0),
+            "invalid schedule: (NaN, 1)",
+        ),
         (Params::new(2).schedule(1.5, 0.0), "invalid schedule"),
-        (Params::new(2).init(Init::Centroids(Array2::zeros((3, 2)))), "invalid shape of init"),
-        (Params::new(2).init(Init::Centroids(Array2::zeros((2, 3)))), "invalid shape of init"),
-        (Params::new(2).init(Init::Centroids(array![[0.0, f64::NAN], [1.0, 1.0]])), "init contains a non-finite value"),
+        (
+            Params::new(2).init(Init::Centroids(Array2::zeros((3, 2)))),
+            "invalid shape of init",
+        ),
+        (
+            Params::new(2).init(Init::Centroids(Array2::zeros((2, 3)))),
+            "invalid shape of init",
+        ),
+        (
+            Params::new(2).init(Init::Centroids(array![[0.0, f64::NAN], [1.0, 1.0]])),
+            "init contains a non-finite value",
+        ),
     ];
     for (p, fragment) in cases {
         let err = fit(x.view(), p).unwrap_err().to_string();
@@ -209,22 +311,40 @@ fn errors_name_the_parameter_and_value() {
     bad[[3, 1]] = f64::INFINITY;
     assert_eq!(
         fit(bad.view(), Params::new(2)).unwrap_err(),
-        Error::NonFinite { name: "x", row: 3, col: 1, value: f64::INFINITY }
+        Error::NonFinite {
+            name: "x",
+            row: 3,
+            col: 1,
+            value: f64::INFINITY
+        }
     );
     let empty = Array2::<f64>::zeros((0, 3));
-    assert!(matches!(fit(empty.view(), Params::new(1)), Err(Error::Shape { name: "x", .. })));
+    assert!(matches!(
+        fit(empty.view(), Params::new(1)),
+        Err(Error::Shape { name: "x", .. })
+    ));
     let no_cols = Array2::<f64>::zeros((5, 0));
-    assert!(matches!(fit(no_cols.view(), Params::new(1)), Err(Error::Shape { name: "x", .. })));
+    assert!(matches!(
+        fit(no_cols.view(), Params::new(1)),
+        Err(Error::Shape { name: "x", .. })
+    ));
     let err = "kmeans".parse::<Method>().unwrap_err().to_string();
-    assert!(err.contains("'kmeans'") && err.contains("'lloyd', 'hartigan', 'smartigan'"), "{err}");
-    assert!(Init::from_name("pp").unwrap_err().to_string().contains("'k-means++'"));
+    assert!(
+        err.contains("'kmeans'") && err.contains("'lloyd', 'hartigan', 'smartigan'"),
+        "{err}"
+    );
+    assert!(Init::from_name("pp")
+        .unwrap_err()
+        .to_string()
+        .contains("'k-means++'"));
 }
 
 #[test]
 fn interrupt_flag_stops_the_fit() {
     let x = blobs(2000, 4, 10, 2.0, 14);
     let cancel = std::sync::atomic::AtomicBool::new(true);
-    let err = smartigan::fit_cancellable(x.view(), Params::new(10).n_init(4).seed(1), &cancel).unwrap_err();
+    let err = smartigan::fit_cancellable(x.view(), Params::new(10).n_init(4).seed(1), &cancel)
+        .unwrap_err();
     assert_eq!(err, Error::Interrupted);
 }
 

@@ -17,7 +17,10 @@ fn numbers<T: std::str::FromStr>(line: &str) -> Vec<T>
 where
     T::Err: std::fmt::Debug,
 {
-    line.split_whitespace().skip(1).map(|v| v.parse().unwrap()).collect()
+    line.split_whitespace()
+        .skip(1)
+        .map(|v| v.parse().unwrap())
+        .collect()
 }
 
 fn load() -> (Array2<f64>, Vec<Case>) {
@@ -27,7 +30,13 @@ fn load() -> (Array2<f64>, Vec<Case>) {
     let (n, d) = (head[0], head[1]);
     let mut flat = Vec::new();
     for _ in 0..n {
-        flat.extend(lines.next().unwrap().split_whitespace().map(|v| v.parse::<f64>().unwrap()));
+        flat.extend(
+            lines
+                .next()
+                .unwrap()
+                .split_whitespace()
+                .map(|v| v.parse::<f64>().unwrap()),
+        );
     }
     let x = Array2::from_shape_vec((n, d), flat).unwrap();
     let mut cases = Vec::new();
@@ -66,7 +75,11 @@ fn crate_matches_independent_reference() {
         // Run restarts 0..=restart; the fixture restart's objective must
         // match exactly, and its labels/history when it is the best one.
         for threads in [1, 3] {
-            let p = case.params.clone().n_init(case.restart + 1).n_threads(threads);
+            let p = case
+                .params
+                .clone()
+                .n_init(case.restart + 1)
+                .n_threads(threads);
             let got = fit(x.view(), p).unwrap();
             let obj = got.restart_objectives[case.restart];
             assert!(
@@ -81,7 +94,10 @@ fn crate_matches_independent_reference() {
                 assert_eq!(got.moves, case.moves);
                 assert_eq!(got.history.len(), case.history.len());
                 for (a, b) in got.history.iter().zip(&case.history) {
-                    assert!((a - b).abs() <= 1e-12 * b.abs().max(1e-300), "history {a} vs {b}");
+                    assert!(
+                        (a - b).abs() <= 1e-12 * b.abs().max(1e-300),
+                        "history {a} vs {b}"
+                    );
                 }
             }
         }

@@ -10,7 +10,9 @@ use smartigan::{Clustering, Scalar};
 pub fn blobs(n: usize, d: usize, centres: usize, spread: f64, seed: u64) -> Array2<f64> {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let c: Vec<f64> = (0..centres * d).map(|_| rng.unit_f64() * 5.0).collect();
-    Array2::from_shape_fn((n, d), |(i, j)| c[(i % centres) * d + j] + (rng.unit_f64() - 0.5) * 2.0 * spread)
+    Array2::from_shape_fn((n, d), |(i, j)| {
+        c[(i % centres) * d + j] + (rng.unit_f64() - 0.5) * 2.0 * spread
+    })
 }
 
 fn sq(a: &[f64], b: &[f64]) -> f64 {
@@ -33,12 +35,18 @@ pub fn check_result<T: Scalar>(x: ArrayView2<'_, T>, k: usize, r: &Clustering<T>
         }
     }
     assert!(counts.iter().all(|&c| c > 0), "empty cluster: {counts:?}");
-    let scale = x.iter().fold(0.0f64, |m, v| m.max(v.to_f64().abs())).max(1.0);
+    let scale = x
+        .iter()
+        .fold(0.0f64, |m, v| m.max(v.to_f64().abs()))
+        .max(1.0);
     for l in 0..k {
         for j in 0..d {
             let mean = sums[l * d + j] / counts[l] as f64;
             let c = r.centroids[[l, j]].to_f64();
-            assert!((c - mean).abs() <= rel.max(1e-12) * scale * 10.0, "centroid {l},{j}: {c} vs mean {mean}");
+            assert!(
+                (c - mean).abs() <= rel.max(1e-12) * scale * 10.0,
+                "centroid {l},{j}: {c} vs mean {mean}"
+            );
         }
     }
     let mut obj = 0.0;
@@ -47,7 +55,11 @@ pub fn check_result<T: Scalar>(x: ArrayView2<'_, T>, k: usize, r: &Clustering<T>
         let ci: Vec<f64> = r.centroids.row(l).iter().map(|v| v.to_f64()).collect();
         obj += sq(&xi, &ci);
     }
-    assert!((obj - r.objective).abs() <= 1e-9 * obj.max(1e-300), "objective {} vs recomputed {obj}", r.objective);
+    assert!(
+        (obj - r.objective).abs() <= 1e-9 * obj.max(1e-300),
+        "objective {} vs recomputed {obj}",
+        r.objective
+    );
 }
 
 /// No single-point move lowers the objective (Hartigan stability), checked
@@ -68,7 +80,10 @@ pub fn assert_hartigan_stable(x: ArrayView2<'_, f64>, r: &Clustering<f64>) {
         for j in (0..k).filter(|&j| j != own) {
             let n_j = counts[j] as f64;
             let cost = n_j / (n_j + 1.0) * sq(&xi, &r.centroids.row(j).to_vec());
-            assert!(cost >= gain * (1.0 - 1e-9), "point {i} would improve moving {own}->{j}: {cost} < {gain}");
+            assert!(
+                cost >= gain * (1.0 - 1e-9),
+                "point {i} would improve moving {own}->{j}: {cost} < {gain}"
+            );
         }
     }
 }
@@ -80,7 +95,10 @@ pub fn assert_lloyd_stable(x: ArrayView2<'_, f64>, r: &Clustering<f64>) {
         let d_own = sq(&xi, &r.centroids.row(own).to_vec());
         for j in 0..r.centroids.nrows() {
             let dj = sq(&xi, &r.centroids.row(j).to_vec());
-            assert!(dj >= d_own * (1.0 - 1e-9) - 1e-12, "point {i} closer to {j} than to its own {own}");
+            assert!(
+                dj >= d_own * (1.0 - 1e-9) - 1e-12,
+                "point {i} closer to {j} than to its own {own}"
+            );
         }
     }
 }

@@ -1,0 +1,282 @@
+"""The public Python API: results, dtypes and layouts, determinism, the
+stateful Clusterer, pickling, threads and interrupts."""
+
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import smartigan
+from smartigan import Clusterer, ClusterResult, NotFittedError, cluster
+
+from conftest import blobs
+
+METHODS = ["lloyd", "hartigan", "smartigan"]
+
+
+def recomputed(X, r):
+    return float(((np.asarray(X, dtype=np.float64) - r.centroids[r.labels].astype(np.float64)) ** 2).sum())
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_result_fields_and_invariants(X, method):
+    r = cluster(X, 5, method, seed=1)
+    assert isinstance(r, ClusterResult)
+    assert r.labels.dtype == np.int64 and r.labels.shape == (300,)
+    assert r.centroids.dtype == np.float64 and r.centroids.shape == (5, 3)
+    assert set(np.unique(r.labels)) == set(range(5))
+    for j in range(5):
+        np.testing.assert_allclose(r.centroids[j], X[r.labels == j].mean(axis=0), rtol=1e-12, atol=1e-12)
+    assert r.objective == pytest.approx(recomputed(X, r), rel=1e-9)
+    assert len(r.history) == len(r.moves) == r.n_sweeps
+    assert r.history[-1] == pytest.approx(r.objective, rel=1e-9)
+    assert r.restart_objectives.shape == (smartigan._api.DEFAULT_N_INIT,)
+    assert r.objective == r.restart_objectives.min()
+    assert r.restart_objectives[r.best_restart] == r.objective
+    assert r.seed == 1 and r.converged
+    assert "objective=" in repr(r)
+
+
+def test_positional_signature_matches_spec(X):
+    r = cluster(X, 4, "hartigan", 30, 7)
+    assert r.seed == 7 and r.n_sweeps <= 30
+
+
+def test_seed_none_draws_and_reports_a_seed(X):
+    a = cluster(X, 4, seed=None, n_init=2)
+    b = cluster(X, 4, seed=a.seed, n_init=2)
+    np.testing.assert_array_equal(a.labels, b.labels)
+    assert a.objective == b.objective
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_same_seed_bit_identical_for_any_thread_count(method):
+    X = blobs(600, 4, 8, 1.5, 3)
+    ref = cluster(X, 8, method, seed=42, n_init=6, n_threads=1)
+    for t in (2, 3, 8):
+        r = cluster(X, 8, method, seed=42, n_init=6, n_threads=t)
+        np.testing.assert_array_equal(r.labels, ref.labels)
+        np.testing.assert_array_equal(r.centroids, ref.centroids)
+        np.testing.assert_array_equal(r.restart_objectives, ref.restart_objectives)
+        assert r.objective == ref.objective
+
+
+def test_float32_is_used_as_is_and_returns_float32(X):
+    X32 = X.astype(np.float32)
+    r = cluster(X32, 4, seed=0)
+    assert r.centroids.dtype == np.float32
+    assert r.objective == pytest.approx(recomputed(X32, r), rel=1e-9)
+
+
+def test_no_copy_for_c_contiguous_float_input(X):
+    assert smartigan._api.as_data(X) is X
+    X32 = X.astype(np.float32)
+    assert smartigan._api.as_data(X32) is X32
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda X: np.asfortranarray(X),
+        lambda X: np.repeat(X, 2, axis=0)[::2],
+        lambda X: X.tolist(),
+        lambda X: X.astype(">f8"),
+        lambda X: np.round(X * 100).astype(np.int32),
+    ],
+    ids=["fortran", "strided", "list", "big-endian", "int32"],
+)
+def test_other_layouts_and_types_give_the_same_result(X, make):
+    Y = make(X)
+    expected = cluster(np.ascontiguousarray(np.asarray(Y, dtype=np.float64)), 4, seed=3)
+    r = cluster(Y, 4, seed=3)
+    np.testing.assert_array_equal(r.labels, expected.labels)
+    assert r.objective == expected.objective
+
+
+def test_read_only_and_memory_mapped_input(X, tmp_path):
+    ro = X.copy()
+    ro.setflags(write=False)
+    path = tmp_path / "x.npy"
+    np.save(path, X)
+    mm = np.load(path, mmap_mode="r")
+    ref = cluster(X, 4, seed=2)
+    for Y in (ro, mm):
+        r = cluster(Y, 4, seed=2)
+        np.testing.assert_array_equal(r.labels, ref.labels)
+
+
+def test_pandas_frame_is_converted(X):
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame(X, columns=["a", "b", "c"])
+    np.testing.assert_array_equal(cluster(df, 3, seed=0).labels, cluster(X, 3, seed=0).labels)
+
+
+def test_paired_starts_between_hartigan_and_smartigan(X):
+    h = cluster(X, 6, "hartigan", seed=5, init="random-partition", n_init=8)
+    s = cluster(X, 6, "smartigan", seed=5, init="random-partition", n_init=8, schedule=(1.0, 1.0))
+    np.testing.assert_array_equal(h.restart_objectives, s.restart_objectives)
+
+
+def test_given_centroids(X):
+    c = X[:4].copy()
+    r = cluster(X, 4, "lloyd", init=c, n_init=1)
+    r2 = cluster(X, 4, "lloyd", init=c.tolist(), n_init=1)
+    np.testing.assert_array_equal(r.labels, r2.labels)
+
+
+def test_clusterer_fit_predict_transform(X):
+    m = Clusterer(5, seed=0)
+    assert m.fit(X) is m
+    assert m.n_features_in_ == 3
+    np.testing.assert_array_equal(m.predict(X), m.labels_)
+    d = m.transform(X)
+    assert d.shape == (300, 5)
+    np.testing.assert_allclose(d[np.arange(300), m.labels_], np.sqrt(((X - m.centroids_[m.labels_]) ** 2).sum(1)))
+    np.testing.assert_array_equal(Clusterer(5, seed=0).fit_predict(X), m.labels_)
+    r = cluster(X, 5, seed=0)
+    assert m.objective_ == r.objective and m.n_sweeps_ == r.n_sweeps
+    np.testing.assert_array_equal(m.history_, r.history)
+    assert "Clusterer(k=5" in repr(m)
+
+
+def test_clusterer_predict_checks_features(X):
+    m = Clusterer(3, seed=0).fit(X)
+    with pytest.raises(ValueError, match="Y has 2 features, but this Clusterer was fitted with 3"):
+        m.predict(X[:, :2])
+    with pytest.raises(ValueError, match="non-finite"):
+        m.predict(np.full((2, 3), np.nan))
+
+
+def test_unfitted_clusterer_raises_clearly(X):
+    m = Clusterer(3)
+    for attr in ("labels_", "centroids_", "objective_", "n_features_in_"):
+        with pytest.raises(NotFittedError, match="not fitted yet"):
+            getattr(m, attr)
+    with pytest.raises(NotFittedError):
+        m.predict(X)
+    with pytest.raises(NotFittedError, match="call start"):
+        m.step()
+    assert not hasattr(m, "labels_")  # sklearn-style: NotFittedError is an AttributeError
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_step_wise_equals_one_shot(X, method):
+    one = Clusterer(6, method, seed=9, n_init=3).fit(X)
+    m = Clusterer(6, method, seed=9, n_init=3).start(X)
+    assert m.running
+    objectives = [m.objective_]
+    while m.step():
+        objectives.append(m.objective_)
+        assert m.labels_.shape == (300,)
+    assert not m.running
+    np.testing.assert_array_equal(m.labels_, one.labels_)
+    np.testing.assert_array_equal(m.centroids_, one.centroids_)
+    assert m.objective_ == one.objective_
+    if method == "hartigan":
+        assert all(b <= a * (1 + 1e-12) for a, b in zip(objectives, objectives[1:]))
+
+
+def test_finish_resumes_to_the_end(X):
+    one = Clusterer(6, seed=9, n_init=3).fit(X)
+    m = Clusterer(6, seed=9, n_init=3).start(X)
+    m.step()
+    m.step()
+    m.finish()
+    np.testing.assert_array_equal(m.labels_, one.labels_)
+    assert m.objective_ == one.objective_
+
+
+def test_pickle_round_trip_across_processes(X, tmp_path):
+    m = Clusterer(4, "hartigan", seed=3).fit(X)
+    m2 = pickle.loads(pickle.dumps(m))
+    np.testing.assert_array_equal(m2.predict(X), m.labels_)
+    path = tmp_path / "model.pkl"
+    path.write_bytes(pickle.dumps(m))
+    np.save(tmp_path / "x.npy", X)
+    code = (
+        "import pickle, numpy as np, sys;"
+        f"m = pickle.load(open({str(path)!r}, 'rb')); X = np.load({str(tmp_path / 'x.npy')!r});"
+        "print(int((m.predict(X) == m.labels_).all()), m.objective_)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out[0] == "1" and float(out[1]) == m.objective_
+    unfitted = pickle.loads(pickle.dumps(Clusterer(3, seed=1)))
+    assert unfitted.k == 3 and unfitted.seed == 1
+
+
+def test_pickle_during_step_wise_run_is_refused(X):
+    m = Clusterer(4, seed=0).start(X)
+    with pytest.raises(TypeError, match="step-wise run is in progress"):
+        pickle.dumps(m)
+
+
+def test_threads_fit_concurrently_with_right_answers():
+    datasets = [blobs(400, 3, 4, 1.0, s) for s in range(8)]
+    expected = [cluster(D, 4, seed=s, n_threads=1) for s, D in enumerate(datasets)]
+    results = [None] * 8
+
+    def work(i):
+        results[i] = cluster(datasets[i], 4, seed=i, n_threads=2)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for r, e in zip(results, expected):
+        np.testing.assert_array_equal(r.labels, e.labels)
+        assert r.objective == e.objective
+
+
+def test_gil_is_released_during_a_fit():
+    X = blobs(20000, 8, 20, 2.0, 1)
+    ticks = []
+    done = threading.Event()
+
+    def ticker():
+        while not done.is_set():
+            ticks.append(time.perf_counter())
+            time.sleep(0.005)
+
+    t = threading.Thread(target=ticker)
+    t.start()
+    t0 = time.perf_counter()
+    cluster(X, 30, "hartigan", seed=0, n_init=4, n_threads=1)
+    elapsed = time.perf_counter() - t0
+    done.set()
+    t.join()
+    # A thread holding the GIL for the whole fit would starve the ticker.
+    assert elapsed < 0.05 or len(ticks) >= 3
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_ctrl_c_interrupts_and_next_call_works():
+    X = blobs(20000, 10, 50, 3.0, 2)
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    t0 = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        cluster(X, 50, "smartigan", n_iter=300, seed=0, n_init=400, init="random-partition")
+    assert time.perf_counter() - t0 < 30
+    timer.join()
+    r = cluster(X[:500], 3, seed=0)
+    assert r.labels.shape == (500,)
+    assert threading.active_count() == 1
+
+
+def test_version_and_exports():
+    assert smartigan.__version__.count(".") == 2
+    assert set(smartigan.__all__) >= {"cluster", "Clusterer", "ClusterResult"}
+
+
+def test_embedded_iris():
+    X, y = smartigan.datasets.load_iris()
+    assert X.shape == (150, 4) and X.dtype == np.float64
+    assert np.bincount(y).tolist() == [50, 50, 50]
+    assert X.sum() == pytest.approx(2078.7)
