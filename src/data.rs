@@ -2,7 +2,8 @@
 //! distance kernel every method shares.
 
 use crate::error::{Error, Result};
-use ndarray::{ArrayView2, CowArray, Ix2};
+use ndarray::{ArrayView1, ArrayView2, CowArray, Ix2};
+use std::borrow::Cow;
 
 mod sealed {
     pub trait Sealed {}
@@ -57,6 +58,38 @@ pub(crate) fn check_finite<T: Scalar>(name: &'static str, x: ArrayView2<'_, T>) 
     Ok(())
 }
 
+/// Validates `sample_weight`: one finite, non-negative weight per row, and
+/// at least `k` positive ones (a cluster needs positive weight for a mean).
+pub(crate) fn check_weights(w: ArrayView1<'_, f64>, n: usize, k: usize) -> Result<()> {
+    if w.len() != n {
+        return Err(Error::Shape {
+            name: "sample_weight",
+            expected: format!("({n},), one weight per row of x"),
+            got: format!("({},)", w.len()),
+        });
+    }
+    if let Some((i, v)) = w
+        .iter()
+        .enumerate()
+        .find(|(_, v)| !v.is_finite() || **v < 0.0)
+    {
+        return Err(Error::invalid(
+            "sample_weight",
+            format!("{v} at index {i}"),
+            "weights must be finite and non-negative",
+        ));
+    }
+    let positive = w.iter().filter(|v| **v > 0.0).count();
+    if positive < k {
+        return Err(Error::invalid(
+            "sample_weight",
+            format!("{positive} positive weights"),
+            format!("need at least k={k} points with positive weight"),
+        ));
+    }
+    Ok(())
+}
+
 /// The input matrix as contiguous rows plus a shift.
 ///
 /// Rows are read straight from the caller's memory when the view is in
@@ -64,16 +97,21 @@ pub(crate) fn check_finite<T: Scalar>(name: &'static str, x: ArrayView2<'_, T>) 
 /// column mean: all internal sums and centroids live in shifted coordinates,
 /// so data like `1e8 + noise` does not lose its noise to cancellation when
 /// thousands of points are summed into a centroid.
+///
+/// Optional sample weights: every formula multiplies by `weight(i)`, which
+/// is exactly 1.0 without weights, so unweighted results are bit-for-bit
+/// those of the unweighted formulas.
 pub(crate) struct Data<'a, T: Scalar> {
     x: CowArray<'a, T, Ix2>,
     pub n: usize,
     pub d: usize,
     pub shift: Vec<f64>,
+    weights: Option<Cow<'a, [f64]>>,
 }
 
 impl<'a, T: Scalar> Data<'a, T> {
     /// Wraps a view with a freshly computed shift.
-    pub fn new(x: ArrayView2<'a, T>) -> Self {
+    pub fn new(x: ArrayView2<'a, T>, weights: Option<Cow<'a, [f64]>>) -> Self {
         let (n, d) = x.dim();
         let x = CowArray::from(x).into_owned_if_not_standard();
         let mut shift = vec![0.0; d];
@@ -82,6 +120,7 @@ impl<'a, T: Scalar> Data<'a, T> {
             n,
             d,
             shift: Vec::new(),
+            weights,
         };
         for i in 0..n {
             for (s, v) in shift.iter_mut().zip(data.row(i)) {
@@ -96,10 +135,32 @@ impl<'a, T: Scalar> Data<'a, T> {
     }
 
     /// Wraps a view with a given shift (used when a run is resumed step by step).
-    pub fn with_shift(x: ArrayView2<'a, T>, shift: Vec<f64>) -> Self {
+    pub fn with_shift(
+        x: ArrayView2<'a, T>,
+        weights: Option<Cow<'a, [f64]>>,
+        shift: Vec<f64>,
+    ) -> Self {
         let (n, d) = x.dim();
         let x = CowArray::from(x).into_owned_if_not_standard();
-        Data { x, n, d, shift }
+        Data {
+            x,
+            n,
+            d,
+            shift,
+            weights,
+        }
+    }
+
+    /// Weight of point `i` (1.0 without sample weights).
+    #[inline(always)]
+    pub fn weight(&self, i: usize) -> f64 {
+        self.weights.as_deref().map_or(1.0, |w| w[i])
+    }
+
+    /// Whether sample weights were given.
+    #[inline(always)]
+    pub fn is_weighted(&self) -> bool {
+        self.weights.is_some()
     }
 
     /// Row `i` in the input type.
@@ -173,7 +234,7 @@ mod tests {
         let x = array![[1.0f64, 2.0], [3.0, 4.0], [5.0, 6.0]];
         let f = x.t().as_standard_layout().into_owned();
         let ft = f.t();
-        let data = Data::new(ft);
+        let data = Data::new(ft, None);
         assert_eq!(data.row(1), &[3.0, 4.0]);
         assert_eq!(data.shift, vec![3.0, 4.0]);
     }

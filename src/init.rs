@@ -58,6 +58,7 @@ fn assign_to_centroids<T: Scalar>(data: &Data<'_, T>, k: usize, centroids: Vec<f
         d: data.d,
         labels: Vec::new(),
         counts: Vec::new(),
+        weights: Vec::new(),
         sums: Vec::new(),
         centroids,
     };
@@ -73,7 +74,8 @@ fn assign_to_centroids<T: Scalar>(data: &Data<'_, T>, k: usize, centroids: Vec<f
 
 /// Greedy k-means++ (Arthur & Vassilvitskii, with the `2 + ⌊ln k⌋` local
 /// trials scikit-learn uses): each new centre is the best of several
-/// D²-sampled candidates by the potential it leaves.
+/// D²-sampled candidates by the potential it leaves. With sample weights the
+/// first centre is drawn proportionally to weight and the rest to `w·D²`.
 fn kmeans_plus_plus<T: Scalar>(
     data: &Data<'_, T>,
     k: usize,
@@ -83,7 +85,19 @@ fn kmeans_plus_plus<T: Scalar>(
     let trials = 2 + (k as f64).ln().floor() as usize;
     let mut centroids = vec![0.0; k * d];
     let mut buf = vec![0.0; d];
-    let first = rng.below(n);
+    let first = if data.is_weighted() {
+        let mut total = 0.0;
+        let cumulative: Vec<f64> = (0..n)
+            .map(|i| {
+                total += data.weight(i);
+                total
+            })
+            .collect();
+        let target = rng.unit_f64() * total;
+        cumulative.partition_point(|&cw| cw <= target).min(n - 1)
+    } else {
+        rng.below(n)
+    };
     data.load_shifted(first, &mut centroids[..d]);
     let mut closest: Vec<f64> = (0..n)
         .map(|i| {
@@ -97,8 +111,8 @@ fn kmeans_plus_plus<T: Scalar>(
     let mut cand = vec![0.0; d];
     for c in 1..k {
         let mut pot = 0.0;
-        for (cum, v) in cumulative.iter_mut().zip(&closest) {
-            pot += v;
+        for (i, (cum, v)) in cumulative.iter_mut().zip(&closest).enumerate() {
+            pot += data.weight(i) * v;
             *cum = pot;
         }
         let mut best_pot = f64::INFINITY;
@@ -118,7 +132,7 @@ fn kmeans_plus_plus<T: Scalar>(
             for (i, (cd, cl)) in candidate_d2.iter_mut().zip(&closest).enumerate() {
                 data.load_shifted(i, &mut buf);
                 *cd = sq_dist(&buf, &cand).min(*cl);
-                cand_pot += *cd;
+                cand_pot += data.weight(i) * *cd;
             }
             if cand_pot < best_pot {
                 best_pot = cand_pot;

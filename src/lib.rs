@@ -53,4 +53,4 @@ pub use params::{
     defaults, Init, Method, Params, ValidParams, MAX_N_INIT, MAX_N_ITER, MAX_POLISH_SWEEPS,
 };
 pub use predict::{predict, transform};
-pub use run::{fit, fit_cancellable, Clustering, Run};
+pub use run::{fit, fit_cancellable, fit_weighted, Clustering, Run};

@@ -8,7 +8,7 @@
 
 use crate::{Clustering, Error, Init, Method, Params, Run, Scalar};
 use ndarray::Array2;
-use numpy::{Element, IntoPyArray, PyArray2, PyArrayMethods, PyReadonlyArray2};
+use numpy::{Element, IntoPyArray, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -168,7 +168,7 @@ fn floats<'py>(name: &str, x: &Bound<'py, PyAny>) -> PyResult<Floats<'py>> {
 
 /// Clusters `x`; see `smartigan.cluster` for the documented front end.
 #[pyfunction]
-#[pyo3(signature = (x, k, method, n_iter, seed, init, init_centroids, n_init, schedule, polish, n_threads))]
+#[pyo3(signature = (x, k, method, n_iter, seed, init, init_centroids, n_init, schedule, polish, n_threads, sample_weight=None))]
 #[allow(clippy::too_many_arguments)]
 fn fit<'py>(
     py: Python<'py>,
@@ -183,7 +183,9 @@ fn fit<'py>(
     schedule: (f64, f64),
     polish: bool,
     n_threads: Option<i64>,
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let weights = sample_weight.as_ref().map(|w| w.as_array());
     let params = build_params(
         k,
         method,
@@ -199,12 +201,16 @@ fn fit<'py>(
     match floats("x", x)? {
         Floats::F64(a) => {
             let view = a.as_array();
-            let c = interruptible(py, |cancel| crate::fit_cancellable(view, params, cancel))?;
+            let c = interruptible(py, |cancel| {
+                crate::fit_cancellable(view, weights, params, cancel)
+            })?;
             clustering_to_dict(py, c)
         }
         Floats::F32(a) => {
             let view = a.as_array();
-            let c = interruptible(py, |cancel| crate::fit_cancellable(view, params, cancel))?;
+            let c = interruptible(py, |cancel| {
+                crate::fit_cancellable(view, weights, params, cancel)
+            })?;
             clustering_to_dict(py, c)
         }
     }
@@ -285,7 +291,7 @@ impl PyRun {
 #[pymethods]
 impl PyRun {
     #[new]
-    #[pyo3(signature = (x, k, method, n_iter, seed, init, init_centroids, n_init, schedule, polish, n_threads))]
+    #[pyo3(signature = (x, k, method, n_iter, seed, init, init_centroids, n_init, schedule, polish, n_threads, sample_weight=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -300,7 +306,9 @@ impl PyRun {
         schedule: (f64, f64),
         polish: bool,
         n_threads: Option<i64>,
+        sample_weight: Option<PyReadonlyArray1<'_, f64>>,
     ) -> PyResult<Self> {
+        let weights = sample_weight.as_ref().map(|w| w.as_array());
         let params = build_params(
             k,
             method,
@@ -316,11 +324,11 @@ impl PyRun {
         let run = match floats("x", x)? {
             Floats::F64(a) => {
                 let v = a.as_array();
-                py.detach(|| Run::new(v, params))?
+                py.detach(|| Run::new(v, weights, params))?
             }
             Floats::F32(a) => {
                 let v = a.as_array();
-                py.detach(|| Run::new(v, params))?
+                py.detach(|| Run::new(v, weights, params))?
             }
         };
         Ok(PyRun {

@@ -1,14 +1,15 @@
 //! Restarts as state machines, their parallel execution, and the result.
 
-use crate::data::{check_finite, sq_dist, Data, Scalar};
+use crate::data::{check_finite, check_weights, sq_dist, Data, Scalar};
 use crate::error::{Error, Result};
 use crate::init::initial_partition;
 use crate::params::{Method, Params, ValidParams, MAX_POLISH_SWEEPS};
 use crate::rng::{Stream, Xoshiro256PlusPlus};
 use crate::state::Partition;
 use crate::sweep::{lloyd_iteration, sweep};
-use ndarray::{Array1, Array2, ArrayView2};
+use ndarray::{Array1, Array2, ArrayView1, ArrayView2};
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
@@ -166,7 +167,8 @@ impl Restart {
 
     /// Centroids in the caller's coordinates and type, and the objective
     /// recomputed from exactly those centroids, so that the reported number
-    /// is what a user gets from `((x - centroids[labels])**2).sum()`.
+    /// is what a user gets from `((x - centroids[labels])**2).sum()` (times
+    /// the sample weights, if any).
     fn finalize<T: Scalar>(&self, data: &Data<'_, T>) -> (Array2<T>, f64) {
         let (k, d) = (self.part.k, data.d);
         let centroids = Array2::from_shape_fn((k, d), |(j, c)| {
@@ -179,7 +181,7 @@ impl Restart {
             for (r, v) in row.iter_mut().zip(data.row(i)) {
                 *r = v.to_f64();
             }
-            objective += sq_dist(&row, &wide[l * d..(l + 1) * d]);
+            objective += data.weight(i) * sq_dist(&row, &wide[l * d..(l + 1) * d]);
         }
         (centroids, objective)
     }
@@ -252,13 +254,24 @@ fn build_pool(n_threads: usize) -> Result<rayon::ThreadPool> {
 
 fn checked<'a, T: Scalar>(
     x: ArrayView2<'a, T>,
+    sample_weight: Option<ArrayView1<'a, f64>>,
     params: Params,
 ) -> Result<(ValidParams, Data<'a, T>)> {
     let params = params.check()?;
     let (n, d) = x.dim();
     params.check_data(n, d)?;
     check_finite("x", x)?;
-    Ok((params, Data::new(x)))
+    let weights = match sample_weight {
+        Some(w) => {
+            check_weights(w, n, params.k())?;
+            Some(match w.to_slice() {
+                Some(s) => Cow::Borrowed(s),
+                None => Cow::Owned(w.to_vec()),
+            })
+        }
+        None => None,
+    };
+    Ok((params, Data::new(x, weights)))
 }
 
 /// Clusters the rows of `x` with every restart run in parallel on a per-call
@@ -275,17 +288,42 @@ fn checked<'a, T: Scalar>(
 /// assert!((c.objective - 0.01).abs() < 1e-12);
 /// ```
 pub fn fit<T: Scalar>(x: ArrayView2<'_, T>, params: Params) -> Result<Clustering<T>> {
-    fit_cancellable(x, params, &AtomicBool::new(false))
+    fit_cancellable(x, None, params, &AtomicBool::new(false))
 }
 
-/// [`fit`] that stops with [`Error::Interrupted`] soon after `cancel` is set
-/// (each restart checks it between sweeps).
+/// [`fit`] with a non-negative weight per row: the objective becomes
+/// `Σ w_i‖x_i − μ‖²`, centroids are weighted means, Hartigan's transfer test
+/// uses cluster weights (`w·W_j/(W_j+w)·‖x−μ_j‖²` against
+/// `w·W_r/(W_r−w)·‖x−μ_r‖²`) and k-means++ samples by `w·D²`. An integer
+/// weight acts like repeating the row. Zero weights are allowed; at least `k`
+/// weights must be positive.
+///
+/// ```
+/// use ndarray::array;
+/// use smartigan::{fit_weighted, Method, Params};
+/// let x = array![[0.0f64], [1.0], [10.0]];
+/// let w = array![3.0, 1.0, 1.0];
+/// let c = fit_weighted(x.view(), w.view(), Params::new(2).method(Method::Hartigan).seed(0)).unwrap();
+/// assert!((c.centroids[[c.labels[0], 0]] - 0.25).abs() < 1e-12);
+/// assert!((c.objective - 0.75).abs() < 1e-12);
+/// ```
+pub fn fit_weighted<T: Scalar>(
+    x: ArrayView2<'_, T>,
+    sample_weight: ArrayView1<'_, f64>,
+    params: Params,
+) -> Result<Clustering<T>> {
+    fit_cancellable(x, Some(sample_weight), params, &AtomicBool::new(false))
+}
+
+/// [`fit`] (or [`fit_weighted`]) that stops with [`Error::Interrupted`] soon
+/// after `cancel` is set (each restart checks it between sweeps).
 pub fn fit_cancellable<T: Scalar>(
     x: ArrayView2<'_, T>,
+    sample_weight: Option<ArrayView1<'_, f64>>,
     params: Params,
     cancel: &AtomicBool,
 ) -> Result<Clustering<T>> {
-    let (params, data) = checked(x, params)?;
+    let (params, data) = checked(x, sample_weight, params)?;
     let pool = build_pool(params.n_threads())?;
     let n_init = params.n_init();
     let objectives = Mutex::new(vec![f64::NAN; n_init]);
@@ -326,7 +364,7 @@ pub fn fit_cancellable<T: Scalar>(
 /// use smartigan::{fit, Params, Run};
 /// let x = array![[0.0f64], [0.2], [0.9], [4.0], [4.4], [5.0]];
 /// let p = Params::new(2).seed(3).n_init(2);
-/// let mut run = Run::new(x.view(), p.clone()).unwrap();
+/// let mut run = Run::new(x.view(), None, p.clone()).unwrap();
 /// while run.step(x.view()).unwrap() {
 ///     let now = run.current(x.view()).unwrap();
 ///     assert!(now.objective >= 0.0);
@@ -337,15 +375,21 @@ pub fn fit_cancellable<T: Scalar>(
 pub struct Run {
     params: ValidParams,
     shift: Vec<f64>,
+    weights: Option<Vec<f64>>,
     shape: (usize, usize),
     restarts: Vec<Restart>,
     pool: rayon::ThreadPool,
 }
 
 impl Run {
-    /// Validates, then draws every restart's initial partition.
-    pub fn new<T: Scalar>(x: ArrayView2<'_, T>, params: Params) -> Result<Self> {
-        let (params, data) = checked(x, params)?;
+    /// Validates, then draws every restart's initial partition. Sample
+    /// weights, if given, are copied into the run.
+    pub fn new<T: Scalar>(
+        x: ArrayView2<'_, T>,
+        sample_weight: Option<ArrayView1<'_, f64>>,
+        params: Params,
+    ) -> Result<Self> {
+        let (params, data) = checked(x, sample_weight, params)?;
         let pool = build_pool(params.n_threads())?;
         let restarts = pool.install(|| {
             (0..params.n_init())
@@ -355,6 +399,7 @@ impl Run {
         });
         Ok(Run {
             shape: (data.n, data.d),
+            weights: sample_weight.map(|w| w.to_vec()),
             shift: data.shift,
             params,
             restarts,
@@ -362,21 +407,10 @@ impl Run {
         })
     }
 
-    fn data<'a, T: Scalar>(&self, x: ArrayView2<'a, T>) -> Result<Data<'a, T>> {
-        if x.dim() != self.shape {
-            return Err(Error::Shape {
-                name: "x",
-                expected: format!("{:?}, the shape the run was started with", self.shape),
-                got: format!("{:?}", x.dim()),
-            });
-        }
-        Ok(Data::with_shift(x, self.shift.clone()))
-    }
-
     /// Advances every unfinished restart by one sweep (in parallel). Returns
     /// whether any restart is still running.
     pub fn step<T: Scalar>(&mut self, x: ArrayView2<'_, T>) -> Result<bool> {
-        let data = self.data(x)?;
+        let data = run_data(self.shape, &self.shift, self.weights.as_deref(), x)?;
         let params = &self.params;
         self.pool.install(|| {
             self.restarts
@@ -400,7 +434,7 @@ impl Run {
     /// this is the final result; before, restarts are ranked by their current
     /// objective and `restart_objectives` holds current objectives.
     pub fn current<T: Scalar>(&self, x: ArrayView2<'_, T>) -> Result<Clustering<T>> {
-        let data = self.data(x)?;
+        let data = run_data(self.shape, &self.shift, self.weights.as_deref(), x)?;
         let objectives: Vec<f64> = if self.is_finished() {
             self.restarts.iter().map(|r| r.finalize(&data).1).collect()
         } else {
@@ -416,4 +450,25 @@ impl Run {
             .clone()
             .into_clustering(&data, objectives, best, self.params.seed()))
     }
+}
+
+/// The data of a step-wise run, checking that `x` has the run's shape.
+fn run_data<'a, T: Scalar>(
+    shape: (usize, usize),
+    shift: &[f64],
+    weights: Option<&'a [f64]>,
+    x: ArrayView2<'a, T>,
+) -> Result<Data<'a, T>> {
+    if x.dim() != shape {
+        return Err(Error::Shape {
+            name: "x",
+            expected: format!("{shape:?}, the shape the run was started with"),
+            got: format!("{:?}", x.dim()),
+        });
+    }
+    Ok(Data::with_shift(
+        x,
+        weights.map(Cow::Borrowed),
+        shift.to_vec(),
+    ))
 }

@@ -10,10 +10,13 @@ pub(crate) struct Partition {
     pub k: usize,
     pub d: usize,
     pub labels: Vec<usize>,
+    /// Points per cluster (decides the singleton rule).
     pub counts: Vec<usize>,
-    /// `k × d`, row-major: the sum of each cluster's shifted points.
+    /// Total sample weight per cluster (equals `counts` without weights).
+    pub weights: Vec<f64>,
+    /// `k × d`, row-major: the weighted sum of each cluster's shifted points.
     pub sums: Vec<f64>,
-    /// `k × d`, row-major: `sums / counts`.
+    /// `k × d`, row-major: `sums / weights`.
     pub centroids: Vec<f64>,
 }
 
@@ -26,6 +29,7 @@ impl Partition {
             d: data.d,
             labels,
             counts: vec![0; k],
+            weights: vec![0.0; k],
             sums: vec![0.0; k * data.d],
             centroids: vec![0.0; k * data.d],
         };
@@ -46,13 +50,16 @@ impl Partition {
     pub fn recompute<T: Scalar>(&mut self, data: &Data<'_, T>) {
         let d = self.d;
         self.counts.iter_mut().for_each(|c| *c = 0);
+        self.weights.iter_mut().for_each(|c| *c = 0.0);
         self.sums.iter_mut().for_each(|s| *s = 0.0);
         let mut buf = vec![0.0; d];
         for (i, &l) in self.labels.iter().enumerate() {
             data.load_shifted(i, &mut buf);
+            let w = data.weight(i);
             self.counts[l] += 1;
+            self.weights[l] += w;
             for (s, v) in self.sums[l * d..(l + 1) * d].iter_mut().zip(&buf) {
-                *s += v;
+                *s += w * v;
             }
         }
         for j in 0..self.k {
@@ -63,49 +70,51 @@ impl Partition {
     #[inline(always)]
     fn update_centroid(&mut self, j: usize) {
         let d = self.d;
-        let c = self.counts[j];
+        let weight = self.weights[j];
         let (sums, cents) = (
             &self.sums[j * d..(j + 1) * d],
             &mut self.centroids[j * d..(j + 1) * d],
         );
-        if c == 0 {
-            // An empty cluster has no mean; zero keeps it finite until refilled.
+        if weight <= 0.0 {
+            // An empty (or weightless) cluster has no mean; zero keeps it
+            // finite until it is refilled.
             cents.iter_mut().for_each(|v| *v = 0.0);
         } else {
-            let count = c as f64;
             for (m, s) in cents.iter_mut().zip(sums) {
-                *m = s / count;
+                *m = s / weight;
             }
         }
     }
 
-    /// Moves point `i` (whose shifted coordinates are `x`) to cluster `to`,
+    /// Moves point `i` (shifted coordinates `x`, weight `w`) to cluster `to`,
     /// updating both clusters' sums and centroids at once (Hartigan's rule:
     /// the objective change was computed against both updated means).
     #[inline]
-    pub fn move_point(&mut self, i: usize, x: &[f64], to: usize) {
+    pub fn move_point(&mut self, i: usize, x: &[f64], w: f64, to: usize) {
         let from = self.labels[i];
         let d = self.d;
         self.labels[i] = to;
         self.counts[from] -= 1;
         self.counts[to] += 1;
+        self.weights[from] -= w;
+        self.weights[to] += w;
         for (s, v) in self.sums[from * d..(from + 1) * d].iter_mut().zip(x) {
-            *s -= v;
+            *s -= w * v;
         }
         for (s, v) in self.sums[to * d..(to + 1) * d].iter_mut().zip(x) {
-            *s += v;
+            *s += w * v;
         }
         self.update_centroid(from);
         self.update_centroid(to);
     }
 
-    /// The k-means objective of the current state (shifted coordinates).
+    /// The (weighted) k-means objective of the current state.
     pub fn objective<T: Scalar>(&self, data: &Data<'_, T>) -> f64 {
         let mut buf = vec![0.0; self.d];
         let mut total = 0.0;
         for (i, &l) in self.labels.iter().enumerate() {
             data.load_shifted(i, &mut buf);
-            total += sq_dist(&buf, self.centroid(l));
+            total += data.weight(i) * sq_dist(&buf, self.centroid(l));
         }
         total
     }
@@ -132,10 +141,13 @@ impl Partition {
     /// Gives every empty cluster a point, deterministically: points are taken
     /// in order of decreasing distance to their own centroid (ties to the
     /// lowest index), skipping points whose cluster would become empty.
-    /// Since `k ≤ n` there are always enough points to go round. Returns how
-    /// many points were moved.
+    /// Since `k ≤ n` there are always enough points to go round. With sample
+    /// weights, "empty" means "no positive weight", only positive-weight
+    /// points are taken, and a cluster must keep positive weight; at least
+    /// `k` positive weights are required up front. Returns how many points
+    /// were moved.
     pub fn fill_empty_clusters<T: Scalar>(&mut self, data: &Data<'_, T>) -> usize {
-        let empties: Vec<usize> = (0..self.k).filter(|&j| self.counts[j] == 0).collect();
+        let empties: Vec<usize> = (0..self.k).filter(|&j| self.weights[j] <= 0.0).collect();
         if empties.is_empty() {
             return 0;
         }
@@ -151,10 +163,12 @@ impl Partition {
         let mut moved = 0;
         for e in empties {
             for i in candidates.by_ref() {
-                let r = self.labels[i];
-                if self.counts[r] >= 2 {
+                let (r, w) = (self.labels[i], data.weight(i));
+                if self.counts[r] >= 2 && w > 0.0 && self.weights[r] - w > 0.0 {
                     self.counts[r] -= 1;
                     self.counts[e] += 1;
+                    self.weights[r] -= w;
+                    self.weights[e] += w;
                     self.labels[i] = e;
                     moved += 1;
                     break;

@@ -6,45 +6,57 @@ use crate::data::{sq_dist, Data, Scalar};
 use crate::state::Partition;
 use rayon::prelude::*;
 
-/// Transfer cost weight `n/(n+1)` for joining a cluster of size `n`
-/// (the objective rises by `n/(n+1)·‖x−μ‖²` when x joins).
+/// Cost factor for point weight `w` joining a cluster of weight `big_w`:
+/// the objective rises by `w·W/(W+w)·‖x−μ‖²` (`n/(n+1)·‖x−μ‖²` unweighted).
 #[inline(always)]
-fn join_weight(n: usize) -> f64 {
-    let n = n as f64;
-    n / (n + 1.0)
+fn join_weight(w: f64, big_w: f64) -> f64 {
+    w * (big_w / (big_w + w))
 }
 
-/// Removal gain weight `n/(n−1)` for leaving a cluster of size `n ≥ 2`
-/// (the objective falls by `n/(n−1)·‖x−μ‖²` when x leaves).
+/// Gain factor for point weight `w` leaving a cluster of weight `big_w > w`:
+/// the objective falls by `w·W/(W−w)·‖x−μ‖²` (`n/(n−1)·‖x−μ‖²` unweighted).
+/// With `w = 1` both factors are bit-for-bit the unweighted ones.
 #[inline(always)]
-fn leave_weight(n: usize) -> f64 {
-    let n = n as f64;
-    n / (n - 1.0)
+fn leave_weight(w: f64, big_w: f64) -> f64 {
+    w * (big_w / (big_w - w))
 }
 
-/// The decision for one point: `Some(j)` if x (in cluster `r`) moves to `j`.
+/// Whether point `i` (weight `w`) may leave cluster `r` at all: never
+/// empty a cluster (the paper's singleton rule) and never leave one with
+/// points but no weight, which would have no mean.
+#[inline(always)]
+pub(crate) fn may_leave(p: &Partition, r: usize, w: f64) -> bool {
+    p.counts[r] > 1 && p.weights[r] - w > 0.0
+}
+
+/// The decision for one point: `Some(j)` if x (weight `w`, in cluster `r`,
+/// allowed to leave it) moves to `j`.
 ///
-/// Follows the paper's pseudocode: skip singletons; find the `j ≠ r`
-/// minimising `n_j/(n_j+1)·‖x−μ_j‖²` (ties to the lowest `j`); move when that
-/// is strictly below `factor·n_r/(n_r−1)·‖x−μ_r‖²`. Strictness matters: with
+/// Follows the paper's pseudocode: find the `j ≠ r` minimising
+/// `n_j/(n_j+1)·‖x−μ_j‖²` (ties to the lowest `j`); move when that is
+/// strictly below `factor·n_r/(n_r−1)·‖x−μ_r‖²`. Strictness matters: with
 /// `factor = 1` every move strictly lowers the objective, so Hartigan cannot
 /// cycle. The products are evaluated exactly in this order
 /// (`(factor·leave_weight)·dist` and `join_weight·dist`); faster kernels must
 /// reproduce the same decisions.
+///
+/// A zero-weight point changes neither objective nor centroids wherever it
+/// goes; it moves to its nearest centroid if that is strictly nearer, so that
+/// its label is meaningful.
 #[inline]
-pub(crate) fn best_move(p: &Partition, x: &[f64], r: usize, factor: f64) -> Option<usize> {
-    let n_r = p.counts[r];
-    if n_r <= 1 {
-        return None;
+pub(crate) fn best_move(p: &Partition, x: &[f64], w: f64, r: usize, factor: f64) -> Option<usize> {
+    if w == 0.0 {
+        let j = p.nearest(x, Some(r));
+        return (j != r).then_some(j);
     }
-    let own = factor * leave_weight(n_r) * sq_dist(x, p.centroid(r));
+    let own = factor * leave_weight(w, p.weights[r]) * sq_dist(x, p.centroid(r));
     let mut best = f64::INFINITY;
     let mut best_j = r;
     for j in 0..p.k {
         if j == r {
             continue;
         }
-        let cost = join_weight(p.counts[j]) * sq_dist(x, p.centroid(j));
+        let cost = join_weight(w, p.weights[j]) * sq_dist(x, p.centroid(j));
         if cost < best {
             best = cost;
             best_j = j;
@@ -64,13 +76,13 @@ pub(crate) fn sweep<T: Scalar>(
     let mut buf = vec![0.0; data.d];
     let mut moves = 0;
     for &i in order {
-        let r = p.labels[i];
-        if p.counts[r] <= 1 {
+        let (r, w) = (p.labels[i], data.weight(i));
+        if !may_leave(p, r, w) {
             continue;
         }
         data.load_shifted(i, &mut buf);
-        if let Some(j) = best_move(p, &buf, r, factor) {
-            p.move_point(i, &buf, j);
+        if let Some(j) = best_move(p, &buf, w, r, factor) {
+            p.move_point(i, &buf, w, j);
             moves += 1;
         }
     }

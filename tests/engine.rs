@@ -146,7 +146,7 @@ fn step_wise_equals_one_shot() {
     let x = blobs(250, 3, 5, 1.0, 8);
     for m in METHODS {
         let p = Params::new(5).method(m).n_init(3).seed(21);
-        let mut run = Run::new(x.view(), p.clone()).unwrap();
+        let mut run = Run::new(x.view(), None, p.clone()).unwrap();
         let mut steps = 0;
         while run.step(x.view()).unwrap() {
             steps += 1;
@@ -343,8 +343,9 @@ fn errors_name_the_parameter_and_value() {
 fn interrupt_flag_stops_the_fit() {
     let x = blobs(2000, 4, 10, 2.0, 14);
     let cancel = std::sync::atomic::AtomicBool::new(true);
-    let err = smartigan::fit_cancellable(x.view(), Params::new(10).n_init(4).seed(1), &cancel)
-        .unwrap_err();
+    let err =
+        smartigan::fit_cancellable(x.view(), None, Params::new(10).n_init(4).seed(1), &cancel)
+            .unwrap_err();
     assert_eq!(err, Error::Interrupted);
 }
 

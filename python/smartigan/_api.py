@@ -73,6 +73,21 @@ def as_data(X: Any, name: str = "X") -> FloatArray:
     return np.ascontiguousarray(arr)
 
 
+def as_weights(sample_weight: Any) -> Optional[npt.NDArray[np.float64]]:
+    """``sample_weight`` as a contiguous 1-d float64 array (or None)."""
+    if sample_weight is None:
+        return None
+    try:
+        w = np.asarray(sample_weight)
+    except (ValueError, TypeError) as exc:
+        raise TypeError(f"sample_weight could not be converted to a numeric array: {exc}") from None
+    if w.dtype.kind not in "iuf":
+        raise TypeError(f"sample_weight must be real numbers, got dtype {w.dtype}")
+    if w.ndim != 1:
+        raise ValueError(f"sample_weight must be a 1-d array, got shape {w.shape}")
+    return np.ascontiguousarray(w, dtype=np.float64)
+
+
 def _int_param(name: str, value: Any) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
@@ -200,6 +215,7 @@ def cluster(
     schedule: Tuple[float, float] = DEFAULT_SCHEDULE,
     polish: bool = True,
     n_threads: Optional[int] = None,
+    sample_weight: Optional[npt.ArrayLike] = None,
 ) -> ClusterResult:
     """Cluster the rows of ``X`` into ``k`` groups.
 
@@ -230,6 +246,13 @@ def cluster(
         Finish Smartigan with Hartigan sweeps until nothing moves.
     n_threads : int or None
         Threads for this call (default: all cores).
+    sample_weight : array-like of shape (n_samples,) or None
+        Non-negative weight per row. The objective becomes the weighted sum
+        of squared distances, centroids are weighted means, Hartigan's
+        transfer test uses cluster weights, and k-means++ samples by
+        weight times squared distance; an integer weight acts like repeating
+        the row. Zero weights are allowed (such points join their nearest
+        centroid); at least ``k`` weights must be positive.
 
     Returns
     -------
@@ -255,7 +278,8 @@ def cluster(
     0.01
     """
     data = as_data(X)
-    out = _core.fit(data, **_core_args(k, method, n_iter, seed, init, n_init, schedule, polish, n_threads))
+    args = _core_args(k, method, n_iter, seed, init, n_init, schedule, polish, n_threads)
+    out = _core.fit(data, **args, sample_weight=as_weights(sample_weight))
     return ClusterResult(**out)
 
 
@@ -333,25 +357,26 @@ class Clusterer:
             return getattr(result, name.rstrip("_"))
         raise AttributeError(f"'Clusterer' object has no attribute '{name}'")
 
-    def fit(self, X: npt.ArrayLike) -> "Clusterer":
+    def fit(self, X: npt.ArrayLike, sample_weight: Optional[npt.ArrayLike] = None) -> "Clusterer":
         """Cluster ``X`` (see :func:`cluster`) and keep the result. Returns self."""
         data = as_data(X)
         self._run = None
-        self._set_result(_core.fit(data, **self._args()), data.shape[1])
+        out = _core.fit(data, **self._args(), sample_weight=as_weights(sample_weight))
+        self._set_result(out, data.shape[1])
         return self
 
-    def fit_predict(self, X: npt.ArrayLike) -> npt.NDArray[np.int64]:
+    def fit_predict(self, X: npt.ArrayLike, sample_weight: Optional[npt.ArrayLike] = None) -> npt.NDArray[np.int64]:
         """Fit, then return ``labels_``."""
-        return self.fit(X).labels_  # type: ignore[no-any-return]
+        return self.fit(X, sample_weight).labels_  # type: ignore[no-any-return]
 
-    def start(self, X: npt.ArrayLike) -> "Clusterer":
+    def start(self, X: npt.ArrayLike, sample_weight: Optional[npt.ArrayLike] = None) -> "Clusterer":
         """Draw every restart's start on ``X`` for step-wise fitting. Returns self.
 
         ``X`` is referenced, not copied (for float32/float64 C-ordered input):
         do not modify it until the run is finished.
         """
         data = as_data(X)
-        self._run = _core.Run(data, **self._args())
+        self._run = _core.Run(data, **self._args(), sample_weight=as_weights(sample_weight))
         self._set_result(self._run.current(), data.shape[1])
         return self
 

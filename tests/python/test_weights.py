@@ -1,0 +1,66 @@
+"""sample_weight through the Python API (the semantics are tested in tests/weights.rs)."""
+
+import numpy as np
+import pytest
+
+from smartigan import Clusterer, cluster
+
+from conftest import blobs
+
+
+@pytest.mark.parametrize("method", ["lloyd", "hartigan", "smartigan"])
+def test_unit_weights_equal_no_weights(method):
+    X = blobs(200, 3, 4, 1.0, 1)
+    a = cluster(X, 4, method, seed=3)
+    b = cluster(X, 4, method, seed=3, sample_weight=np.ones(200))
+    np.testing.assert_array_equal(a.labels, b.labels)
+    assert a.objective == b.objective
+
+
+def test_weighted_objective_and_means():
+    X = blobs(300, 2, 5, 1.0, 2)
+    w = np.linspace(0.1, 3.0, 300)
+    r = cluster(X, 5, "hartigan", seed=1, sample_weight=w.tolist())
+    d2 = ((X - r.centroids[r.labels]) ** 2).sum(1)
+    assert r.objective == pytest.approx((w * d2).sum(), rel=1e-9)
+    for j in range(5):
+        m = r.labels == j
+        np.testing.assert_allclose(r.centroids[j], (w[m, None] * X[m]).sum(0) / w[m].sum(), rtol=1e-10)
+
+
+def test_integer_weights_match_repetition_for_lloyd():
+    X = blobs(90, 2, 3, 1.0, 3)
+    w = np.arange(90) % 3 + 1
+    init = X[[0, 1, 2]]
+    a = cluster(X, 3, "lloyd", 300, init=init, n_init=1, sample_weight=w)
+    b = cluster(np.repeat(X, w, axis=0), 3, "lloyd", 300, init=init, n_init=1)
+    np.testing.assert_array_equal(np.repeat(a.labels, w), b.labels)
+    assert a.objective == pytest.approx(b.objective, rel=1e-12)
+
+
+def test_clusterer_accepts_weights_in_fit_and_start():
+    X = blobs(150, 2, 3, 1.0, 4)
+    w = np.full(150, 2.0)
+    one = Clusterer(3, seed=0).fit(X, sample_weight=w)
+    m = Clusterer(3, seed=0).start(X, sample_weight=w)
+    while m.step():
+        pass
+    np.testing.assert_array_equal(m.labels_, one.labels_)
+    assert m.objective_ == one.objective_ == pytest.approx(2 * cluster(X, 3, seed=0).objective, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    "w,exc,fragment",
+    [
+        (np.ones(9), ValueError, "invalid shape of sample_weight"),
+        (-np.ones(10), ValueError, "invalid sample_weight: -1 at index 0"),
+        (np.r_[np.nan, np.ones(9)], ValueError, "invalid sample_weight: NaN at index 0"),
+        (np.zeros(10), ValueError, "0 positive weights"),
+        (np.ones((10, 1)), ValueError, "sample_weight must be a 1-d array"),
+        (np.array(["a"] * 10), TypeError, "sample_weight must be real numbers"),
+        (np.ones(10, dtype=complex), TypeError, "sample_weight must be real numbers"),
+    ],
+)
+def test_bad_weights(w, exc, fragment):
+    with pytest.raises(exc, match=fragment):
+        cluster(np.arange(20.0).reshape(10, 2), 2, sample_weight=w)

@@ -1,0 +1,209 @@
+//! Sample weights in the core.
+
+mod common;
+
+use common::blobs;
+use ndarray::{Array1, Array2, Axis};
+use smartigan::{fit, fit_weighted, Error, Init, Method, Params};
+
+const METHODS: [Method; 3] = [Method::Lloyd, Method::Hartigan, Method::Smartigan];
+
+fn weighted_objective(
+    x: &Array2<f64>,
+    w: &Array1<f64>,
+    labels: &Array1<usize>,
+    c: &Array2<f64>,
+) -> f64 {
+    let mut total = 0.0;
+    for (i, &l) in labels.iter().enumerate() {
+        let d: f64 = x
+            .row(i)
+            .iter()
+            .zip(c.row(l))
+            .map(|(a, b)| (a - b) * (a - b))
+            .sum();
+        total += w[i] * d;
+    }
+    total
+}
+
+#[test]
+fn unit_weights_are_bit_identical_to_no_weights() {
+    let x = blobs(300, 4, 6, 1.0, 1);
+    let ones = Array1::from_elem(300, 1.0);
+    for m in METHODS {
+        for init in [Init::RandomPartition, Init::Forgy, Init::KMeansPlusPlus] {
+            let p = Params::new(6).method(m).init(init).n_init(3).seed(4);
+            let a = fit(x.view(), p.clone()).unwrap();
+            let b = fit_weighted(x.view(), ones.view(), p).unwrap();
+            assert_eq!(a.labels, b.labels, "{m}");
+            assert_eq!(a.restart_objectives, b.restart_objectives, "{m}");
+            assert_eq!(a.centroids, b.centroids, "{m}");
+        }
+    }
+}
+
+#[test]
+fn integer_weights_act_like_repeated_rows_for_lloyd_from_given_centroids() {
+    let x = blobs(120, 3, 4, 1.2, 2);
+    let w: Array1<f64> = (0..120).map(|i| (i % 4) as f64 + 1.0).collect();
+    let mut rows = Vec::new();
+    let mut origin = Vec::new();
+    for (i, &wi) in w.iter().enumerate() {
+        for _ in 0..wi as usize {
+            rows.extend(x.row(i).iter().copied());
+            origin.push(i);
+        }
+    }
+    let repeated = Array2::from_shape_vec((origin.len(), 3), rows).unwrap();
+    let start = x.select(Axis(0), &[0, 30, 61, 92]);
+    let p = Params::new(4)
+        .method(Method::Lloyd)
+        .init(Init::Centroids(start))
+        .n_init(1)
+        .n_iter(500)
+        .seed(0);
+    let a = fit_weighted(x.view(), w.view(), p.clone()).unwrap();
+    let b = fit(repeated.view(), p).unwrap();
+    for (r, &i) in origin.iter().enumerate() {
+        assert_eq!(b.labels[r], a.labels[i], "row {i}");
+    }
+    assert!((a.objective - b.objective).abs() <= 1e-12 * b.objective);
+    for (u, v) in a.centroids.iter().zip(b.centroids.iter()) {
+        assert!((u - v).abs() <= 1e-12 * v.abs().max(1.0));
+    }
+}
+
+#[test]
+fn weighted_objective_is_reported_and_never_rises_under_hartigan() {
+    let x = blobs(400, 3, 8, 1.5, 3);
+    let w: Array1<f64> = (0..400).map(|i| 0.25 + (i * 7 % 11) as f64 / 3.0).collect();
+    for m in METHODS {
+        let r = fit_weighted(
+            x.view(),
+            w.view(),
+            Params::new(8).method(m).n_init(2).seed(5),
+        )
+        .unwrap();
+        let obj = weighted_objective(&x, &w, &r.labels, &r.centroids);
+        assert!(
+            (obj - r.objective).abs() <= 1e-9 * obj,
+            "{m}: {obj} vs {}",
+            r.objective
+        );
+        // centroids are weighted means
+        for j in 0..8 {
+            let (mut s, mut tw) = (vec![0.0; 3], 0.0);
+            for (i, &l) in r.labels.iter().enumerate() {
+                if l == j {
+                    tw += w[i];
+                    for c in 0..3 {
+                        s[c] += w[i] * x[[i, c]];
+                    }
+                }
+            }
+            for c in 0..3 {
+                assert!((r.centroids[[j, c]] - s[c] / tw).abs() < 1e-9);
+            }
+        }
+        if m == Method::Hartigan {
+            let mut prev = r.initial_objective;
+            for &h in &r.history {
+                assert!(h <= prev * (1.0 + 1e-12));
+                prev = h;
+            }
+        }
+    }
+}
+
+#[test]
+fn zero_weight_points_change_nothing_and_sit_with_their_nearest_centroid() {
+    let x = blobs(200, 2, 4, 1.0, 4);
+    let mut w = Array1::from_elem(200, 1.0);
+    for i in (0..200).step_by(5) {
+        w[i] = 0.0;
+    }
+    let keep: Vec<usize> = (0..200).filter(|i| i % 5 != 0).collect();
+    let sub = x.select(Axis(0), &keep);
+    let start = sub.select(Axis(0), &[0, 1, 2, 3]);
+    let p = Params::new(4)
+        .method(Method::Lloyd)
+        .init(Init::Centroids(start))
+        .n_init(1)
+        .n_iter(500)
+        .seed(0);
+    let a = fit_weighted(x.view(), w.view(), p.clone()).unwrap();
+    let b = fit(sub.view(), p).unwrap();
+    assert!((a.objective - b.objective).abs() <= 1e-12 * b.objective);
+    for (r, &i) in keep.iter().enumerate() {
+        assert_eq!(a.labels[i], b.labels[r]);
+    }
+    for m in [Method::Hartigan, Method::Smartigan] {
+        let r = fit_weighted(x.view(), w.view(), Params::new(4).method(m).seed(1)).unwrap();
+        let nearest = smartigan::predict(x.view(), r.centroids.view()).unwrap();
+        for i in (0..200).step_by(5) {
+            let own: f64 = x
+                .row(i)
+                .iter()
+                .zip(r.centroids.row(r.labels[i]))
+                .map(|(a, b)| (a - b) * (a - b))
+                .sum();
+            let best: f64 = x
+                .row(i)
+                .iter()
+                .zip(r.centroids.row(nearest[i]))
+                .map(|(a, b)| (a - b) * (a - b))
+                .sum();
+            assert!(
+                own <= best,
+                "zero-weight point {i} not at its nearest centroid"
+            );
+        }
+    }
+}
+
+#[test]
+fn weights_are_deterministic_across_threads() {
+    let x = blobs(300, 3, 5, 1.0, 5);
+    let w: Array1<f64> = (0..300).map(|i| (i % 3) as f64 + 0.5).collect();
+    for m in METHODS {
+        let p = Params::new(5).method(m).n_init(5).seed(9);
+        let one = fit_weighted(x.view(), w.view(), p.clone().n_threads(1)).unwrap();
+        for t in [2, 3, 8] {
+            assert_eq!(
+                fit_weighted(x.view(), w.view(), p.clone().n_threads(t)).unwrap(),
+                one
+            );
+        }
+    }
+}
+
+#[test]
+fn bad_weights_are_rejected() {
+    let x = blobs(10, 2, 2, 1.0, 6);
+    let cases: Vec<(Array1<f64>, &str)> = vec![
+        (Array1::from_elem(9, 1.0), "invalid shape of sample_weight"),
+        (
+            Array1::from_elem(10, -1.0),
+            "invalid sample_weight: -1 at index 0",
+        ),
+        (
+            Array1::from_vec(vec![1.0, f64::NAN, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]),
+            "NaN at index 1",
+        ),
+        (Array1::from_elem(10, f64::INFINITY), "inf at index 0"),
+        (Array1::zeros(10), "0 positive weights"),
+        (
+            Array1::from_vec(vec![1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]),
+            "need at least k=2",
+        ),
+    ];
+    for (w, fragment) in cases {
+        let err = fit_weighted(x.view(), w.view(), Params::new(2)).unwrap_err();
+        assert!(err.to_string().contains(fragment), "{err} lacks {fragment}");
+        assert!(matches!(
+            err,
+            Error::InvalidParameter { .. } | Error::Shape { .. }
+        ));
+    }
+}
