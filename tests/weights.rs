@@ -102,8 +102,8 @@ fn weighted_objective_is_reported_and_never_rises_under_hartigan() {
                     }
                 }
             }
-            for c in 0..3 {
-                assert!((r.centroids[[j, c]] - s[c] / tw).abs() < 1e-9);
+            for (c, sc) in s.iter().enumerate() {
+                assert!((r.centroids[[j, c]] - sc / tw).abs() < 1e-9);
             }
         }
         if m == Method::Hartigan {
