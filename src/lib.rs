@@ -41,6 +41,7 @@ mod params;
 mod predict;
 pub mod rng;
 mod run;
+mod source;
 mod state;
 mod sweep;
 

@@ -1,12 +1,11 @@
 //! Restarts as state machines, their parallel execution, and the result.
 
-use crate::data::{check_finite, check_weights, sq_dist, Data, Scalar};
+use crate::data::{check_finite, check_weights, Data, Scalar};
 use crate::error::{Error, Result};
-use crate::init::initial_partition;
 use crate::params::{Method, Params, ValidParams, MAX_POLISH_SWEEPS};
 use crate::rng::{Stream, Xoshiro256PlusPlus};
+use crate::source::Source;
 use crate::state::Partition;
-use crate::sweep::{lloyd_iteration, sweep};
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2};
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -28,11 +27,11 @@ enum Phase {
     Done,
 }
 
-/// One restart: its partition, its private visiting-order stream, and what
-/// it has done so far.
+/// One restart: its clustering state, its private visiting-order stream,
+/// and what it has done so far.
 #[derive(Debug, Clone)]
-pub(crate) struct Restart {
-    part: Partition,
+pub(crate) struct Restart<St> {
+    part: St,
     order_rng: Xoshiro256PlusPlus,
     order: Vec<usize>,
     phase: Phase,
@@ -43,15 +42,15 @@ pub(crate) struct Restart {
     converged: bool,
 }
 
-impl Restart {
+impl<St> Restart<St> {
     /// Restart `index` of the run seeded by `params.seed()`. Its start and its
     /// visiting orders come from streams that depend only on (seed, index),
     /// not on the method: Hartigan and Smartigan runs with the same seed are
     /// paired restart by restart, as in the paper's protocol.
-    fn new<T: Scalar>(data: &Data<'_, T>, params: &ValidParams, index: usize) -> Self {
+    fn new<S: Source<State = St>>(data: &S, params: &ValidParams, index: usize) -> Self {
         let mut init_rng = Xoshiro256PlusPlus::stream(params.seed(), index as u64, Stream::Init);
-        let part = initial_partition(data, params, &mut init_rng);
-        let initial_objective = part.objective(data);
+        let part = data.initial_state(params, &mut init_rng);
+        let initial_objective = data.objective(&part);
         let phase = match params.method() {
             Method::Lloyd => Phase::Lloyd,
             Method::Hartigan => Phase::Hartigan,
@@ -60,7 +59,7 @@ impl Restart {
         Restart {
             part,
             order_rng: Xoshiro256PlusPlus::stream(params.seed(), index as u64, Stream::Order),
-            order: (0..data.n).collect(),
+            order: (0..data.n()).collect(),
             phase,
             n_sweeps: 0,
             history: Vec::new(),
@@ -90,21 +89,18 @@ impl Restart {
         self.order_rng.shuffle(&mut self.order);
     }
 
-    fn hartigan_sweep<T: Scalar>(&mut self, data: &Data<'_, T>, factor: f64) -> usize {
+    fn hartigan_sweep<S: Source<State = St>>(&mut self, data: &S, factor: f64) -> usize {
         self.draw_order();
-        let moved = sweep(&mut self.part, data, &self.order, factor);
-        // Fresh sums once per sweep: incremental updates never drift further.
-        self.part.recompute(data);
-        moved
+        data.sweep(&mut self.part, &self.order, factor)
     }
 
     /// One transition: a Lloyd iteration or a (Smartigan) sweep.
-    fn step<T: Scalar>(&mut self, data: &Data<'_, T>, params: &ValidParams) {
+    fn step<S: Source<State = St>>(&mut self, data: &S, params: &ValidParams) {
         let n_iter = params.n_iter();
         let (moved, next) = match self.phase {
             Phase::Done => return,
             Phase::Lloyd => {
-                let changed = lloyd_iteration(&mut self.part, data);
+                let changed = data.lloyd_iteration(&mut self.part);
                 let done = changed == 0 || self.n_sweeps + 1 == n_iter;
                 (changed, if done { Phase::Done } else { Phase::Lloyd })
             }
@@ -144,15 +140,15 @@ impl Restart {
         };
         self.n_sweeps += 1;
         self.moves.push(moved);
-        self.history.push(self.part.objective(data));
+        self.history.push(data.objective(&self.part));
         self.converged = moved == 0;
         self.phase = next;
     }
 
     /// Runs to the end, checking the cancellation flag between sweeps.
-    fn run_to_end<T: Scalar>(
+    fn run_to_end<S: Source<State = St>>(
         &mut self,
-        data: &Data<'_, T>,
+        data: &S,
         params: &ValidParams,
         cancel: &AtomicBool,
     ) -> Result<()> {
@@ -165,37 +161,16 @@ impl Restart {
         Ok(())
     }
 
-    /// Centroids in the caller's coordinates and type, and the objective
-    /// recomputed from exactly those centroids, so that the reported number
-    /// is what a user gets from `((x - centroids[labels])**2).sum()` (times
-    /// the sample weights, if any).
-    fn finalize<T: Scalar>(&self, data: &Data<'_, T>) -> (Array2<T>, f64) {
-        let (k, d) = (self.part.k, data.d);
-        let centroids = Array2::from_shape_fn((k, d), |(j, c)| {
-            T::from_f64(self.part.centroid(j)[c] + data.shift[c])
-        });
-        let wide: Vec<f64> = centroids.iter().map(|v| v.to_f64()).collect();
-        let mut row = vec![0.0; d];
-        let mut objective = 0.0;
-        for (i, &l) in self.part.labels.iter().enumerate() {
-            for (r, v) in row.iter_mut().zip(data.row(i)) {
-                *r = v.to_f64();
-            }
-            objective += data.weight(i) * sq_dist(&row, &wide[l * d..(l + 1) * d]);
-        }
-        (centroids, objective)
-    }
-
-    fn into_clustering<T: Scalar>(
+    fn into_clustering<S: Source<State = St>>(
         self,
-        data: &Data<'_, T>,
+        data: &S,
         restart_objectives: Vec<f64>,
         best: usize,
         seed: u64,
-    ) -> Clustering<T> {
-        let (centroids, objective) = self.finalize(data);
+    ) -> Clustering<S::Out> {
+        let (centroids, objective) = data.finalize(&self.part);
         Clustering {
-            labels: Array1::from(self.part.labels),
+            labels: Array1::from(S::labels(&self.part).to_vec()),
             centroids,
             objective,
             n_sweeps: self.n_sweeps,
@@ -324,6 +299,18 @@ pub fn fit_cancellable<T: Scalar>(
     cancel: &AtomicBool,
 ) -> Result<Clustering<T>> {
     let (params, data) = checked(x, sample_weight, params)?;
+    fit_source(&data, &params, cancel)
+}
+
+/// Runs every restart of `params` on `data` in parallel and keeps the best.
+pub(crate) fn fit_source<S: Source>(
+    data: &S,
+    params: &ValidParams,
+    cancel: &AtomicBool,
+) -> Result<Clustering<S::Out>>
+where
+    S::State: Send,
+{
     let pool = build_pool(params.n_threads())?;
     let n_init = params.n_init();
     let objectives = Mutex::new(vec![f64::NAN; n_init]);
@@ -334,9 +321,9 @@ pub fn fit_cancellable<T: Scalar>(
         (0..n_init)
             .into_par_iter()
             .map(|i| {
-                let mut r = Restart::new(&data, &params, i);
-                r.run_to_end(&data, &params, cancel)?;
-                let (_, obj) = r.finalize(&data);
+                let mut r = Restart::new(data, params, i);
+                r.run_to_end(data, params, cancel)?;
+                let (_, obj) = data.finalize(&r.part);
                 if let Ok(mut o) = objectives.lock() {
                     o[i] = obj;
                 }
@@ -352,7 +339,7 @@ pub fn fit_cancellable<T: Scalar>(
     });
     let (_, index, restart) = best.ok_or(Error::invalid("n_init", 0, "must be at least 1"))??;
     let objectives = objectives.into_inner().unwrap_or_default();
-    Ok(restart.into_clustering(&data, objectives, index, params.seed()))
+    Ok(restart.into_clustering(data, objectives, index, params.seed()))
 }
 
 /// A fit advanced one sweep at a time: the state machine behind Python's
@@ -377,7 +364,7 @@ pub struct Run {
     shift: Vec<f64>,
     weights: Option<Vec<f64>>,
     shape: (usize, usize),
-    restarts: Vec<Restart>,
+    restarts: Vec<Restart<Partition>>,
     pool: rayon::ThreadPool,
 }
 
@@ -436,7 +423,10 @@ impl Run {
     pub fn current<T: Scalar>(&self, x: ArrayView2<'_, T>) -> Result<Clustering<T>> {
         let data = run_data(self.shape, &self.shift, self.weights.as_deref(), x)?;
         let objectives: Vec<f64> = if self.is_finished() {
-            self.restarts.iter().map(|r| r.finalize(&data).1).collect()
+            self.restarts
+                .iter()
+                .map(|r| data.finalize(&r.part).1)
+                .collect()
         } else {
             self.restarts
                 .iter()

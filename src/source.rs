@@ -1,0 +1,87 @@
+//! What a restart needs from its data. Dense rows ([`Data`]) and sparse
+//! rows ([`crate::sparse::SparseData`]) carry different state (centroids in
+//! shifted coordinates, or centroid sums with cached norms), but one restart
+//! state machine (`run.rs`) drives both, so the methods' logic exists once.
+
+use crate::data::{sq_dist, Data, Scalar};
+use crate::init::initial_partition;
+use crate::params::ValidParams;
+use crate::rng::Xoshiro256PlusPlus;
+use crate::state::Partition;
+use crate::sweep::{lloyd_iteration, sweep};
+use ndarray::Array2;
+
+/// A data representation together with its per-restart clustering state.
+pub(crate) trait Source: Sync {
+    /// Labels plus whatever statistics the transitions need.
+    type State: Clone + std::fmt::Debug + Send + Sync;
+    /// Element type of the returned centroids.
+    type Out: Scalar;
+    /// Number of points.
+    fn n(&self) -> usize;
+    /// The initial state of one restart, drawn from its init stream.
+    fn initial_state(&self, params: &ValidParams, rng: &mut Xoshiro256PlusPlus) -> Self::State;
+    /// One Hartigan sweep with acceptance factor `factor` in the given order,
+    /// followed by a fresh recomputation of the statistics (so incremental
+    /// updates never drift beyond one sweep). Returns the number of moves.
+    fn sweep(&self, st: &mut Self::State, order: &[usize], factor: f64) -> usize;
+    /// One Lloyd iteration; returns the number of labels changed.
+    fn lloyd_iteration(&self, st: &mut Self::State) -> usize;
+    /// The (weighted) objective of the state.
+    fn objective(&self, st: &Self::State) -> f64;
+    /// The labels of the state.
+    fn labels(st: &Self::State) -> &[usize];
+    /// Centroids in the caller's coordinates and type, and the objective
+    /// recomputed from exactly those centroids, so that the reported number
+    /// is what a user gets from `((x - centroids[labels])**2).sum()` (times
+    /// the sample weights, if any).
+    fn finalize(&self, st: &Self::State) -> (Array2<Self::Out>, f64);
+}
+
+impl<T: Scalar> Source for Data<'_, T> {
+    type State = Partition;
+    type Out = T;
+
+    fn n(&self) -> usize {
+        self.n
+    }
+
+    fn initial_state(&self, params: &ValidParams, rng: &mut Xoshiro256PlusPlus) -> Partition {
+        initial_partition(self, params, rng)
+    }
+
+    fn sweep(&self, st: &mut Partition, order: &[usize], factor: f64) -> usize {
+        let moved = sweep(st, self, order, factor);
+        st.recompute(self);
+        moved
+    }
+
+    fn lloyd_iteration(&self, st: &mut Partition) -> usize {
+        lloyd_iteration(st, self)
+    }
+
+    fn objective(&self, st: &Partition) -> f64 {
+        st.objective(self)
+    }
+
+    fn labels(st: &Partition) -> &[usize] {
+        &st.labels
+    }
+
+    fn finalize(&self, st: &Partition) -> (Array2<T>, f64) {
+        let (k, d) = (st.k, self.d);
+        let centroids = Array2::from_shape_fn((k, d), |(j, c)| {
+            T::from_f64(st.centroid(j)[c] + self.shift[c])
+        });
+        let wide: Vec<f64> = centroids.iter().map(|v| v.to_f64()).collect();
+        let mut row = vec![0.0; d];
+        let mut objective = 0.0;
+        for (i, &l) in st.labels.iter().enumerate() {
+            for (r, v) in row.iter_mut().zip(self.row(i)) {
+                *r = v.to_f64();
+            }
+            objective += self.weight(i) * sq_dist(&row, &wide[l * d..(l + 1) * d]);
+        }
+        (centroids, objective)
+    }
+}
