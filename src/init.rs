@@ -20,13 +20,7 @@ pub(crate) fn initial_partition<T: Scalar>(
             Partition::from_labels(data, k, labels)
         }
         Init::Forgy => {
-            // Partial Fisher–Yates: the first k entries are k distinct indices.
-            let mut idx: Vec<usize> = (0..data.n).collect();
-            for i in 0..k {
-                let j = i + rng.below(data.n - i);
-                idx.swap(i, j);
-            }
-            let centroids = gather_shifted(data, &idx[..k]);
+            let centroids = gather_shifted(data, &forgy_indices(data.n, k, rng));
             assign_to_centroids(data, k, centroids)
         }
         Init::KMeansPlusPlus => {
@@ -72,24 +66,51 @@ fn assign_to_centroids<T: Scalar>(data: &Data<'_, T>, k: usize, centroids: Vec<f
     Partition::from_labels(data, k, labels)
 }
 
-/// Greedy k-means++ (Arthur & Vassilvitskii, with the `2 + ⌊ln k⌋` local
-/// trials scikit-learn uses): each new centre is the best of several
-/// D²-sampled candidates by the potential it leaves. With sample weights the
-/// first centre is drawn proportionally to weight and the rest to `w·D²`.
+/// Greedy k-means++ on dense rows: the chosen points, shifted.
 fn kmeans_plus_plus<T: Scalar>(
     data: &Data<'_, T>,
     k: usize,
     rng: &mut Xoshiro256PlusPlus,
 ) -> Vec<f64> {
-    let (n, d) = (data.n, data.d);
+    let mut cand = vec![0.0; data.d];
+    let mut buf = vec![0.0; data.d];
+    let chosen = kmeans_plus_plus_indices(
+        data.n,
+        k,
+        data.is_weighted(),
+        |i| data.weight(i),
+        rng,
+        |c, out| {
+            data.load_shifted(c, &mut cand);
+            for (i, o) in out.iter_mut().enumerate() {
+                data.load_shifted(i, &mut buf);
+                *o = sq_dist(&buf, &cand);
+            }
+        },
+    );
+    gather_shifted(data, &chosen)
+}
+
+/// Greedy k-means++ (Arthur & Vassilvitskii, with the `2 + ⌊ln k⌋` local
+/// trials scikit-learn uses): each new centre is the best of several
+/// D²-sampled candidates by the potential it leaves. With sample weights the
+/// first centre is drawn proportionally to weight and the rest to `w·D²`.
+/// `dists_to(c, out)` writes the squared distance from every point to point
+/// `c`; the representation (dense or sparse) only enters there.
+pub(crate) fn kmeans_plus_plus_indices(
+    n: usize,
+    k: usize,
+    weighted: bool,
+    weight: impl Fn(usize) -> f64,
+    rng: &mut Xoshiro256PlusPlus,
+    mut dists_to: impl FnMut(usize, &mut [f64]),
+) -> Vec<usize> {
     let trials = 2 + (k as f64).ln().floor() as usize;
-    let mut centroids = vec![0.0; k * d];
-    let mut buf = vec![0.0; d];
-    let first = if data.is_weighted() {
+    let first = if weighted {
         let mut total = 0.0;
         let cumulative: Vec<f64> = (0..n)
             .map(|i| {
-                total += data.weight(i);
+                total += weight(i);
                 total
             })
             .collect();
@@ -98,21 +119,17 @@ fn kmeans_plus_plus<T: Scalar>(
     } else {
         rng.below(n)
     };
-    data.load_shifted(first, &mut centroids[..d]);
-    let mut closest: Vec<f64> = (0..n)
-        .map(|i| {
-            data.load_shifted(i, &mut buf);
-            sq_dist(&buf, &centroids[..d])
-        })
-        .collect();
+    let mut chosen = Vec::with_capacity(k);
+    chosen.push(first);
+    let mut closest = vec![0.0; n];
+    dists_to(first, &mut closest);
     let mut candidate_d2 = vec![0.0; n];
     let mut best_d2 = vec![0.0; n];
     let mut cumulative = vec![0.0; n];
-    let mut cand = vec![0.0; d];
-    for c in 1..k {
+    for _ in 1..k {
         let mut pot = 0.0;
         for (i, (cum, v)) in cumulative.iter_mut().zip(&closest).enumerate() {
-            pot += data.weight(i) * v;
+            pot += weight(i) * v;
             *cum = pot;
         }
         let mut best_pot = f64::INFINITY;
@@ -127,12 +144,11 @@ fn kmeans_plus_plus<T: Scalar>(
                 // Fewer distinct points than k: any point will do.
                 rng.below(n)
             };
-            data.load_shifted(idx, &mut cand);
+            dists_to(idx, &mut candidate_d2);
             let mut cand_pot = 0.0;
             for (i, (cd, cl)) in candidate_d2.iter_mut().zip(&closest).enumerate() {
-                data.load_shifted(i, &mut buf);
-                *cd = sq_dist(&buf, &cand).min(*cl);
-                cand_pot += data.weight(i) * *cd;
+                *cd = cd.min(*cl);
+                cand_pot += weight(i) * *cd;
             }
             if cand_pot < best_pot {
                 best_pot = cand_pot;
@@ -140,8 +156,19 @@ fn kmeans_plus_plus<T: Scalar>(
                 std::mem::swap(&mut best_d2, &mut candidate_d2);
             }
         }
-        data.load_shifted(best_idx, &mut centroids[c * d..(c + 1) * d]);
+        chosen.push(best_idx);
         std::mem::swap(&mut closest, &mut best_d2);
     }
-    centroids
+    chosen
+}
+
+/// Forgy: `k` distinct random indices (partial Fisher–Yates).
+pub(crate) fn forgy_indices(n: usize, k: usize, rng: &mut Xoshiro256PlusPlus) -> Vec<usize> {
+    let mut idx: Vec<usize> = (0..n).collect();
+    for i in 0..k {
+        let j = i + rng.below(n - i);
+        idx.swap(i, j);
+    }
+    idx.truncate(k);
+    idx
 }

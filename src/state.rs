@@ -124,18 +124,7 @@ impl Partition {
     /// lowest index.
     #[inline]
     pub fn nearest(&self, x: &[f64], current: Option<usize>) -> usize {
-        let (mut best_j, mut best) = match current {
-            Some(r) => (r, sq_dist(x, self.centroid(r))),
-            None => (0, f64::INFINITY),
-        };
-        for j in 0..self.k {
-            let dist = sq_dist(x, self.centroid(j));
-            if dist < best {
-                best = dist;
-                best_j = j;
-            }
-        }
-        best_j
+        nearest_by(self.k, current, |j| sq_dist(x, self.centroid(j)))
     }
 
     /// Gives every empty cluster a point, deterministically: points are taken
@@ -152,30 +141,76 @@ impl Partition {
             return 0;
         }
         let mut buf = vec![0.0; self.d];
-        let mut far: Vec<(f64, usize)> = (0..data.n)
+        let own_dist: Vec<f64> = (0..data.n)
             .map(|i| {
                 data.load_shifted(i, &mut buf);
-                (sq_dist(&buf, self.centroid(self.labels[i])), i)
+                sq_dist(&buf, self.centroid(self.labels[i]))
             })
             .collect();
-        far.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        let mut candidates = far.into_iter().map(|(_, i)| i);
-        let mut moved = 0;
-        for e in empties {
-            for i in candidates.by_ref() {
-                let (r, w) = (self.labels[i], data.weight(i));
-                if self.counts[r] >= 2 && w > 0.0 && self.weights[r] - w > 0.0 {
-                    self.counts[r] -= 1;
-                    self.counts[e] += 1;
-                    self.weights[r] -= w;
-                    self.weights[e] += w;
-                    self.labels[i] = e;
-                    moved += 1;
-                    break;
-                }
-            }
-        }
+        let moved = refill(
+            &empties,
+            own_dist,
+            &mut self.labels,
+            &mut self.counts,
+            &mut self.weights,
+            |i| data.weight(i),
+        );
         self.recompute(data);
         moved
     }
+}
+
+/// Index of the smallest `dist(j)` over `0..k`, starting from `current` so
+/// that a tie keeps the current label; other ties go to the lowest index.
+#[inline]
+pub(crate) fn nearest_by(
+    k: usize,
+    current: Option<usize>,
+    mut dist: impl FnMut(usize) -> f64,
+) -> usize {
+    let (mut best_j, mut best) = match current {
+        Some(r) => (r, dist(r)),
+        None => (0, f64::INFINITY),
+    };
+    for j in 0..k {
+        let d = dist(j);
+        if d < best {
+            best = d;
+            best_j = j;
+        }
+    }
+    best_j
+}
+
+/// The refill rule shared by dense and sparse states (see
+/// [`Partition::fill_empty_clusters`]): moves points, in order of decreasing
+/// `own_dist` (ties to the lowest index), into the `empties`, updating
+/// labels, counts and cluster weights. The caller recomputes its sums.
+pub(crate) fn refill(
+    empties: &[usize],
+    own_dist: Vec<f64>,
+    labels: &mut [usize],
+    counts: &mut [usize],
+    weights: &mut [f64],
+    weight: impl Fn(usize) -> f64,
+) -> usize {
+    let mut far: Vec<(f64, usize)> = own_dist.into_iter().zip(0..).collect();
+    far.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut candidates = far.into_iter().map(|(_, i)| i);
+    let mut moved = 0;
+    for &e in empties {
+        for i in candidates.by_ref() {
+            let (r, w) = (labels[i], weight(i));
+            if counts[r] >= 2 && w > 0.0 && weights[r] - w > 0.0 {
+                counts[r] -= 1;
+                counts[e] += 1;
+                weights[r] -= w;
+                weights[e] += w;
+                labels[i] = e;
+                moved += 1;
+                break;
+            }
+        }
+    }
+    moved
 }

@@ -3,7 +3,7 @@
 //! iteration.
 
 use crate::data::{sq_dist, Data, Scalar};
-use crate::state::Partition;
+use crate::state::{nearest_by, Partition};
 use rayon::prelude::*;
 
 /// Cost factor for point weight `w` joining a cluster of weight `big_w`:
@@ -25,8 +25,8 @@ fn leave_weight(w: f64, big_w: f64) -> f64 {
 /// empty a cluster (the paper's singleton rule) and never leave one with
 /// points but no weight, which would have no mean.
 #[inline(always)]
-pub(crate) fn may_leave(p: &Partition, r: usize, w: f64) -> bool {
-    p.counts[r] > 1 && p.weights[r] - w > 0.0
+pub(crate) fn may_leave(counts: &[usize], cluster_weights: &[f64], r: usize, w: f64) -> bool {
+    counts[r] > 1 && cluster_weights[r] - w > 0.0
 }
 
 /// The decision for one point: `Some(j)` if x (weight `w`, in cluster `r`,
@@ -45,18 +45,31 @@ pub(crate) fn may_leave(p: &Partition, r: usize, w: f64) -> bool {
 /// its label is meaningful.
 #[inline]
 pub(crate) fn best_move(p: &Partition, x: &[f64], w: f64, r: usize, factor: f64) -> Option<usize> {
+    choose_move(&p.weights, r, w, factor, |j| sq_dist(x, p.centroid(j)))
+}
+
+/// [`best_move`] for any representation: `dist(j)` is the squared distance
+/// from the point to centroid `j`, `cluster_weights` the clusters' weights.
+#[inline(always)]
+pub(crate) fn choose_move(
+    cluster_weights: &[f64],
+    r: usize,
+    w: f64,
+    factor: f64,
+    mut dist: impl FnMut(usize) -> f64,
+) -> Option<usize> {
     if w == 0.0 {
-        let j = p.nearest(x, Some(r));
+        let j = nearest_by(cluster_weights.len(), Some(r), dist);
         return (j != r).then_some(j);
     }
-    let own = factor * leave_weight(w, p.weights[r]) * sq_dist(x, p.centroid(r));
+    let own = factor * leave_weight(w, cluster_weights[r]) * dist(r);
     let mut best = f64::INFINITY;
     let mut best_j = r;
-    for j in 0..p.k {
+    for (j, &big_w) in cluster_weights.iter().enumerate() {
         if j == r {
             continue;
         }
-        let cost = join_weight(w, p.weights[j]) * sq_dist(x, p.centroid(j));
+        let cost = join_weight(w, big_w) * dist(j);
         if cost < best {
             best = cost;
             best_j = j;
@@ -77,7 +90,7 @@ pub(crate) fn sweep<T: Scalar>(
     let mut moves = 0;
     for &i in order {
         let (r, w) = (p.labels[i], data.weight(i));
-        if !may_leave(p, r, w) {
+        if !may_leave(&p.counts, &p.weights, r, w) {
             continue;
         }
         data.load_shifted(i, &mut buf);
