@@ -42,6 +42,7 @@ mod predict;
 pub mod rng;
 mod run;
 mod source;
+mod sparse;
 mod state;
 mod sweep;
 
@@ -55,3 +56,4 @@ pub use params::{
 };
 pub use predict::{predict, transform};
 pub use run::{fit, fit_cancellable, fit_weighted, Clustering, Run};
+pub use sparse::{fit_sparse, predict_sparse, transform_sparse, CsrView};

@@ -1,0 +1,222 @@
+//! Sparse (CSR) input gives the dense answer without densifying.
+
+mod common;
+
+use common::check_result;
+use ndarray::{Array1, Array2};
+use smartigan::rng::Xoshiro256PlusPlus;
+use smartigan::{
+    fit_cancellable, fit_sparse, predict, predict_sparse, transform, transform_sparse, CsrView,
+    Error, Init, Method, Params,
+};
+use std::sync::atomic::AtomicBool;
+
+struct Csr {
+    n_cols: usize,
+    indptr: Vec<usize>,
+    indices: Vec<usize>,
+    data: Vec<f64>,
+}
+
+impl Csr {
+    fn from_dense(x: &Array2<f64>) -> Self {
+        let mut c = Csr {
+            n_cols: x.ncols(),
+            indptr: vec![0],
+            indices: vec![],
+            data: vec![],
+        };
+        for row in x.rows() {
+            for (j, &v) in row.iter().enumerate() {
+                if v != 0.0 {
+                    c.indices.push(j);
+                    c.data.push(v);
+                }
+            }
+            c.indptr.push(c.data.len());
+        }
+        c
+    }
+    fn view(&self) -> CsrView<'_, f64> {
+        CsrView::new(self.n_cols, &self.indptr, &self.indices, &self.data).unwrap()
+    }
+}
+
+/// Clustered count-like data: each group uses its own subset of columns.
+fn sparse_blobs(n: usize, d: usize, groups: usize, seed: u64) -> Array2<f64> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    Array2::from_shape_fn((n, d), |(i, j)| {
+        let own = j % groups == i % groups;
+        let p = if own { 0.5 } else { 0.03 };
+        if rng.unit_f64() < p {
+            1.0 + (rng.unit_f64() * 4.0).floor()
+        } else {
+            0.0
+        }
+    })
+}
+
+#[test]
+fn sparse_equals_dense_for_every_method_and_init() {
+    let x = sparse_blobs(400, 60, 5, 1);
+    let csr = Csr::from_dense(&x);
+    assert!(csr.data.len() < 400 * 60 / 4);
+    let none = AtomicBool::new(false);
+    for m in [Method::Lloyd, Method::Hartigan, Method::Smartigan] {
+        for init in [Init::RandomPartition, Init::Forgy, Init::KMeansPlusPlus] {
+            let p = Params::new(5)
+                .method(m)
+                .init(init.clone())
+                .n_init(3)
+                .seed(7);
+            let dense = fit_cancellable(x.view(), None, p.clone(), &none).unwrap();
+            let sparse = fit_sparse(csr.view(), None, p, &none).unwrap();
+            assert_eq!(sparse.labels, dense.labels, "{m} {init:?}");
+            assert_eq!(sparse.n_sweeps, dense.n_sweeps, "{m} {init:?}");
+            assert!((sparse.objective - dense.objective).abs() <= 1e-9 * dense.objective);
+            for (a, b) in sparse.centroids.iter().zip(dense.centroids.iter()) {
+                assert!((a - b).abs() <= 1e-9 * b.abs().max(1.0));
+            }
+            check_result(x.view(), 5, &sparse, 1e-9);
+        }
+    }
+}
+
+#[test]
+fn sparse_weights_and_given_centroids() {
+    let x = sparse_blobs(300, 40, 4, 2);
+    let csr = Csr::from_dense(&x);
+    let w: Array1<f64> = (0..300).map(|i| (i % 5) as f64 * 0.5).collect();
+    let none = AtomicBool::new(false);
+    for init in [
+        Init::KMeansPlusPlus,
+        Init::Centroids(x.slice(ndarray::s![0..4, ..]).to_owned()),
+    ] {
+        let p = Params::new(4)
+            .method(Method::Hartigan)
+            .init(init)
+            .n_init(2)
+            .seed(3);
+        let dense = fit_cancellable(x.view(), Some(w.view()), p.clone(), &none).unwrap();
+        let sparse = fit_sparse(csr.view(), Some(w.view()), p, &none).unwrap();
+        assert_eq!(sparse.labels, dense.labels);
+        assert!((sparse.objective - dense.objective).abs() <= 1e-9 * dense.objective);
+    }
+}
+
+#[test]
+fn sparse_is_deterministic_across_threads() {
+    let x = sparse_blobs(300, 50, 6, 3);
+    let csr = Csr::from_dense(&x);
+    let none = AtomicBool::new(false);
+    let p = Params::new(6).n_init(5).seed(11);
+    let one = fit_sparse(csr.view(), None, p.clone().n_threads(1), &none).unwrap();
+    for t in [2, 3, 8] {
+        assert_eq!(
+            fit_sparse(csr.view(), None, p.clone().n_threads(t), &none).unwrap(),
+            one
+        );
+    }
+}
+
+#[test]
+fn sparse_predict_and_transform_match_dense() {
+    let x = sparse_blobs(200, 30, 3, 4);
+    let csr = Csr::from_dense(&x);
+    let none = AtomicBool::new(false);
+    let r = fit_sparse(csr.view(), None, Params::new(3).seed(1), &none).unwrap();
+    assert_eq!(
+        predict_sparse(csr.view(), r.centroids.view()).unwrap(),
+        predict(x.view(), r.centroids.view()).unwrap()
+    );
+    let (a, b) = (
+        transform_sparse(csr.view(), r.centroids.view()).unwrap(),
+        transform(x.view(), r.centroids.view()).unwrap(),
+    );
+    for (u, v) in a.iter().zip(b.iter()) {
+        assert!((u - v).abs() <= 1e-9 * v.max(1.0));
+    }
+    assert!(predict_sparse(csr.view(), Array2::<f64>::zeros((2, 7)).view()).is_err());
+}
+
+#[test]
+fn empty_rows_and_all_zero_data_work() {
+    let mut x = sparse_blobs(100, 20, 2, 5);
+    for i in 0..10 {
+        x.row_mut(i).fill(0.0);
+    }
+    let csr = Csr::from_dense(&x);
+    let none = AtomicBool::new(false);
+    let r = fit_sparse(csr.view(), None, Params::new(3).seed(2), &none).unwrap();
+    check_result(x.view(), 3, &r, 1e-9);
+    let zero = Csr {
+        n_cols: 5,
+        indptr: vec![0; 11],
+        indices: vec![],
+        data: vec![],
+    };
+    let r = fit_sparse(zero.view(), None, Params::new(2).seed(2), &none).unwrap();
+    assert_eq!(r.objective, 0.0);
+}
+
+#[test]
+fn malformed_csr_is_rejected() {
+    type Case = (usize, Vec<usize>, Vec<usize>, Vec<f64>, &'static str);
+    let cases: Vec<Case> = vec![
+        (
+            3,
+            vec![1, 2],
+            vec![0],
+            vec![1.0],
+            "indptr must start with 0",
+        ),
+        (3, vec![0, 2], vec![0], vec![1.0], "indptr must end at nnz"),
+        (
+            3,
+            vec![0, 2, 1, 2],
+            vec![0, 1],
+            vec![1.0, 1.0],
+            "indptr decreases at row 1",
+        ),
+        (
+            3,
+            vec![0, 5, 2],
+            vec![0, 1],
+            vec![1.0, 1.0],
+            "indptr decreases at row 0",
+        ),
+        (
+            3,
+            vec![0, 1],
+            vec![3],
+            vec![1.0],
+            "column index 3 in row 0 is not below n_features=3",
+        ),
+        (
+            3,
+            vec![0, 2],
+            vec![1, 1],
+            vec![1.0, 1.0],
+            "not strictly increasing",
+        ),
+        (
+            3,
+            vec![0, 1],
+            vec![0],
+            vec![f64::NAN],
+            "non-finite value (NaN) at row 0, column 0",
+        ),
+    ];
+    for (d, indptr, indices, data, fragment) in cases {
+        let err = CsrView::new(d, &indptr, &indices, &data).unwrap_err();
+        assert!(err.to_string().contains(fragment), "{err} lacks {fragment}");
+    }
+    let one = Csr {
+        n_cols: 2,
+        indptr: vec![0, 1],
+        indices: vec![0],
+        data: vec![1.0],
+    };
+    let err = fit_sparse(one.view(), None, Params::new(2), &AtomicBool::new(false)).unwrap_err();
+    assert!(matches!(err, Error::InvalidParameter { name: "k", .. }));
+}
