@@ -6,9 +6,11 @@
 //! calling thread polls for signals, so Ctrl-C stops a fit within about one
 //! sweep and other Python threads keep running.
 
-use crate::{Clustering, Error, Init, Method, Params, Run, Scalar};
+use crate::{Clustering, CsrView, Error, Init, Method, Params, Run, Scalar};
 use ndarray::Array2;
-use numpy::{Element, IntoPyArray, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
+use numpy::{
+    Element, IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
+};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -216,6 +218,192 @@ fn fit<'py>(
     }
 }
 
+/// A CSR matrix handed over from SciPy: `indptr` and `indices` as uintp,
+/// `data` as float32/float64 (read without a copy).
+struct PyCsr<'py> {
+    n_cols: usize,
+    indptr: PyReadonlyArray1<'py, usize>,
+    indices: PyReadonlyArray1<'py, usize>,
+    data: Bound<'py, PyAny>,
+}
+
+impl<'py> PyCsr<'py> {
+    /// Runs `f64_job` or `f32_job` on the validated view, by dtype.
+    fn with_view<R>(
+        &self,
+        f64_job: impl FnOnce(CsrView<'_, f64>) -> PyResult<R>,
+        f32_job: impl FnOnce(CsrView<'_, f32>) -> PyResult<R>,
+    ) -> PyResult<R> {
+        let (indptr, indices) = (self.indptr.as_slice()?, self.indices.as_slice()?);
+        if let Ok(a) = self.data.cast::<PyArray1<f64>>() {
+            let data = a
+                .try_readonly()
+                .map_err(|_| PyRuntimeError::new_err("x.data is being written"))?;
+            return f64_job(CsrView::new(
+                self.n_cols,
+                indptr,
+                indices,
+                data.as_slice()?,
+            )?);
+        }
+        if let Ok(a) = self.data.cast::<PyArray1<f32>>() {
+            let data = a
+                .try_readonly()
+                .map_err(|_| PyRuntimeError::new_err("x.data is being written"))?;
+            return f32_job(CsrView::new(
+                self.n_cols,
+                indptr,
+                indices,
+                data.as_slice()?,
+            )?);
+        }
+        Err(PyTypeError::new_err(
+            "x.data must be a contiguous float32 or float64 array",
+        ))
+    }
+}
+
+/// Clusters a sparse CSR matrix; see `smartigan.cluster`.
+#[pyfunction]
+#[pyo3(signature = (n_cols, indptr, indices, data, k, method, n_iter, seed, init, init_centroids, n_init, schedule, polish, n_threads, sample_weight=None))]
+#[allow(clippy::too_many_arguments)]
+fn fit_sparse<'py>(
+    py: Python<'py>,
+    n_cols: usize,
+    indptr: PyReadonlyArray1<'py, usize>,
+    indices: PyReadonlyArray1<'py, usize>,
+    data: Bound<'py, PyAny>,
+    k: i64,
+    method: &str,
+    n_iter: i64,
+    seed: Option<u64>,
+    init: &str,
+    init_centroids: Option<PyReadonlyArray2<'py, f64>>,
+    n_init: i64,
+    schedule: (f64, f64),
+    polish: bool,
+    n_threads: Option<i64>,
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let weights = sample_weight.as_ref().map(|w| w.as_array());
+    let params = build_params(
+        k,
+        method,
+        n_iter,
+        seed,
+        init,
+        init_centroids,
+        n_init,
+        schedule,
+        polish,
+        n_threads,
+    )?;
+    let csr = PyCsr {
+        n_cols,
+        indptr,
+        indices,
+        data,
+    };
+    csr.with_view(
+        |x| {
+            let c = interruptible(py, |cancel| {
+                crate::fit_sparse(x, weights, params.clone(), cancel)
+            })?;
+            clustering_to_dict(py, c)
+        },
+        |x| {
+            let c = interruptible(py, |cancel| {
+                crate::fit_sparse(x, weights, params.clone(), cancel)
+            })?;
+            clustering_to_dict(py, c)
+        },
+    )
+}
+
+/// Nearest centroid of each sparse row.
+#[pyfunction]
+fn predict_sparse<'py>(
+    py: Python<'py>,
+    n_cols: usize,
+    indptr: PyReadonlyArray1<'py, usize>,
+    indices: PyReadonlyArray1<'py, usize>,
+    data: Bound<'py, PyAny>,
+    centroids: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let csr = PyCsr {
+        n_cols,
+        indptr,
+        indices,
+        data,
+    };
+    let cents = floats("centroids", centroids)?;
+    csr.with_view(
+        |x| match &cents {
+            Floats::F64(c) => {
+                let c = c.as_array();
+                Ok(labels_to_py(py, py.detach(|| crate::predict_sparse(x, c))?))
+            }
+            Floats::F32(_) => Err(PyTypeError::new_err(
+                "x and centroids must have the same dtype",
+            )),
+        },
+        |x| match &cents {
+            Floats::F32(c) => {
+                let c = c.as_array();
+                Ok(labels_to_py(py, py.detach(|| crate::predict_sparse(x, c))?))
+            }
+            Floats::F64(_) => Err(PyTypeError::new_err(
+                "x and centroids must have the same dtype",
+            )),
+        },
+    )
+}
+
+/// Euclidean distances from each sparse row to each centroid.
+#[pyfunction]
+fn transform_sparse<'py>(
+    py: Python<'py>,
+    n_cols: usize,
+    indptr: PyReadonlyArray1<'py, usize>,
+    indices: PyReadonlyArray1<'py, usize>,
+    data: Bound<'py, PyAny>,
+    centroids: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let csr = PyCsr {
+        n_cols,
+        indptr,
+        indices,
+        data,
+    };
+    let cents = floats("centroids", centroids)?;
+    csr.with_view(
+        |x| match &cents {
+            Floats::F64(c) => {
+                let c = c.as_array();
+                Ok(py
+                    .detach(|| crate::transform_sparse(x, c))?
+                    .into_pyarray(py)
+                    .into_any())
+            }
+            Floats::F32(_) => Err(PyTypeError::new_err(
+                "x and centroids must have the same dtype",
+            )),
+        },
+        |x| match &cents {
+            Floats::F32(c) => {
+                let c = c.as_array();
+                Ok(py
+                    .detach(|| crate::transform_sparse(x, c))?
+                    .into_pyarray(py)
+                    .into_any())
+            }
+            Floats::F64(_) => Err(PyTypeError::new_err(
+                "x and centroids must have the same dtype",
+            )),
+        },
+    )
+}
+
 fn labels_to_py<'py>(py: Python<'py>, labels: ndarray::Array1<usize>) -> Bound<'py, PyAny> {
     labels.mapv(|l| l as i64).into_pyarray(py).into_any()
 }
@@ -401,6 +589,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit, m)?)?;
     m.add_function(wrap_pyfunction!(predict, m)?)?;
     m.add_function(wrap_pyfunction!(transform, m)?)?;
+    m.add_function(wrap_pyfunction!(fit_sparse, m)?)?;
+    m.add_function(wrap_pyfunction!(predict_sparse, m)?)?;
+    m.add_function(wrap_pyfunction!(transform_sparse, m)?)?;
     m.add_class::<PyRun>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("MAX_N_ITER", crate::MAX_N_ITER)?;

@@ -49,12 +49,20 @@ def as_data(X: Any, name: str = "X") -> FloatArray:
     other layouts are copied, integer data becomes float64, and complex,
     boolean, float16, object and string data are rejected with ``TypeError``.
     """
-    if hasattr(X, "toarray") and hasattr(X, "nnz"):
-        raise TypeError(f"{name} is a sparse matrix; sparse input is not supported yet, pass {name}.toarray()")
+    if is_sparse(X):
+        raise TypeError(f"{name} must be dense here; pass {name}.toarray()")
     try:
         arr = np.asarray(X)
     except (ValueError, TypeError) as exc:
         raise TypeError(f"{name} could not be converted to a numeric array: {exc}") from None
+    arr = _real_dtype(arr, name)
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be a 2-d array (n_samples, n_features), got {arr.ndim}-d array of shape {arr.shape}")
+    return np.ascontiguousarray(arr)
+
+
+def _real_dtype(arr: npt.NDArray[Any], name: str) -> FloatArray:
+    """``arr`` as native-endian float32/float64, or TypeError for non-real data."""
     kind = arr.dtype.kind
     if kind == "c":
         raise TypeError(f"{name} has complex dtype {arr.dtype}; k-means needs real numbers")
@@ -66,11 +74,37 @@ def as_data(X: Any, name: str = "X") -> FloatArray:
         raise TypeError(f"{name} has dtype float16, which is not supported; use {name}.astype(np.float32)")
     if kind in "iu" or (kind == "f" and arr.dtype.itemsize > 8):
         arr = arr.astype(np.float64)
-    if arr.ndim != 2:
-        raise ValueError(f"{name} must be a 2-d array (n_samples, n_features), got {arr.ndim}-d array of shape {arr.shape}")
     if not arr.dtype.isnative:
         arr = arr.astype(arr.dtype.newbyteorder("="))
-    return np.ascontiguousarray(arr)
+    return arr
+
+
+def is_sparse(X: Any) -> bool:
+    """Whether ``X`` is a SciPy sparse matrix or array (without importing SciPy)."""
+    return hasattr(X, "tocsr") and hasattr(X, "nnz") and hasattr(X, "shape")
+
+
+SparseArgs = Tuple[int, npt.NDArray[np.uintp], npt.NDArray[np.uintp], FloatArray]
+
+
+def as_csr(X: Any, name: str = "X", dtype: Optional[np.dtype[Any]] = None) -> SparseArgs:
+    """A SciPy sparse matrix as ``(n_cols, indptr, indices, data)`` in canonical CSR.
+
+    CSC, COO and other formats are converted to CSR; duplicate entries are
+    summed (on a copy); ``data`` of float32/float64 is used without a copy.
+    """
+    csr = X.tocsr()
+    if len(csr.shape) != 2:
+        raise ValueError(f"{name} must be 2-d, got shape {csr.shape}")
+    if not csr.has_canonical_format:
+        csr = csr.copy()
+        csr.sum_duplicates()
+    data = np.ascontiguousarray(_real_dtype(np.asarray(csr.data), f"{name}.data"))
+    if dtype is not None and data.dtype != dtype:
+        data = data.astype(dtype)
+    indptr = np.ascontiguousarray(csr.indptr, dtype=np.uintp)
+    indices = np.ascontiguousarray(csr.indices, dtype=np.uintp)
+    return int(csr.shape[1]), indptr, indices, data
 
 
 def as_weights(sample_weight: Any) -> Optional[npt.NDArray[np.float64]]:
@@ -221,8 +255,10 @@ def cluster(
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
+    X : array-like or SciPy sparse matrix of shape (n_samples, n_features)
         Real data. float32/float64 C-ordered arrays are used without a copy.
+        Sparse input (CSR; CSC/COO are converted) is clustered without
+        densifying it, in O(nnz·k) per sweep; centroids come back dense.
     k : int
         Number of clusters, ``1 <= k <= n_samples``.
     method : {"smartigan", "hartigan", "lloyd"}
@@ -277,10 +313,16 @@ def cluster(
     >>> round(r.objective, 6)
     0.01
     """
-    data = as_data(X)
-    args = _core_args(k, method, n_iter, seed, init, n_init, schedule, polish, n_threads)
-    out = _core.fit(data, **args, sample_weight=as_weights(sample_weight))
-    return ClusterResult(**out)
+    return ClusterResult(**_fit(X, _core_args(k, method, n_iter, seed, init, n_init, schedule, polish, n_threads),
+                                sample_weight))
+
+
+def _fit(X: Any, args: dict[str, Any], sample_weight: Any) -> dict[str, Any]:
+    """One call into the core, dense or sparse."""
+    weights = as_weights(sample_weight)
+    if is_sparse(X):
+        return _core.fit_sparse(*as_csr(X), **args, sample_weight=weights)
+    return _core.fit(as_data(X), **args, sample_weight=weights)
 
 
 _FITTED = ("labels_", "centroids_", "objective_", "n_sweeps_", "converged_", "history_", "moves_",
@@ -342,9 +384,8 @@ class Clusterer:
         return _core_args(self.k, self.method, self.n_iter, self.seed, self.init, self.n_init,
                           self.schedule, self.polish, self.n_threads)
 
-    def _set_result(self, out: dict[str, Any], n_features: int) -> None:
+    def _set_result(self, out: dict[str, Any]) -> None:
         self.result_ = ClusterResult(**out)
-        self._n_features_in = n_features
 
     def __getattr__(self, name: str) -> Any:
         # Only reached when normal lookup fails: fitted attributes live in result_.
@@ -353,16 +394,14 @@ class Clusterer:
             if result is None:
                 raise NotFittedError(f"this Clusterer is not fitted yet; call fit(X) or start(X) first (no {name})")
             if name == "n_features_in_":
-                return self.__dict__["_n_features_in"]
+                return int(result.centroids.shape[1])
             return getattr(result, name.rstrip("_"))
         raise AttributeError(f"'Clusterer' object has no attribute '{name}'")
 
     def fit(self, X: npt.ArrayLike, sample_weight: Optional[npt.ArrayLike] = None) -> "Clusterer":
         """Cluster ``X`` (see :func:`cluster`) and keep the result. Returns self."""
-        data = as_data(X)
         self._run = None
-        out = _core.fit(data, **self._args(), sample_weight=as_weights(sample_weight))
-        self._set_result(out, data.shape[1])
+        self._set_result(_fit(X, self._args(), sample_weight))
         return self
 
     def fit_predict(self, X: npt.ArrayLike, sample_weight: Optional[npt.ArrayLike] = None) -> npt.NDArray[np.int64]:
@@ -373,11 +412,14 @@ class Clusterer:
         """Draw every restart's start on ``X`` for step-wise fitting. Returns self.
 
         ``X`` is referenced, not copied (for float32/float64 C-ordered input):
-        do not modify it until the run is finished.
+        do not modify it until the run is finished. Sparse input is supported
+        by :meth:`fit` but not step by step.
         """
+        if is_sparse(X):
+            raise TypeError("step-wise fitting needs dense X; use fit() for sparse input, or X.toarray()")
         data = as_data(X)
         self._run = _core.Run(data, **self._args(), sample_weight=as_weights(sample_weight))
-        self._set_result(self._run.current(), data.shape[1])
+        self._set_result(self._run.current())
         return self
 
     def _require_run(self) -> Any:
@@ -393,7 +435,7 @@ class Clusterer:
         """
         run = self._require_run()
         running = bool(run.step())
-        self._set_result(run.current(), self._n_features_in)
+        self._set_result(run.current())
         if not running:
             self._run = None
         return running
@@ -402,7 +444,7 @@ class Clusterer:
         """Run the step-wise fit to its end. Returns self."""
         run = self._require_run()
         run.finish()
-        self._set_result(run.current(), self._n_features_in)
+        self._set_result(run.current())
         self._run = None
         return self
 
@@ -411,26 +453,28 @@ class Clusterer:
         """Whether a step-wise run is in progress."""
         return self._run is not None
 
-    def _check_new_data(self, Y: npt.ArrayLike) -> tuple[FloatArray, FloatArray]:
+    def _apply(self, Y: Any, dense: Any, sparse: Any) -> Any:
+        """Runs ``dense(Y, centroids)`` or ``sparse(*csr, centroids)`` after checking Y."""
         centroids = self.centroids_
-        data = as_data(Y, "Y")
-        if data.shape[1] != centroids.shape[1]:
+        n_features = int(np.shape(Y)[1]) if is_sparse(Y) and len(np.shape(Y)) == 2 else None
+        if n_features is None:
+            data = as_data(Y, "Y")
+            n_features = data.shape[1]
+        if n_features != centroids.shape[1]:
             raise ValueError(
-                f"Y has {data.shape[1]} features, but this Clusterer was fitted with {centroids.shape[1]} features"
+                f"Y has {n_features} features, but this Clusterer was fitted with {centroids.shape[1]} features"
             )
-        if data.dtype != centroids.dtype:
-            data = data.astype(centroids.dtype)
-        return data, centroids
+        if is_sparse(Y):
+            return sparse(*as_csr(Y, "Y", centroids.dtype), centroids)
+        return dense(data.astype(centroids.dtype, copy=False), centroids)
 
     def predict(self, Y: npt.ArrayLike) -> npt.NDArray[np.int64]:
-        """Index of the nearest centroid for each row of ``Y``."""
-        data, centroids = self._check_new_data(Y)
-        return _core.predict(data, centroids)
+        """Index of the nearest centroid for each row of ``Y`` (dense or sparse)."""
+        return self._apply(Y, _core.predict, _core.predict_sparse)  # type: ignore[no-any-return]
 
     def transform(self, Y: npt.ArrayLike) -> FloatArray:
         """Euclidean distance from each row of ``Y`` to each centroid, shape (n, k)."""
-        data, centroids = self._check_new_data(Y)
-        return _core.transform(data, centroids)
+        return self._apply(Y, _core.transform, _core.transform_sparse)  # type: ignore[no-any-return]
 
     def __getstate__(self) -> dict[str, Any]:
         if self._run is not None:

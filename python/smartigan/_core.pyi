@@ -5,7 +5,7 @@ from typing import Any, Optional, Tuple, final
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["fit", "predict", "transform", "Run", "__version__", "MAX_N_ITER", "DEFAULT_METHOD", "DEFAULT_N_ITER", "DEFAULT_N_INIT", "DEFAULT_INIT", "DEFAULT_SCHEDULE"]
+__all__ = ["fit", "predict", "transform", "fit_sparse", "predict_sparse", "transform_sparse", "Run", "__version__", "MAX_N_ITER", "DEFAULT_METHOD", "DEFAULT_N_ITER", "DEFAULT_N_INIT", "DEFAULT_INIT", "DEFAULT_SCHEDULE"]
 __version__: str
 MAX_N_ITER: int
 DEFAULT_METHOD: str
@@ -28,6 +28,37 @@ def fit(
     n_threads: Optional[int],
     sample_weight: Optional[npt.NDArray[np.float64]] = None,
 ) -> dict[str, Any]: ...
+def fit_sparse(
+    n_cols: int,
+    indptr: npt.NDArray[np.uintp],
+    indices: npt.NDArray[np.uintp],
+    data: npt.NDArray[Any],
+    k: int,
+    method: str,
+    n_iter: int,
+    seed: Optional[int],
+    init: str,
+    init_centroids: Optional[npt.NDArray[np.float64]],
+    n_init: int,
+    schedule: Tuple[float, float],
+    polish: bool,
+    n_threads: Optional[int],
+    sample_weight: Optional[npt.NDArray[np.float64]] = None,
+) -> dict[str, Any]: ...
+def predict_sparse(
+    n_cols: int,
+    indptr: npt.NDArray[np.uintp],
+    indices: npt.NDArray[np.uintp],
+    data: npt.NDArray[Any],
+    centroids: npt.NDArray[Any],
+) -> npt.NDArray[np.int64]: ...
+def transform_sparse(
+    n_cols: int,
+    indptr: npt.NDArray[np.uintp],
+    indices: npt.NDArray[np.uintp],
+    data: npt.NDArray[Any],
+    centroids: npt.NDArray[Any],
+) -> npt.NDArray[Any]: ...
 def predict(x: npt.NDArray[Any], centroids: npt.NDArray[Any]) -> npt.NDArray[np.int64]: ...
 def transform(x: npt.NDArray[Any], centroids: npt.NDArray[Any]) -> npt.NDArray[Any]: ...
 

@@ -82,7 +82,7 @@ def test_largest_seed_is_accepted():
     assert cluster(GOOD, 2, seed=np.uint64(5)).seed == 5
 
 
-def test_sparse_is_refused_clearly():
+def test_sparse_init_is_refused_clearly():
     sparse = pytest.importorskip("scipy.sparse")
-    with pytest.raises(TypeError, match="sparse"):
-        cluster(sparse.csr_matrix(GOOD), 2)
+    with pytest.raises(TypeError, match="init must be dense here"):
+        cluster(GOOD, 2, init=sparse.csr_matrix(GOOD[:2]))

@@ -64,3 +64,61 @@ def test_clusterer_accepts_weights_in_fit_and_start():
 def test_bad_weights(w, exc, fragment):
     with pytest.raises(exc, match=fragment):
         cluster(np.arange(20.0).reshape(10, 2), 2, sample_weight=w)
+
+
+# ---- sparse input ----------------------------------------------------------
+
+sparse = pytest.importorskip("scipy.sparse")
+
+
+def sparse_counts(n=300, d=80, groups=4, seed=0):
+    rng = np.random.default_rng(seed)
+    own = (np.arange(d)[None, :] % groups) == (np.arange(n)[:, None] % groups)
+    p = np.where(own, 0.4, 0.03)
+    return np.where(rng.random((n, d)) < p, rng.integers(1, 5, size=(n, d)), 0).astype(np.float64)
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo"])
+@pytest.mark.parametrize("method", ["lloyd", "hartigan", "smartigan"])
+def test_sparse_equals_dense(fmt, method):
+    D = sparse_counts()
+    S = sparse.csr_matrix(D).asformat(fmt)
+    a = cluster(D, 4, method, seed=2, n_init=3)
+    b = cluster(S, 4, method, seed=2, n_init=3)
+    np.testing.assert_array_equal(a.labels, b.labels)
+    assert b.objective == pytest.approx(a.objective, rel=1e-9)
+    np.testing.assert_allclose(b.centroids, a.centroids, rtol=1e-9, atol=1e-12)
+
+
+def test_sparse_float32_weights_duplicates_and_clusterer():
+    D = sparse_counts(seed=1)
+    coo = sparse.coo_matrix(D)
+    # duplicate entries (split each value in two) must be summed, not lost
+    dup = sparse.coo_matrix((np.r_[coo.data / 2, coo.data / 2], (np.r_[coo.row, coo.row], np.r_[coo.col, coo.col])),
+                            shape=D.shape)
+    w = np.arange(300) % 3 + 1.0
+    a = cluster(D, 4, "hartigan", seed=0, sample_weight=w)
+    b = cluster(dup, 4, "hartigan", seed=0, sample_weight=w)
+    np.testing.assert_array_equal(a.labels, b.labels)
+    r32 = cluster(sparse.csr_matrix(D.astype(np.float32)), 4, seed=0)
+    assert r32.centroids.dtype == np.float32
+    m = Clusterer(4, seed=0).fit(sparse.csr_matrix(D))
+    assert m.n_features_in_ == 80
+    np.testing.assert_array_equal(m.predict(sparse.csr_matrix(D)), m.labels_)
+    np.testing.assert_array_equal(m.predict(D), m.labels_)
+    np.testing.assert_allclose(m.transform(sparse.csr_matrix(D)), m.transform(D), rtol=1e-9, atol=1e-9)
+    with pytest.raises(ValueError, match="Y has 3 features"):
+        m.predict(sparse.csr_matrix(np.ones((2, 3))))
+    with pytest.raises(TypeError, match="step-wise fitting needs dense X"):
+        Clusterer(4).start(sparse.csr_matrix(D))
+
+
+def test_sparse_bad_input():
+    with pytest.raises(ValueError, match="non-finite"):
+        cluster(sparse.csr_matrix(np.array([[1.0, np.nan], [0.0, 1.0]])), 1)
+    with pytest.raises(TypeError, match="complex"):
+        cluster(sparse.csr_matrix(np.ones((3, 2), dtype=complex)), 1)
+    with pytest.raises(ValueError, match="invalid k: 5"):
+        cluster(sparse.csr_matrix(np.ones((3, 2))), 5)
+    with pytest.raises(ValueError, match="invalid shape of x"):
+        cluster(sparse.csr_matrix((0, 4)), 1)
