@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
-from typing import Any, Literal, Optional, Sequence, Tuple, Union
+from typing import Any, Literal, Optional, Tuple, Union, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -58,7 +58,7 @@ def as_data(X: Any, name: str = "X") -> FloatArray:
     arr = _real_dtype(arr, name)
     if arr.ndim != 2:
         raise ValueError(f"{name} must be a 2-d array (n_samples, n_features), got {arr.ndim}-d array of shape {arr.shape}")
-    return np.ascontiguousarray(arr)
+    return cast(FloatArray, np.ascontiguousarray(arr))
 
 
 def _real_dtype(arr: npt.NDArray[Any], name: str) -> FloatArray:
@@ -99,7 +99,7 @@ def as_csr(X: Any, name: str = "X", dtype: Optional[np.dtype[Any]] = None) -> Sp
     if not csr.has_canonical_format:
         csr = csr.copy()
         csr.sum_duplicates()
-    data = np.ascontiguousarray(_real_dtype(np.asarray(csr.data), f"{name}.data"))
+    data = cast(FloatArray, np.ascontiguousarray(_real_dtype(np.asarray(csr.data), f"{name}.data")))
     if dtype is not None and data.dtype != dtype:
         data = data.astype(dtype)
     indptr = np.ascontiguousarray(csr.indptr, dtype=np.uintp)
