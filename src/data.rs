@@ -60,7 +60,21 @@ pub(crate) fn check_finite<T: Scalar>(name: &'static str, x: ArrayView2<'_, T>) 
 
 /// Validates `sample_weight`: one finite, non-negative weight per row, and
 /// at least `k` positive ones (a cluster needs positive weight for a mean).
-pub(crate) fn check_weights(w: ArrayView1<'_, f64>, n: usize, k: usize) -> Result<()> {
+/// Validated weights as a contiguous slice (borrowed when possible).
+pub(crate) fn checked_weights(
+    w: Option<ArrayView1<'_, f64>>,
+    n: usize,
+    k: usize,
+) -> Result<Option<Cow<'_, [f64]>>> {
+    let Some(w) = w else { return Ok(None) };
+    check_weights(w, n, k)?;
+    Ok(Some(match w.to_slice() {
+        Some(s) => Cow::Borrowed(s),
+        None => Cow::Owned(w.to_vec()),
+    }))
+}
+
+fn check_weights(w: ArrayView1<'_, f64>, n: usize, k: usize) -> Result<()> {
     if w.len() != n {
         return Err(Error::Shape {
             name: "sample_weight",

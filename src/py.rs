@@ -149,6 +149,46 @@ fn clustering_to_dict<'py, T: Scalar + Element>(
     Ok(d)
 }
 
+/// Unchecked parameters, built once on the Python side and handed to `fit`,
+/// `fit_sparse` and `Run`; the core checks them when it runs.
+#[pyclass(module = "smartigan._core", name = "Params", frozen)]
+struct PyParams {
+    inner: Params,
+}
+
+#[pymethods]
+impl PyParams {
+    #[new]
+    #[pyo3(signature = (k, method, n_iter, seed, init, init_centroids, n_init, schedule, polish, n_threads))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        k: i64,
+        method: &str,
+        n_iter: i64,
+        seed: Option<u64>,
+        init: &str,
+        init_centroids: Option<PyReadonlyArray2<'_, f64>>,
+        n_init: i64,
+        schedule: (f64, f64),
+        polish: bool,
+        n_threads: Option<i64>,
+    ) -> PyResult<Self> {
+        let inner = build_params(
+            k,
+            method,
+            n_iter,
+            seed,
+            init,
+            init_centroids,
+            n_init,
+            schedule,
+            polish,
+            n_threads,
+        )?;
+        Ok(PyParams { inner })
+    }
+}
+
 /// The two dtypes the core reads without copying.
 enum Floats<'py> {
     F32(PyReadonlyArray2<'py, f32>),
@@ -170,36 +210,15 @@ fn floats<'py>(name: &str, x: &Bound<'py, PyAny>) -> PyResult<Floats<'py>> {
 
 /// Clusters `x`; see `smartigan.cluster` for the documented front end.
 #[pyfunction]
-#[pyo3(signature = (x, k, method, n_iter, seed, init, init_centroids, n_init, schedule, polish, n_threads, sample_weight=None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (x, params, sample_weight=None))]
 fn fit<'py>(
     py: Python<'py>,
     x: &Bound<'py, PyAny>,
-    k: i64,
-    method: &str,
-    n_iter: i64,
-    seed: Option<u64>,
-    init: &str,
-    init_centroids: Option<PyReadonlyArray2<'py, f64>>,
-    n_init: i64,
-    schedule: (f64, f64),
-    polish: bool,
-    n_threads: Option<i64>,
+    params: PyRef<'_, PyParams>,
     sample_weight: Option<PyReadonlyArray1<'py, f64>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let weights = sample_weight.as_ref().map(|w| w.as_array());
-    let params = build_params(
-        k,
-        method,
-        n_iter,
-        seed,
-        init,
-        init_centroids,
-        n_init,
-        schedule,
-        polish,
-        n_threads,
-    )?;
+    let params = params.inner.clone();
     match floats("x", x)? {
         Floats::F64(a) => {
             let view = a.as_array();
@@ -265,39 +284,18 @@ impl<'py> PyCsr<'py> {
 
 /// Clusters a sparse CSR matrix; see `smartigan.cluster`.
 #[pyfunction]
-#[pyo3(signature = (n_cols, indptr, indices, data, k, method, n_iter, seed, init, init_centroids, n_init, schedule, polish, n_threads, sample_weight=None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (n_cols, indptr, indices, data, params, sample_weight=None))]
 fn fit_sparse<'py>(
     py: Python<'py>,
     n_cols: usize,
     indptr: PyReadonlyArray1<'py, usize>,
     indices: PyReadonlyArray1<'py, usize>,
     data: Bound<'py, PyAny>,
-    k: i64,
-    method: &str,
-    n_iter: i64,
-    seed: Option<u64>,
-    init: &str,
-    init_centroids: Option<PyReadonlyArray2<'py, f64>>,
-    n_init: i64,
-    schedule: (f64, f64),
-    polish: bool,
-    n_threads: Option<i64>,
+    params: PyRef<'_, PyParams>,
     sample_weight: Option<PyReadonlyArray1<'py, f64>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let weights = sample_weight.as_ref().map(|w| w.as_array());
-    let params = build_params(
-        k,
-        method,
-        n_iter,
-        seed,
-        init,
-        init_centroids,
-        n_init,
-        schedule,
-        polish,
-        n_threads,
-    )?;
+    let params = params.inner.clone();
     let csr = PyCsr {
         n_cols,
         indptr,
@@ -479,36 +477,15 @@ impl PyRun {
 #[pymethods]
 impl PyRun {
     #[new]
-    #[pyo3(signature = (x, k, method, n_iter, seed, init, init_centroids, n_init, schedule, polish, n_threads, sample_weight=None))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (x, params, sample_weight=None))]
     fn new(
         py: Python<'_>,
         x: &Bound<'_, PyAny>,
-        k: i64,
-        method: &str,
-        n_iter: i64,
-        seed: Option<u64>,
-        init: &str,
-        init_centroids: Option<PyReadonlyArray2<'_, f64>>,
-        n_init: i64,
-        schedule: (f64, f64),
-        polish: bool,
-        n_threads: Option<i64>,
+        params: PyRef<'_, PyParams>,
         sample_weight: Option<PyReadonlyArray1<'_, f64>>,
     ) -> PyResult<Self> {
         let weights = sample_weight.as_ref().map(|w| w.as_array());
-        let params = build_params(
-            k,
-            method,
-            n_iter,
-            seed,
-            init,
-            init_centroids,
-            n_init,
-            schedule,
-            polish,
-            n_threads,
-        )?;
+        let params = params.inner.clone();
         let run = match floats("x", x)? {
             Floats::F64(a) => {
                 let v = a.as_array();
@@ -593,6 +570,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(predict_sparse, m)?)?;
     m.add_function(wrap_pyfunction!(transform_sparse, m)?)?;
     m.add_class::<PyRun>()?;
+    m.add_class::<PyParams>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("MAX_N_ITER", crate::MAX_N_ITER)?;
     m.add("DEFAULT_METHOD", crate::defaults::METHOD.name())?;

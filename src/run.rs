@@ -1,6 +1,6 @@
 //! Restarts as state machines, their parallel execution, and the result.
 
-use crate::data::{check_finite, check_weights, Data, Scalar};
+use crate::data::{check_finite, checked_weights, Data, Scalar};
 use crate::error::{Error, Result};
 use crate::params::{Method, Params, ValidParams, MAX_POLISH_SWEEPS};
 use crate::rng::{Stream, Xoshiro256PlusPlus};
@@ -236,16 +236,7 @@ fn checked<'a, T: Scalar>(
     let (n, d) = x.dim();
     params.check_data(n, d)?;
     check_finite("x", x)?;
-    let weights = match sample_weight {
-        Some(w) => {
-            check_weights(w, n, params.k())?;
-            Some(match w.to_slice() {
-                Some(s) => Cow::Borrowed(s),
-                None => Cow::Owned(w.to_vec()),
-            })
-        }
-        None => None,
-    };
+    let weights = checked_weights(sample_weight, n, params.k())?;
     Ok((params, Data::new(x, weights)))
 }
 

@@ -13,7 +13,7 @@
 //! for (counts, TF-IDF) this is harmless, and the reported objective is
 //! recomputed from the returned centroids.
 
-use crate::data::{check_weights, Scalar};
+use crate::data::{checked_weights, Scalar};
 use crate::error::{Error, Result};
 use crate::init::{forgy_indices, kmeans_plus_plus_indices};
 use crate::params::{Init, Params, ValidParams};
@@ -131,6 +131,29 @@ impl<'a, T: Scalar> CsrView<'a, T> {
         let (cols, vals) = self.row(i);
         cols.iter().zip(vals).map(|(&c, x)| x.to_f64() * v[c]).sum()
     }
+
+    /// `‖x_i − μ‖²` for a dense `μ` with `mu_norm = ‖μ‖²`, as
+    /// `‖μ‖² + Σ_{nonzeros} (x_c² − 2·x_c·μ_c)`: exact algebra, O(nnz(x_i)).
+    #[inline(always)]
+    fn sq_dist_dense(&self, i: usize, mu: &[f64], mu_norm: f64) -> f64 {
+        let (cols, vals) = self.row(i);
+        let cross: f64 = cols
+            .iter()
+            .zip(vals)
+            .map(|(&c, v)| {
+                let v = v.to_f64();
+                v * v - 2.0 * v * mu[c]
+            })
+            .sum();
+        (mu_norm + cross).max(0.0)
+    }
+}
+
+/// Squared norms of the rows of a row-major matrix with `d` columns.
+fn row_sq_norms(m: &[f64], d: usize) -> Vec<f64> {
+    m.chunks_exact(d)
+        .map(|r| r.iter().map(|v| v * v).sum())
+        .collect()
 }
 
 /// Sparse rows with their squared norms and optional weights.
@@ -260,10 +283,7 @@ impl<'a, T: Scalar> SparseData<'a, T> {
     /// Nearest of the dense `k × d` centroids `c` for each point.
     fn assign_to_dense(&self, k: usize, c: &[f64]) -> Vec<usize> {
         let d = self.x.n_cols;
-        let cnorms: Vec<f64> = c
-            .chunks_exact(d)
-            .map(|r| r.iter().map(|v| v * v).sum())
-            .collect();
+        let cnorms = row_sq_norms(c, d);
         (0..self.x.n_rows())
             .map(|i| {
                 nearest_by(k, None, |j| {
@@ -417,27 +437,16 @@ impl<T: Scalar> Source for SparseData<'_, T> {
             T::from_f64(if w > 0.0 { st.sums[c * k + j] / w } else { 0.0 })
         });
         let wide: Vec<f64> = centroids.iter().map(|v| v.to_f64()).collect();
-        let cnorms: Vec<f64> = wide
-            .chunks_exact(d)
-            .map(|r| r.iter().map(|v| v * v).sum())
-            .collect();
-        // Σ_c (x_c − μ_c)² = ‖μ‖² + Σ_{nonzeros} (x_c² − 2·x_c·μ_c), exactly.
+        let cnorms = row_sq_norms(&wide, d);
         let objective = st
             .labels
             .iter()
             .enumerate()
             .map(|(i, &l)| {
-                let mu = &wide[l * d..(l + 1) * d];
-                let (cols, vals) = self.x.row(i);
-                let cross: f64 = cols
-                    .iter()
-                    .zip(vals)
-                    .map(|(&c, v)| {
-                        let v = v.to_f64();
-                        v * v - 2.0 * v * mu[c]
-                    })
-                    .sum();
-                self.weight(i) * (cnorms[l] + cross).max(0.0)
+                self.weight(i)
+                    * self
+                        .x
+                        .sq_dist_dense(i, &wide[l * d..(l + 1) * d], cnorms[l])
             })
             .sum();
         (centroids, objective)
@@ -467,16 +476,7 @@ pub fn fit_sparse<T: Scalar>(
     let params = params.check()?;
     let (n, d) = (x.n_rows(), x.n_cols());
     params.check_data(n, d)?;
-    let weights = match sample_weight {
-        Some(w) => {
-            check_weights(w, n, params.k())?;
-            Some(match w.to_slice() {
-                Some(s) => Cow::Borrowed(s),
-                None => Cow::Owned(w.to_vec()),
-            })
-        }
-        None => None,
-    };
+    let weights = checked_weights(sample_weight, n, params.k())?;
     fit_source(&SparseData::new(x, weights), &params, cancel)
 }
 
@@ -495,30 +495,12 @@ fn sparse_sq_dists<T: Scalar>(
     crate::data::check_finite("centroids", centroids)?;
     let d = x.n_cols();
     let wide: Vec<f64> = centroids.iter().map(|v| v.to_f64()).collect();
-    let cnorms: Vec<f64> = wide
-        .chunks_exact(d)
-        .map(|r| r.iter().map(|v| v * v).sum())
-        .collect();
+    let cnorms = row_sq_norms(&wide, d);
     Ok((0..x.n_rows())
         .into_par_iter()
         .map(|i| {
-            let (cols, vals) = x.row(i);
-            cnorms
-                .iter()
-                .enumerate()
-                .map(|(j, cn)| {
-                    let mu = &wide[j * d..(j + 1) * d];
-                    let cross: f64 = cols
-                        .iter()
-                        .zip(vals)
-                        .map(|(&c, v)| {
-                            let v = v.to_f64();
-                            v * v - 2.0 * v * mu[c]
-                        })
-                        .sum();
-                    (cn + cross).max(0.0)
-                })
-                .collect()
+            let row = |(j, cn): (usize, &f64)| x.sq_dist_dense(i, &wide[j * d..(j + 1) * d], *cn);
+            cnorms.iter().enumerate().map(row).collect()
         })
         .collect())
 }

@@ -142,7 +142,7 @@ def _seed(seed: Any) -> Optional[int]:
     return s
 
 
-def _core_args(
+def _core_params(
     k: Any,
     method: Any,
     n_iter: Any,
@@ -152,8 +152,8 @@ def _core_args(
     schedule: Any,
     polish: Any,
     n_threads: Any,
-) -> dict[str, Any]:
-    """Keyword arguments for ``_core.fit``/``_core.Run``, with types checked."""
+) -> _core.Params:
+    """The core's parameter object, with Python types checked (values are checked by the core)."""
     if not isinstance(method, str):
         raise TypeError(f"method must be a string ('lloyd', 'hartigan' or 'smartigan'), got {method!r}")
     init_name, init_centroids = DEFAULT_INIT, None
@@ -170,7 +170,7 @@ def _core_args(
             raise TypeError(f"schedule must be a pair (start, end) of numbers, got {schedule!r}")
     if not isinstance(polish, (bool, np.bool_)):
         raise TypeError(f"polish must be True or False, got {polish!r}")
-    return dict(
+    return _core.Params(
         k=_int_param("k", k),
         method=method,
         n_iter=_int_param("n_iter", n_iter),
@@ -313,16 +313,16 @@ def cluster(
     >>> round(r.objective, 6)
     0.01
     """
-    return ClusterResult(**_fit(X, _core_args(k, method, n_iter, seed, init, n_init, schedule, polish, n_threads),
-                                sample_weight))
+    params = _core_params(k, method, n_iter, seed, init, n_init, schedule, polish, n_threads)
+    return ClusterResult(**_fit(X, params, sample_weight))
 
 
-def _fit(X: Any, args: dict[str, Any], sample_weight: Any) -> dict[str, Any]:
+def _fit(X: Any, params: _core.Params, sample_weight: Any) -> dict[str, Any]:
     """One call into the core, dense or sparse."""
     weights = as_weights(sample_weight)
     if is_sparse(X):
-        return _core.fit_sparse(*as_csr(X), **args, sample_weight=weights)
-    return _core.fit(as_data(X), **args, sample_weight=weights)
+        return _core.fit_sparse(*as_csr(X), params, sample_weight=weights)
+    return _core.fit(as_data(X), params, sample_weight=weights)
 
 
 _FITTED = ("labels_", "centroids_", "objective_", "n_sweeps_", "converged_", "history_", "moves_",
@@ -380,8 +380,8 @@ class Clusterer:
         self._run: Any = None
         self.result_: Optional[ClusterResult] = None
 
-    def _args(self) -> dict[str, Any]:
-        return _core_args(self.k, self.method, self.n_iter, self.seed, self.init, self.n_init,
+    def _params(self) -> _core.Params:
+        return _core_params(self.k, self.method, self.n_iter, self.seed, self.init, self.n_init,
                           self.schedule, self.polish, self.n_threads)
 
     def _set_result(self, out: dict[str, Any]) -> None:
@@ -401,7 +401,7 @@ class Clusterer:
     def fit(self, X: npt.ArrayLike, sample_weight: Optional[npt.ArrayLike] = None) -> "Clusterer":
         """Cluster ``X`` (see :func:`cluster`) and keep the result. Returns self."""
         self._run = None
-        self._set_result(_fit(X, self._args(), sample_weight))
+        self._set_result(_fit(X, self._params(), sample_weight))
         return self
 
     def fit_predict(self, X: npt.ArrayLike, sample_weight: Optional[npt.ArrayLike] = None) -> npt.NDArray[np.int64]:
@@ -418,7 +418,7 @@ class Clusterer:
         if is_sparse(X):
             raise TypeError("step-wise fitting needs dense X; use fit() for sparse input, or X.toarray()")
         data = as_data(X)
-        self._run = _core.Run(data, **self._args(), sample_weight=as_weights(sample_weight))
+        self._run = _core.Run(data, self._params(), sample_weight=as_weights(sample_weight))
         self._set_result(self._run.current())
         return self
 

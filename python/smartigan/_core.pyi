@@ -5,7 +5,7 @@ from typing import Any, Optional, Tuple, final
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["fit", "predict", "transform", "fit_sparse", "predict_sparse", "transform_sparse", "Run", "__version__", "MAX_N_ITER", "DEFAULT_METHOD", "DEFAULT_N_ITER", "DEFAULT_N_INIT", "DEFAULT_INIT", "DEFAULT_SCHEDULE"]
+__all__ = ["Params", "fit", "predict", "transform", "fit_sparse", "predict_sparse", "transform_sparse", "Run", "__version__", "MAX_N_ITER", "DEFAULT_METHOD", "DEFAULT_N_ITER", "DEFAULT_N_INIT", "DEFAULT_INIT", "DEFAULT_SCHEDULE"]
 __version__: str
 MAX_N_ITER: int
 DEFAULT_METHOD: str
@@ -14,18 +14,25 @@ DEFAULT_N_INIT: int
 DEFAULT_INIT: str
 DEFAULT_SCHEDULE: Tuple[float, float]
 
+@final
+class Params:
+    def __new__(
+        cls,
+        k: int,
+        method: str,
+        n_iter: int,
+        seed: Optional[int],
+        init: str,
+        init_centroids: Optional[npt.NDArray[np.float64]],
+        n_init: int,
+        schedule: Tuple[float, float],
+        polish: bool,
+        n_threads: Optional[int],
+    ) -> Params: ...
+
 def fit(
     x: npt.NDArray[Any],
-    k: int,
-    method: str,
-    n_iter: int,
-    seed: Optional[int],
-    init: str,
-    init_centroids: Optional[npt.NDArray[np.float64]],
-    n_init: int,
-    schedule: Tuple[float, float],
-    polish: bool,
-    n_threads: Optional[int],
+    params: Params,
     sample_weight: Optional[npt.NDArray[np.float64]] = None,
 ) -> dict[str, Any]: ...
 def fit_sparse(
@@ -33,16 +40,7 @@ def fit_sparse(
     indptr: npt.NDArray[np.uintp],
     indices: npt.NDArray[np.uintp],
     data: npt.NDArray[Any],
-    k: int,
-    method: str,
-    n_iter: int,
-    seed: Optional[int],
-    init: str,
-    init_centroids: Optional[npt.NDArray[np.float64]],
-    n_init: int,
-    schedule: Tuple[float, float],
-    polish: bool,
-    n_threads: Optional[int],
+    params: Params,
     sample_weight: Optional[npt.NDArray[np.float64]] = None,
 ) -> dict[str, Any]: ...
 def predict_sparse(
@@ -67,16 +65,7 @@ class Run:
     def __new__(
         cls,
         x: npt.NDArray[Any],
-        k: int,
-        method: str,
-        n_iter: int,
-        seed: Optional[int],
-        init: str,
-        init_centroids: Optional[npt.NDArray[np.float64]],
-        n_init: int,
-        schedule: Tuple[float, float],
-        polish: bool,
-        n_threads: Optional[int],
+        params: Params,
         sample_weight: Optional[npt.NDArray[np.float64]] = None,
     ) -> Run: ...
     def step(self) -> bool: ...
