@@ -272,6 +272,24 @@ def plot_clustering(
     return ax
 
 
+def _match_colors(reference: npt.NDArray[Any], centroids: npt.NDArray[Any]) -> npt.NDArray[np.int64]:
+    """A permutation ``perm`` (cluster ``i`` gets colour ``perm[i]``) pairing
+    ``centroids`` with the nearest ``reference`` centroids (same number of
+    rows), greedily by distance, so that panels of the same data show
+    matching clusters in matching colours."""
+    k = centroids.shape[0]
+    ref = np.asarray(reference, dtype=np.float64)
+    cur = np.asarray(centroids, dtype=np.float64)
+    d2 = ((cur[:, None, :] - ref[None, :, :]) ** 2).sum(axis=2)
+    perm = np.full(k, -1, dtype=np.int64)
+    taken = np.zeros(ref.shape[0], dtype=bool)
+    for flat in np.argsort(d2, axis=None, kind="stable"):
+        i, j = divmod(int(flat), ref.shape[0])
+        if perm[i] < 0 and not taken[j]:
+            perm[i], taken[j] = j, True
+    return perm
+
+
 def _history(result: Any) -> npt.NDArray[np.float64]:
     if isinstance(result, ClusterResult):
         return np.concatenate([[result.initial_objective], result.history])
@@ -394,8 +412,16 @@ def comparison_figure(
     n = len(results)
     fig = Figure(figsize=(5.0 * (n + 1), 4.6), layout="constrained")
     axes = fig.subplots(1, n + 1, squeeze=False)[0]
+    reference = None
     for ax, (name, res) in zip(axes, results.items()):
-        plot_clustering(data, res.labels, res.centroids, ax=ax, projection=proj, feature_names=feature_names,
+        labels, centroids = res.labels, res.centroids
+        if reference is None:
+            reference = centroids
+        elif centroids.shape == reference.shape:  # same colour for matching clusters across panels
+            perm = _match_colors(reference, centroids)
+            labels = perm[labels]
+            centroids = centroids[np.argsort(perm)]
+        plot_clustering(data, labels, centroids, ax=ax, projection=proj, feature_names=feature_names,
                         title=f"{name}: objective {res.objective:.6g}")
     plot_history(results, ax=axes[-1])
     if title is not None:
