@@ -291,7 +291,7 @@ def test_pipeline_and_feature_names(iris):
     pipe = make_pipeline(StandardScaler(), KMeans(n_clusters=3, random_state=0))
     labels = pipe.fit_predict(df)
     assert labels.shape == (150,)
-    km = pipe[-1]
+    assert pipe[-1].n_features_in_ == 4
     scaled = StandardScaler().fit_transform(X)
     direct = KMeans(n_clusters=3, random_state=0).fit(scaled)
     np.testing.assert_array_equal(labels, direct.labels_)
