@@ -212,7 +212,7 @@ def _read_csv(path: Path, columns: Optional[str], header: Optional[bool], delimi
     skip = first_idx + 1 if header else first_idx
     n_cols = len(first)
     usecols = _select_columns(names, n_cols, columns)
-    extra = {"quotechar": '"'} if _LOADTXT_QUOTECHAR else {}
+    extra: Dict[str, Any] = {"quotechar": '"'} if _LOADTXT_QUOTECHAR else {}
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # "input contained no data": reported below
@@ -246,8 +246,8 @@ def _read_npy(path: Path, columns: Optional[str]) -> Table:
 
 def _pyarrow(purpose: str) -> Any:
     try:
-        import pyarrow
-        import pyarrow.parquet
+        import pyarrow  # type: ignore[import-not-found,import-untyped,unused-ignore]
+        import pyarrow.parquet  # type: ignore[import-not-found,import-untyped,unused-ignore]
     except ImportError:
         raise CliError(f"{purpose} Parquet needs pyarrow, which is not installed: pip install pyarrow") from None
     return pyarrow

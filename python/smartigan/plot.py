@@ -177,7 +177,7 @@ def _new_axes(ax: Optional["Axes"]) -> "Axes":
     import matplotlib.pyplot as plt
 
     _, new = plt.subplots()
-    return new  # type: ignore[no-any-return]
+    return new
 
 
 def plot_clustering(
@@ -348,7 +348,9 @@ def plot_history(
         ax.plot(np.arange(h.shape[0]), h, marker="o", markersize=3, linewidth=1.5, label=name)
     ax.set_xlabel("sweep (0 = start)")
     ax.set_ylabel("k-means objective")
-    ax.xaxis.get_major_locator().set_params(integer=True)
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     if log is None:
         log = bool(lo > 0 and hi > 5 * lo)
     if log:

@@ -10,6 +10,7 @@ does not import scikit-learn; only importing this module does.
 
 from __future__ import annotations
 
+import inspect
 import numbers
 from typing import Any, Callable, Optional, Tuple, Union
 
@@ -17,9 +18,14 @@ import numpy as np
 import numpy.typing as npt
 
 try:
-    import scipy.sparse as _sparse
-    from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin
-    from sklearn.utils.validation import check_is_fitted
+    import scipy.sparse as _sparse  # type: ignore[import-untyped,unused-ignore]
+    from sklearn.base import (  # type: ignore[import-untyped,unused-ignore]
+        BaseEstimator,
+        ClassNamePrefixFeaturesOutMixin,
+        ClusterMixin,
+        TransformerMixin,
+    )
+    from sklearn.utils.validation import check_is_fitted  # type: ignore[import-untyped,unused-ignore]
 except ImportError as exc:  # pragma: no cover - exercised only without scikit-learn
     raise ImportError(
         "smartigan.sklearn needs scikit-learn; install it with `pip install 'smartigan[sklearn]'` "
@@ -27,7 +33,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without scikit-l
     ) from exc
 
 try:  # scikit-learn >= 1.6
-    from sklearn.utils.validation import validate_data as _validate_data
+    from sklearn.utils.validation import validate_data as _validate_data  # type: ignore[import-untyped,unused-ignore]
 except ImportError:  # pragma: no cover - scikit-learn < 1.6
 
     def _validate_data(estimator: Any, X: Any, *, reset: bool = True, **kwargs: Any) -> Any:
@@ -39,6 +45,10 @@ from . import _api, _core
 __all__ = ["KMeans"]
 
 _NAMED_INITS = ("k-means++", "random-partition", "forgy", "random")
+
+#: Whether this build's core clusters with sample weights. Without it, only
+#: uniform weights (which do not change the clustering) are accepted.
+_CORE_WEIGHTS = "sample_weight" in inspect.signature(_api.cluster).parameters
 _FLOATS = [np.float64, np.float32]
 
 
@@ -78,15 +88,14 @@ def _positive_int(name: str, value: Any) -> int:
     return int(value)
 
 
-def _check_weights(sample_weight: Any, n_samples: int) -> float:
-    """Validates ``sample_weight`` and returns its common value.
+def _check_weights(sample_weight: Any, n_samples: int) -> Optional[npt.NDArray[np.float64]]:
+    """``sample_weight`` as a float64 array of shape (n_samples,), or None.
 
-    Only uniform weights (every weight equal to the same positive number
-    ``c``) are supported until weighted clustering lands in the core; they
-    give exactly the unweighted clustering, with the objective scaled by ``c``.
+    Raises ``ValueError`` (scikit-learn's convention) for a wrong shape,
+    NaN/infinite or negative weights, or all-zero weights.
     """
     if sample_weight is None:
-        return 1.0
+        return None
     if _sparse.issparse(sample_weight):
         raise TypeError("sample_weight must be a dense 1-d array, got a sparse matrix")
     if isinstance(sample_weight, numbers.Real) and not isinstance(sample_weight, (bool, np.bool_)):
@@ -104,11 +113,22 @@ def _check_weights(sample_weight: Any, n_samples: int) -> float:
         raise ValueError("sample_weight must be non-negative")
     if not np.any(w > 0):
         raise ValueError("sample_weight is all zero; at least one weight must be positive")
-    if n_samples and not np.all(w == w[0]):
+    return np.ascontiguousarray(w)
+
+
+def _uniform_scale(w: Optional[npt.NDArray[np.float64]]) -> float:
+    """The common value of uniform weights, for a core without weights.
+
+    Uniform weights ``c`` give exactly the unweighted clustering with the
+    objective scaled by ``c``; anything else needs weighted clustering.
+    """
+    if w is None:
+        return 1.0
+    if not np.all(w == w[0]):
         raise NotImplementedError(
-            "smartigan's KMeans does not support non-uniform sample_weight yet (weighted Lloyd, Hartigan "
-            "and Smartigan are planned in the Rust core). Uniform weights are accepted; for integer "
-            "weights you can repeat rows instead: X_rep = np.repeat(X, weights, axis=0)."
+            "this build of smartigan does not support non-uniform sample_weight (weighted Lloyd, "
+            "Hartigan and Smartigan need a newer Rust core). Uniform weights are accepted; for "
+            "integer weights you can repeat rows instead: X_rep = np.repeat(X, weights, axis=0)."
         )
     return float(w[0])
 
@@ -180,10 +200,12 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
 
     Raises
     ------
-    NotImplementedError
-        From ``fit`` for non-uniform ``sample_weight`` (not supported yet).
     TypeError
-        From ``fit`` for sparse input (not supported yet).
+        From ``fit``, ``predict``, ``transform`` and ``score`` for sparse
+        input (not supported yet).
+    NotImplementedError
+        From ``fit`` for non-uniform ``sample_weight`` when the core was
+        built without weighted clustering.
 
     Examples
     --------
@@ -269,9 +291,10 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         y : Ignored
             Present for API consistency.
         sample_weight : array-like of shape (n_samples,) or None
-            Only ``None`` or uniform weights (all equal and positive) are
-            accepted for now; they scale ``inertia_`` but do not change the
-            clustering.
+            Non-negative weight of each row: centroids are weighted means and
+            ``inertia_`` is the weighted objective. (With a core built without
+            weighted clustering only uniform weights are accepted; they scale
+            ``inertia_`` but do not change the clustering.)
 
         Returns
         -------
@@ -286,7 +309,8 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         TypeError
             For sparse ``X``.
         NotImplementedError
-            For non-uniform ``sample_weight``.
+            For non-uniform ``sample_weight`` with a core built without
+            weighted clustering.
 
         Examples
         --------
@@ -302,15 +326,16 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
                 "smartigan's KMeans does not accept sparse input yet (sparse CSR support is planned "
                 "in the Rust core); pass a dense array, e.g. X.toarray(), if it fits in memory"
             )
-        X = _validate_data(self, X, dtype=_FLOATS, order="C", accept_sparse=False, ensure_min_samples=1)
+        data: np.ndarray = _validate_data(self, X, dtype=_FLOATS, order="C", accept_sparse=False,
+                                          ensure_min_samples=1)
         n_clusters = _positive_int("n_clusters", self.n_clusters)
         max_iter = _positive_int("max_iter", self.max_iter)
-        n_samples = X.shape[0]
+        n_samples = data.shape[0]
         if n_samples < n_clusters:
             raise ValueError(f"n_samples={n_samples} should be >= n_clusters={n_clusters}.")
-        scale = _check_weights(sample_weight, n_samples)
+        weights = _check_weights(sample_weight, n_samples)
         seed = _seed_from_random_state(self.random_state)
-        init, explicit = self._resolve_init(X, seed)
+        init, explicit = self._resolve_init(data, seed)
         n_init = self.n_init
         if isinstance(n_init, str):
             if n_init != "auto":
@@ -318,10 +343,14 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
             n_init = 1 if explicit else _api.DEFAULT_N_INIT
         else:
             n_init = _positive_int("n_init", n_init)
-        result = _api.cluster(
-            X, n_clusters, self.method, max_iter, seed,  # type: ignore[arg-type]
-            init=init, n_init=n_init, schedule=self.schedule, polish=self.polish, n_threads=self.n_threads,
-        )
+        kwargs: dict[str, Any] = dict(init=init, n_init=n_init, schedule=self.schedule, polish=self.polish,
+                                      n_threads=self.n_threads)
+        scale = 1.0
+        if _CORE_WEIGHTS:
+            kwargs["sample_weight"] = weights
+        else:
+            scale = _uniform_scale(weights)
+        result = _api.cluster(data, n_clusters, self.method, max_iter, seed, **kwargs)  # type: ignore[arg-type]
         self.cluster_centers_ = result.centroids
         self.labels_ = result.labels
         self.inertia_ = float(result.objective * scale)
@@ -354,7 +383,8 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         >>> bool(labels[0] == labels[1] != labels[2] == labels[3])
         True
         """
-        return self.fit(X, sample_weight=sample_weight).labels_  # type: ignore[no-any-return]
+        labels: npt.NDArray[np.int64] = self.fit(X, sample_weight=sample_weight).labels_
+        return labels
 
     # -- using a fitted model -------------------------------------------------
 
@@ -362,10 +392,10 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         check_is_fitted(self)
         if _sparse.issparse(X):
             raise TypeError("smartigan's KMeans does not accept sparse input yet; pass X.toarray()")
-        X = _validate_data(self, X, dtype=_FLOATS, order="C", accept_sparse=False, reset=False)
-        centers = self.cluster_centers_
-        dtype = np.result_type(X.dtype, centers.dtype)
-        return (np.ascontiguousarray(X, dtype=dtype), np.ascontiguousarray(centers, dtype=dtype))
+        data: np.ndarray = _validate_data(self, X, dtype=_FLOATS, order="C", accept_sparse=False, reset=False)
+        centers: np.ndarray = self.cluster_centers_
+        dtype = np.result_type(data.dtype, centers.dtype)
+        return (np.ascontiguousarray(data, dtype=dtype), np.ascontiguousarray(centers, dtype=dtype))
 
     def predict(self, X: npt.ArrayLike) -> npt.NDArray[np.int64]:
         """Index of the nearest centroid for each row of ``X``.
