@@ -487,11 +487,16 @@ def _check_writable(path: str, what: str) -> None:
         raise CliError(f"{what}: directory {str(parent)!r} does not exist")
 
 
-def _require_plot() -> None:
+def _require_plot(path: str) -> None:
     try:
-        import matplotlib  # noqa: F401
+        from matplotlib.figure import Figure
     except ImportError:
         raise CliError("--plot needs matplotlib, which is not installed: pip install 'smartigan[plot]'") from None
+    suffix = Path(path).suffix.lower().lstrip(".")
+    known = Figure().canvas.get_supported_filetypes()
+    if suffix not in known:
+        raise CliError(f"--plot {path}: unknown picture format {suffix or '(no suffix)'!r}; "
+                       f"use a suffix among {', '.join('.' + k for k in sorted(known))}")
 
 
 def _write_outputs(prefix: str, fmt: str, result: _api.ClusterResult, names: Optional[List[str]]) -> List[str]:
@@ -526,7 +531,7 @@ def _preflight(args: argparse.Namespace) -> None:
     if args.k < 1:
         raise CliError(f"-k must be at least 1, got {args.k}")
     if args.plot:
-        _require_plot()
+        _require_plot(args.plot)
         _check_writable(args.plot, "--plot")
     if getattr(args, "out", None):
         _check_writable(args.out, "--out")

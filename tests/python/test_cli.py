@@ -251,6 +251,14 @@ def test_plot_without_matplotlib_fails_before_fitting(tmp_path, iris_npy, monkey
     assert not list(tmp_path.glob("o.*")), "nothing should be written when a precondition fails"
 
 
+def test_unknown_plot_format_fails_before_fitting(tmp_path, iris_npy, capsys):
+    pytest.importorskip("matplotlib")
+    assert main(["fit", str(iris_npy), "-k", "2", "--plot", str(tmp_path / "p.xyz"), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "unknown picture format 'xyz'" in err and ".png" in err
+    assert not list(tmp_path.glob("o.*"))
+
+
 def test_progress_bar(iris_npy, capsys):
     assert main(["fit", str(iris_npy), "-k", "5", "--seed", "3", "--progress", "always", "--json"]) == 0
     out = capsys.readouterr()
