@@ -26,11 +26,11 @@ try:
         TransformerMixin,
     )
     from sklearn.utils.validation import check_is_fitted  # type: ignore[import-untyped,unused-ignore]
-except ImportError as exc:  # pragma: no cover - exercised only without scikit-learn
+except ImportError as _import_error:  # pragma: no cover - exercised only without scikit-learn
     raise ImportError(
         "smartigan.sklearn needs scikit-learn; install it with `pip install 'smartigan[sklearn]'` "
-        f"(or `pip install scikit-learn`). Original error: {exc}"
-    ) from exc
+        f"(or `pip install scikit-learn`). Original error: {_import_error}"
+    ) from _import_error
 
 try:  # scikit-learn >= 1.6
     from sklearn.utils.validation import validate_data as _validate_data  # type: ignore[import-untyped,unused-ignore]
@@ -133,7 +133,7 @@ def _uniform_scale(w: Optional[npt.NDArray[np.float64]]) -> float:
     return float(w[0])
 
 
-class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, BaseEstimator):  # type: ignore[misc]
+class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, BaseEstimator):  # type: ignore[misc,unused-ignore]
     """K-means clustering with Lloyd, Hartigan or Smartigan, scikit-learn style.
 
     A drop-in replacement for :class:`sklearn.cluster.KMeans` whose default
@@ -424,7 +424,8 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         True
         """
         data, centers = self._test_data(X)
-        return _core.predict(data, centers)  # type: ignore[no-any-return]
+        labels: npt.NDArray[np.int64] = _core.predict(data, centers)
+        return labels
 
     def transform(self, X: npt.ArrayLike) -> np.ndarray:
         """Euclidean distance from each row of ``X`` to each centroid.
@@ -448,7 +449,8 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         [0.0, 10.0]
         """
         data, centers = self._test_data(X)
-        return _core.transform(data, centers)  # type: ignore[no-any-return]
+        distances: np.ndarray = _core.transform(data, centers)
+        return distances
 
     def score(self, X: npt.ArrayLike, y: Any = None, sample_weight: Optional[npt.ArrayLike] = None) -> float:
         """Opposite of the (weighted) k-means objective of ``X`` on the centroids.
