@@ -83,6 +83,9 @@ class Table:
     skipped_lines : int or None
         CSV only: lines before the first data row (header and anything
         above it), so that messages can point into the file; None otherwise.
+    notes : tuple of str
+        Things the reader decided on its own that the user should know
+        (printed on stderr by the command line).
 
     Examples
     --------
@@ -94,6 +97,7 @@ class Table:
     data: npt.NDArray[np.float64]
     names: Optional[List[str]]
     skipped_lines: Optional[int] = None
+    notes: Tuple[str, ...] = ()
 
 
 def _detect_format(path: Path, fmt: str) -> str:
@@ -211,6 +215,12 @@ def _read_csv(path: Path, columns: Optional[str], header: Optional[bool], delimi
     names = [v.strip().strip('"') for v in first] if header else None
     skip = first_idx + 1 if header else first_idx
     n_cols = len(first)
+    notes: Tuple[str, ...] = ()
+    if columns is None and names is not None and names[0] == "" and n_cols > 1:
+        # pandas' DataFrame.to_csv() writes the index as an unnamed first column.
+        columns = ",".join(str(c) for c in range(1, n_cols))
+        notes = ("the first column has no name (a pandas index?) and is not used; "
+                 "choose columns explicitly with --columns",)
     usecols = _select_columns(names, n_cols, columns)
     extra: Dict[str, Any] = {"quotechar": '"'} if _LOADTXT_QUOTECHAR else {}
     try:
@@ -222,7 +232,7 @@ def _read_csv(path: Path, columns: Optional[str], header: Optional[bool], delimi
         raise CliError(_locate_csv_problem(path, delimiter, skip, usecols, n_cols, names)) from None
     if data.shape[0] == 0:
         raise CliError(f"{path} has a header but no data rows")
-    return Table(data, [names[c] for c in usecols] if names else None, skip)
+    return Table(data, [names[c] for c in usecols] if names else None, skip, notes)
 
 
 def _read_npy(path: Path, columns: Optional[str]) -> Table:
@@ -523,7 +533,10 @@ def _write_outputs(prefix: str, fmt: str, result: _api.ClusterResult, names: Opt
 
 def _load(args: argparse.Namespace) -> Table:
     header = {"auto": None, "yes": True, "no": False}[args.header]
-    return read_table(args.data, args.input_format, columns=args.columns, header=header, delimiter=args.delimiter)
+    table = read_table(args.data, args.input_format, columns=args.columns, header=header, delimiter=args.delimiter)
+    for note in table.notes:
+        print(f"smartigan {args.command}: note: {note}", file=sys.stderr)
+    return table
 
 
 def _preflight(args: argparse.Namespace) -> None:

@@ -88,6 +88,21 @@ def test_csv_header_override_and_columns(tmp_path, iris_csv):
         read_table(str(iris_csv), columns="9")
 
 
+def test_pandas_index_column_is_left_out(tmp_path, capsys):
+    pd = pytest.importorskip("pandas")
+    p = tmp_path / "df.csv"
+    pd.DataFrame({"a": [0.0, 0.1, 5.0, 5.1], "b": [1.0, 1.0, 2.0, 2.0]}, index=[10, 20, 30, 40]).to_csv(p)
+    t = read_table(str(p))
+    assert t.names == ["a", "b"]
+    assert t.data.tolist() == [[0.0, 1.0], [0.1, 1.0], [5.0, 2.0], [5.1, 2.0]]
+    assert "pandas index" in t.notes[0]
+    assert read_table(str(p), columns="0,a").data[:, 0].tolist() == [10, 20, 30, 40]
+    assert main(["fit", str(p), "-k", "2", "--seed", "0"]) == 0
+    out = capsys.readouterr()
+    assert "smartigan fit: note: the first column has no name" in out.err
+    assert "4 points, 2 features (a, b)" in out.out
+
+
 def test_csv_errors_point_at_the_cell(tmp_path, iris_csv):
     with pytest.raises(CliError, match=r"line 2, column 4 \('species'\) is not a number: 'a'.*--columns"):
         read_table(str(iris_csv))
