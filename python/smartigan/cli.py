@@ -703,9 +703,12 @@ def _seed(text: str) -> int:
     return v
 
 
-def _add_data_options(p: argparse.ArgumentParser) -> None:
+def _add_data_options(p: argparse.ArgumentParser, method: bool) -> None:
     p.add_argument("data", help="CSV (delimiter and header detected), .npy or .parquet file, one point per row")
     p.add_argument("-k", type=_positive, required=True, help="number of clusters")
+    if method:
+        p.add_argument("--method", default=_api.DEFAULT_METHOD, choices=METHODS,
+                       help=f"algorithm (default {_api.DEFAULT_METHOD})")
     p.add_argument("--init", default=_api.DEFAULT_INIT, choices=INITS,
                    help=f"how each restart starts (default {_api.DEFAULT_INIT})")
     p.add_argument("--n-iter", type=_positive, default=_api.DEFAULT_N_ITER,
@@ -755,9 +758,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     fit = sub.add_parser("fit", help="cluster a CSV, .npy or Parquet file",
                          description="Cluster the rows of DATA and print a summary.")
-    _add_data_options(fit)
-    fit.add_argument("--method", default=_api.DEFAULT_METHOD, choices=METHODS,
-                     help=f"algorithm (default {_api.DEFAULT_METHOD})")
+    _add_data_options(fit, method=True)
     fit.add_argument("--out", metavar="PREFIX", help="write PREFIX.labels.EXT and PREFIX.centroids.EXT")
     fit.add_argument("--format", default="csv", choices=FORMATS,
                      help="format of the --out files (default csv; parquet needs pyarrow)")
@@ -766,7 +767,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_ = sub.add_parser("compare", help="Lloyd, Hartigan and Smartigan side by side from the same starts",
                           description="Run several methods with the same seed, hence the same starting "
                                       "partitions, and compare their objectives restart by restart.")
-    _add_data_options(cmp_)
+    _add_data_options(cmp_, method=False)
     cmp_.add_argument("--methods", default=",".join(METHODS),
                       help="comma-separated methods, first is the reference (default lloyd,hartigan,smartigan)")
     cmp_.set_defaults(func=_compare)
