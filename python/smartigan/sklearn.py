@@ -1,0 +1,497 @@
+"""A scikit-learn compatible estimator: :class:`smartigan.sklearn.KMeans`.
+
+Install the optional dependency with ``pip install smartigan[sklearn]``.
+The estimator follows scikit-learn's conventions (``fit``/``predict``/
+``transform``, fitted attributes ending in ``_``, ``random_state``), so it
+works in :class:`~sklearn.pipeline.Pipeline`, :class:`~sklearn.model_selection.GridSearchCV`,
+:func:`~sklearn.base.clone` and with :mod:`pickle`. Importing :mod:`smartigan`
+does not import scikit-learn; only importing this module does.
+"""
+
+from __future__ import annotations
+
+import inspect
+import numbers
+from typing import Any, Callable, Optional, Tuple, Union
+
+import numpy as np
+import numpy.typing as npt
+
+try:
+    import scipy.sparse as _sparse  # type: ignore[import-untyped,unused-ignore]
+    from sklearn.base import (  # type: ignore[import-untyped,unused-ignore]
+        BaseEstimator,
+        ClassNamePrefixFeaturesOutMixin,
+        ClusterMixin,
+        TransformerMixin,
+    )
+    from sklearn.utils.validation import check_is_fitted  # type: ignore[import-untyped,unused-ignore]
+except ImportError as _import_error:  # pragma: no cover - exercised only without scikit-learn
+    raise ImportError(
+        "smartigan.sklearn needs scikit-learn; install it with `pip install 'smartigan[sklearn]'` "
+        f"(or `pip install scikit-learn`). Original error: {_import_error}"
+    ) from _import_error
+
+try:  # scikit-learn >= 1.6
+    from sklearn.utils.validation import validate_data as _validate_data  # type: ignore[import-untyped,unused-ignore]
+except ImportError:  # pragma: no cover - scikit-learn < 1.6
+
+    def _validate_data(estimator: Any, X: Any, *, reset: bool = True, **kwargs: Any) -> Any:
+        return estimator._validate_data(X, reset=reset, **kwargs)
+
+
+from . import _api, _core
+
+__all__ = ["KMeans"]
+
+_NAMED_INITS = ("k-means++", "random-partition", "forgy", "random")
+
+#: Whether this build's core clusters with sample weights. Without it, only
+#: uniform weights (which do not change the clustering) are accepted.
+_CORE_WEIGHTS = "sample_weight" in inspect.signature(_api.cluster).parameters
+_FLOATS = [np.float64, np.float32]
+
+
+def _seed_from_random_state(random_state: Any) -> int:
+    """The core's 64-bit seed for a scikit-learn style ``random_state``.
+
+    An integer in ``[0, 2**64)`` is used as the seed itself, so
+    ``KMeans(random_state=s)`` and ``smartigan.cluster(X, k, seed=s)`` start
+    from the same restarts. A ``RandomState`` or ``Generator`` (and ``None``,
+    which means NumPy's global ``RandomState`` as in scikit-learn) supplies one
+    draw, advancing its state.
+    """
+    if random_state is None:
+        random_state = np.random.mtrand._rand
+    if isinstance(random_state, (bool, np.bool_)):
+        raise ValueError(f"random_state must be an int, None, a RandomState or a Generator, got {random_state!r}")
+    if isinstance(random_state, numbers.Integral):
+        seed = int(random_state)
+        if not 0 <= seed < 2**64:
+            raise ValueError(f"random_state={seed} is out of range; an integer seed must be in [0, 2**64)")
+        return seed
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(0, 2**63 - 1, dtype=np.int64))
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(0, 2**63 - 1, dtype=np.int64))
+    raise ValueError(
+        f"random_state must be an int, None, a numpy.random.RandomState or a numpy.random.Generator, "
+        f"got {random_state!r} ({type(random_state).__name__})"
+    )
+
+
+def _positive_int(name: str, value: Any) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
+    if value < 1:
+        raise ValueError(f"{name}={value} is invalid; it must be at least 1")
+    return int(value)
+
+
+def _check_weights(sample_weight: Any, n_samples: int) -> Optional[npt.NDArray[np.float64]]:
+    """``sample_weight`` as a float64 array of shape (n_samples,), or None.
+
+    Raises ``ValueError`` (scikit-learn's convention) for a wrong shape,
+    NaN/infinite or negative weights, or all-zero weights.
+    """
+    if sample_weight is None:
+        return None
+    if _sparse.issparse(sample_weight):
+        raise TypeError("sample_weight must be a dense 1-d array, got a sparse matrix")
+    if isinstance(sample_weight, numbers.Real) and not isinstance(sample_weight, (bool, np.bool_)):
+        w = np.full(n_samples, float(sample_weight))
+    else:
+        try:
+            w = np.asarray(sample_weight, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"sample_weight could not be converted to an array of floats: {exc}") from None
+    if w.ndim != 1 or w.shape[0] != n_samples:
+        raise ValueError(f"sample_weight must have shape ({n_samples},) to match X, got shape {w.shape}")
+    if not np.all(np.isfinite(w)):
+        raise ValueError("sample_weight contains NaN or infinity")
+    if np.any(w < 0):
+        raise ValueError("sample_weight must be non-negative")
+    if not np.any(w > 0):
+        raise ValueError("sample_weight is all zero; at least one weight must be positive")
+    return np.ascontiguousarray(w)
+
+
+def _uniform_scale(w: Optional[npt.NDArray[np.float64]]) -> float:
+    """The common value of uniform weights, for a core without weights.
+
+    Uniform weights ``c`` give exactly the unweighted clustering with the
+    objective scaled by ``c``; anything else needs weighted clustering.
+    """
+    if w is None:
+        return 1.0
+    if not np.all(w == w[0]):
+        raise NotImplementedError(
+            "this build of smartigan does not support non-uniform sample_weight (weighted Lloyd, "
+            "Hartigan and Smartigan need a newer Rust core). Uniform weights are accepted; for "
+            "integer weights you can repeat rows instead: X_rep = np.repeat(X, weights, axis=0)."
+        )
+    return float(w[0])
+
+
+class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, BaseEstimator):  # type: ignore[misc,unused-ignore]
+    """K-means clustering with Lloyd, Hartigan or Smartigan, scikit-learn style.
+
+    A drop-in replacement for :class:`sklearn.cluster.KMeans` whose default
+    method, Smartigan (Clément & Steinerberger), reaches lower objectives
+    than Lloyd's algorithm. See ``docs/migration.md`` for the parameter
+    mapping.
+
+    Parameters
+    ----------
+    n_clusters : int, default=8
+        Number of clusters, ``1 <= n_clusters <= n_samples``.
+    method : {"smartigan", "hartigan", "lloyd"}, default="smartigan"
+        ``"lloyd"``: nearest-centroid iterations (scikit-learn's algorithm).
+        ``"hartigan"``: single-point transfers. ``"smartigan"``: Hartigan with
+        an acceptance factor falling along ``schedule``.
+    init : {"k-means++", "random", "forgy", "random-partition"}, array of shape (n_clusters, n_features) or callable, default="k-means++"
+        How each restart starts. ``"random"`` (scikit-learn's name) is the
+        same as ``"forgy"``: ``n_clusters`` distinct rows of ``X`` as
+        centroids. ``"random-partition"`` puts every point in a random
+        cluster (the paper's start). A callable is called once as
+        ``init(X, n_clusters, random_state)`` and must return the centroids.
+    n_init : int or "auto", default="auto"
+        Independent restarts, run in parallel; the lowest objective wins.
+        ``"auto"`` means 1 for an array or callable ``init`` and 10 otherwise.
+    max_iter : int, default=50
+        Lloyd iterations or Hartigan sweeps at most; for Smartigan the length
+        of the acceptance-factor schedule (polishing sweeps come on top).
+    random_state : int, RandomState, Generator or None, default=None
+        An int in ``[0, 2**64)`` is the seed itself (the same seed as
+        ``smartigan.cluster(..., seed=random_state)``). A ``RandomState`` or
+        ``Generator`` gives one draw; ``None`` draws from NumPy's global
+        random state, as scikit-learn does. The seed used is stored in
+        ``seed_``; results do not depend on ``n_threads``.
+    n_threads : int or None, default=None
+        Threads for fitting (default: all cores).
+    schedule : (float, float), default=(1.5, 1.0)
+        Smartigan's acceptance factor at the first sweep and, in the limit,
+        at sweep ``max_iter``.
+    polish : bool, default=True
+        Finish Smartigan with Hartigan sweeps until no point moves.
+
+    Attributes
+    ----------
+    cluster_centers_ : ndarray of shape (n_clusters, n_features)
+        Centroids, in the dtype of the training data (float32 or float64).
+    labels_ : ndarray of int64, shape (n_samples,)
+        Cluster of each training point; no cluster is empty.
+    inertia_ : float
+        Sum of (weighted) squared distances of the training points to their
+        centroids.
+    n_iter_ : int
+        Iterations or sweeps of the best restart.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of str, shape (n_features_in_,)
+        Column names seen during ``fit``; only set when ``X`` has string
+        column names (a pandas DataFrame, for example).
+    seed_ : int
+        The seed used; ``random_state=seed_`` repeats the fit exactly.
+    converged_ : bool
+        Whether the best restart's last sweep moved no point.
+    history_ : ndarray of float64
+        Inertia after each sweep of the best restart.
+
+    Raises
+    ------
+    TypeError
+        From ``fit``, ``predict``, ``transform`` and ``score`` for sparse
+        input (not supported yet).
+    NotImplementedError
+        From ``fit`` for non-uniform ``sample_weight`` when the core was
+        built without weighted clustering.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smartigan.sklearn import KMeans
+    >>> X = np.array([[1.0, 2.0], [1.0, 4.0], [1.0, 0.0],
+    ...               [10.0, 2.0], [10.0, 4.0], [10.0, 0.0]])
+    >>> km = KMeans(n_clusters=2, random_state=0).fit(X)
+    >>> bool(km.labels_[0] == km.labels_[1] == km.labels_[2] != km.labels_[3])
+    True
+    >>> km.predict([[0.0, 0.0], [12.0, 3.0]]).tolist() == [km.labels_[0], km.labels_[3]]
+    True
+    >>> float(km.inertia_)
+    16.0
+    >>> km.get_feature_names_out().tolist()
+    ['kmeans0', 'kmeans1']
+    """
+
+    def __init__(
+        self,
+        n_clusters: int = 8,
+        *,
+        method: str = "smartigan",
+        init: Union[str, npt.ArrayLike, Callable[..., Any]] = "k-means++",
+        n_init: Union[int, str] = "auto",
+        max_iter: int = _api.DEFAULT_N_ITER,
+        random_state: Union[int, np.random.RandomState, np.random.Generator, None] = None,
+        n_threads: Optional[int] = None,
+        schedule: Tuple[float, float] = _api.DEFAULT_SCHEDULE,
+        polish: bool = True,
+    ) -> None:
+        self.n_clusters = n_clusters
+        self.method = method
+        self.init = init
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.n_threads = n_threads
+        self.schedule = schedule
+        self.polish = polish
+
+    # -- tags ---------------------------------------------------------------
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        tags.input_tags.sparse = False
+        return tags
+
+    def _more_tags(self) -> dict[str, Any]:  # scikit-learn < 1.6
+        return {"preserves_dtype": [np.float64, np.float32]}
+
+    # -- fitting ------------------------------------------------------------
+
+    def _resolve_init(self, X: np.ndarray, seed: int) -> Tuple[Any, bool]:
+        """The core's ``init`` argument, and whether it is explicit centroids."""
+        init = self.init
+        if isinstance(init, str):
+            if init not in _NAMED_INITS:
+                raise ValueError(
+                    f"init={init!r} is not supported; use 'k-means++', 'random' (alias 'forgy'), "
+                    "'random-partition', an array of shape (n_clusters, n_features) or a callable"
+                )
+            return ("forgy" if init == "random" else init), False
+        if callable(init):
+            init = init(X, self.n_clusters, np.random.RandomState(seed % 2**32))
+        centers = np.asarray(init, dtype=np.float64)
+        if centers.shape != (self.n_clusters, X.shape[1]):
+            raise ValueError(
+                f"init array has shape {centers.shape}, expected (n_clusters, n_features) = "
+                f"({self.n_clusters}, {X.shape[1]})"
+            )
+        return centers, True
+
+    def fit(self, X: npt.ArrayLike, y: Any = None, sample_weight: Optional[npt.ArrayLike] = None) -> "KMeans":
+        """Compute the clustering.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data. float32 stays float32; other real types become
+            float64. Sparse matrices are not supported yet.
+        y : Ignored
+            Present for API consistency.
+        sample_weight : array-like of shape (n_samples,) or None
+            Non-negative weight of each row: centroids are weighted means and
+            ``inertia_`` is the weighted objective. (With a core built without
+            weighted clustering only uniform weights are accepted; they scale
+            ``inertia_`` but do not change the clustering.)
+
+        Returns
+        -------
+        self : KMeans
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            For invalid parameters, NaN/infinite data, fewer samples than
+            clusters, or invalid weights (wrong shape, negative, all zero).
+        TypeError
+            For sparse ``X``.
+        NotImplementedError
+            For non-uniform ``sample_weight`` with a core built without
+            weighted clustering.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from smartigan.sklearn import KMeans
+        >>> X = np.array([[0.0], [0.5], [9.0], [9.5]])
+        >>> km = KMeans(n_clusters=2, random_state=3).fit(X)
+        >>> sorted(km.cluster_centers_.ravel().tolist())
+        [0.25, 9.25]
+        """
+        if _sparse.issparse(X):
+            raise TypeError(
+                "smartigan's KMeans does not accept sparse input yet (sparse CSR support is planned "
+                "in the Rust core); pass a dense array, e.g. X.toarray(), if it fits in memory"
+            )
+        data: np.ndarray = _validate_data(self, X, dtype=_FLOATS, order="C", accept_sparse=False,
+                                          ensure_min_samples=1)
+        n_clusters = _positive_int("n_clusters", self.n_clusters)
+        max_iter = _positive_int("max_iter", self.max_iter)
+        n_samples = data.shape[0]
+        if n_samples < n_clusters:
+            raise ValueError(f"n_samples={n_samples} should be >= n_clusters={n_clusters}.")
+        weights = _check_weights(sample_weight, n_samples)
+        seed = _seed_from_random_state(self.random_state)
+        init, explicit = self._resolve_init(data, seed)
+        n_init = self.n_init
+        if isinstance(n_init, str):
+            if n_init != "auto":
+                raise ValueError(f"n_init={n_init!r} is invalid; use a positive integer or 'auto'")
+            n_init = 1 if explicit else _api.DEFAULT_N_INIT
+        else:
+            n_init = _positive_int("n_init", n_init)
+        kwargs: dict[str, Any] = dict(init=init, n_init=n_init, schedule=self.schedule, polish=self.polish,
+                                      n_threads=self.n_threads)
+        scale = 1.0
+        if _CORE_WEIGHTS:
+            kwargs["sample_weight"] = weights
+        else:
+            scale = _uniform_scale(weights)
+        result = _api.cluster(data, n_clusters, self.method, max_iter, seed, **kwargs)  # type: ignore[arg-type]
+        self.cluster_centers_ = result.centroids
+        self.labels_ = result.labels
+        self.inertia_ = float(result.objective * scale)
+        self.n_iter_ = int(result.n_sweeps)
+        self.seed_ = int(result.seed)
+        self.converged_ = bool(result.converged)
+        self.history_ = result.history * scale
+        return self
+
+    def fit_predict(self, X: npt.ArrayLike, y: Any = None, sample_weight: Optional[npt.ArrayLike] = None) -> npt.NDArray[np.int64]:
+        """Fit, then return the cluster of each training point (``labels_``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data.
+        y : Ignored
+            Present for API consistency.
+        sample_weight : array-like of shape (n_samples,) or None
+            See :meth:`fit`.
+
+        Returns
+        -------
+        labels : ndarray of int64, shape (n_samples,)
+
+        Examples
+        --------
+        >>> from smartigan.sklearn import KMeans
+        >>> labels = KMeans(n_clusters=2, random_state=0).fit_predict([[0.0], [0.1], [5.0], [5.1]])
+        >>> bool(labels[0] == labels[1] != labels[2] == labels[3])
+        True
+        """
+        labels: npt.NDArray[np.int64] = self.fit(X, sample_weight=sample_weight).labels_
+        return labels
+
+    # -- using a fitted model -------------------------------------------------
+
+    def _test_data(self, X: npt.ArrayLike) -> Tuple[np.ndarray, np.ndarray]:
+        check_is_fitted(self)
+        if _sparse.issparse(X):
+            raise TypeError("smartigan's KMeans does not accept sparse input yet; pass X.toarray()")
+        data: np.ndarray = _validate_data(self, X, dtype=_FLOATS, order="C", accept_sparse=False, reset=False)
+        centers: np.ndarray = self.cluster_centers_
+        dtype = np.result_type(data.dtype, centers.dtype)
+        return (np.ascontiguousarray(data, dtype=dtype), np.ascontiguousarray(centers, dtype=dtype))
+
+    def predict(self, X: npt.ArrayLike) -> npt.NDArray[np.int64]:
+        """Index of the nearest centroid for each row of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            New data.
+
+        Returns
+        -------
+        labels : ndarray of int64, shape (n_samples,)
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            Before ``fit``.
+        ValueError
+            If ``X`` has a different number of features than the training data.
+
+        Examples
+        --------
+        >>> from smartigan.sklearn import KMeans
+        >>> km = KMeans(n_clusters=2, random_state=0).fit([[0.0], [0.1], [5.0], [5.1]])
+        >>> km.predict([[0.2], [4.0]]).tolist() == [km.labels_[0], km.labels_[2]]
+        True
+        """
+        data, centers = self._test_data(X)
+        labels: npt.NDArray[np.int64] = _core.predict(data, centers)
+        return labels
+
+    def transform(self, X: npt.ArrayLike) -> np.ndarray:
+        """Euclidean distance from each row of ``X`` to each centroid.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            New data.
+
+        Returns
+        -------
+        distances : ndarray of shape (n_samples, n_clusters)
+            In float32 if both ``X`` and the training data were float32,
+            float64 otherwise.
+
+        Examples
+        --------
+        >>> from smartigan.sklearn import KMeans
+        >>> km = KMeans(n_clusters=2, random_state=0).fit([[0.0], [2.0], [10.0], [12.0]])
+        >>> sorted(km.transform([[1.0]]).ravel().tolist())
+        [0.0, 10.0]
+        """
+        data, centers = self._test_data(X)
+        distances: np.ndarray = _core.transform(data, centers)
+        return distances
+
+    def score(self, X: npt.ArrayLike, y: Any = None, sample_weight: Optional[npt.ArrayLike] = None) -> float:
+        """Opposite of the (weighted) k-means objective of ``X`` on the centroids.
+
+        Higher is better, as scikit-learn's model selection expects.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            New data.
+        y : Ignored
+            Present for API consistency.
+        sample_weight : array-like of shape (n_samples,) or None
+            Weights of the rows (any non-negative weights are accepted here).
+
+        Returns
+        -------
+        score : float
+            ``-sum(w_i * min_j ||x_i - c_j||^2)``.
+
+        Examples
+        --------
+        >>> from smartigan.sklearn import KMeans
+        >>> km = KMeans(n_clusters=2, random_state=0).fit([[0.0], [2.0], [10.0], [12.0]])
+        >>> km.score([[0.0], [2.0], [10.0], [12.0]]) == -km.inertia_
+        True
+        >>> km.score([[3.0]])
+        -4.0
+        """
+        data, centers = self._test_data(X)
+        labels = _core.predict(data, centers)
+        diff = data.astype(np.float64) - centers.astype(np.float64)[labels]
+        sq = np.einsum("ij,ij->i", diff, diff)
+        if sample_weight is not None:
+            w = np.asarray(sample_weight, dtype=np.float64)
+            if w.shape != (data.shape[0],):
+                raise ValueError(f"sample_weight must have shape ({data.shape[0]},) to match X, got shape {w.shape}")
+            sq = sq * w
+        return -float(sq.sum())
+
+    @property
+    def _n_features_out(self) -> int:
+        """Number of output features of ``transform`` (one per cluster)."""
+        return int(self.cluster_centers_.shape[0])

@@ -1,0 +1,423 @@
+"""The smartigan command line: reading data, fit, compare, demo, exit codes."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import smartigan
+from smartigan import cli
+from smartigan.cli import CliError, main, read_table
+from smartigan.datasets import load_iris
+
+IRIS, _ = load_iris()
+NAMES = ["sepal length", "sepal width", "petal length", "petal width"]
+
+
+def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    """The command in a subprocess, stdout and stderr captured (so: piped, no terminal)."""
+    return subprocess.run([sys.executable, "-m", "smartigan", *args], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+@pytest.fixture
+def iris_csv(tmp_path: Path) -> Path:
+    path = tmp_path / "iris.csv"
+    with path.open("w") as f:
+        f.write(",".join(NAMES) + ",species\n")
+        for row, s in zip(IRIS, load_iris()[1]):
+            f.write(",".join(repr(float(v)) for v in row) + f",{'abc'[s]}\n")
+    return path
+
+
+@pytest.fixture
+def iris_npy(tmp_path: Path) -> Path:
+    path = tmp_path / "iris.npy"
+    np.save(path, IRIS)
+    return path
+
+
+# -- reading ------------------------------------------------------------------
+
+
+def test_csv_header_is_detected(tmp_path):
+    p = tmp_path / "a.csv"
+    p.write_text("x,y\n1,2\n3,4.5\n")
+    t = read_table(str(p))
+    assert t.names == ["x", "y"]
+    assert t.data.tolist() == [[1.0, 2.0], [3.0, 4.5]]
+    p.write_text("1,2\n3,4.5\n")
+    t = read_table(str(p))
+    assert t.names is None
+    assert t.data.tolist() == [[1.0, 2.0], [3.0, 4.5]]
+
+
+@pytest.mark.parametrize("text", [
+    "a;b\n1;2\n3;4\n",
+    "a\tb\n1\t2\n3\t4\n",
+    "a b\n1 2\n3   4\n",
+    "a|b\n1|2\n3|4\n",
+    '"a","b"\n1,2\n3,4\n',
+    "# comment\na,b\n\n1,2\n# another\n3,4\n",
+])
+def test_csv_delimiters_quotes_comments(tmp_path, text):
+    p = tmp_path / "d.txt"
+    p.write_text(text)
+    t = read_table(str(p))
+    assert t.names == ["a", "b"]
+    assert t.data.tolist() == [[1.0, 2.0], [3.0, 4.0]]
+
+
+def test_csv_header_override_and_columns(tmp_path, iris_csv):
+    p = tmp_path / "n.csv"
+    p.write_text("1,2\n3,4\n")
+    t = read_table(str(p), header=True)
+    assert t.names == ["1", "2"] and t.data.tolist() == [[3.0, 4.0]]
+    t = read_table(str(iris_csv), columns="petal width,0")
+    assert t.names == ["petal width", "sepal length"]
+    np.testing.assert_array_equal(t.data, IRIS[:, [3, 0]])
+    with pytest.raises(CliError, match="no column named 'petal'.*columns are: sepal length"):
+        read_table(str(iris_csv), columns="petal")
+    with pytest.raises(CliError, match="index 9 is out of range; the data has 5 columns"):
+        read_table(str(iris_csv), columns="9")
+
+
+def test_pandas_index_column_is_left_out(tmp_path, capsys):
+    pd = pytest.importorskip("pandas")
+    p = tmp_path / "df.csv"
+    pd.DataFrame({"a": [0.0, 0.1, 5.0, 5.1], "b": [1.0, 1.0, 2.0, 2.0]}, index=[10, 20, 30, 40]).to_csv(p)
+    t = read_table(str(p))
+    assert t.names == ["a", "b"]
+    assert t.data.tolist() == [[0.0, 1.0], [0.1, 1.0], [5.0, 2.0], [5.1, 2.0]]
+    assert "pandas index" in t.notes[0]
+    assert read_table(str(p), columns="0,a").data[:, 0].tolist() == [10, 20, 30, 40]
+    assert main(["fit", str(p), "-k", "2", "--seed", "0"]) == 0
+    out = capsys.readouterr()
+    assert "smartigan fit: note: the first column has no name" in out.err
+    assert "4 points, 2 features (a, b)" in out.out
+
+
+def test_csv_errors_point_at_the_cell(tmp_path, iris_csv):
+    with pytest.raises(CliError, match=r"line 2, column 4 \('species'\) is not a number: 'a'.*--columns"):
+        read_table(str(iris_csv))
+    p = tmp_path / "bad.csv"
+    p.write_text("x,y\n1,2\n3\n")
+    with pytest.raises(CliError, match="line 3 has 1 fields, but the first row has 2"):
+        read_table(str(p))
+    p.write_text("x,y\n1,2\n3,\n")
+    with pytest.raises(CliError, match="line 3, column 1 \\('y'\\) is empty"):
+        read_table(str(p))
+    p.write_text("x,y\n1,2\n\n3,nan\n")
+    with pytest.raises(CliError, match="line 4, column y is nan; k-means needs finite numbers"):
+        read_table(str(p))
+    p.write_text("")
+    with pytest.raises(CliError, match="is empty"):
+        read_table(str(p))
+    p.write_text("x,y\n")
+    with pytest.raises(CliError, match="no data rows"):
+        read_table(str(p))
+    with pytest.raises(CliError, match="no such file"):
+        read_table(str(tmp_path / "missing.csv"))
+    with pytest.raises(CliError, match="is a directory"):
+        read_table(str(tmp_path))
+    p.write_bytes(b"\xff\xfe\x00\x01garbage")
+    with pytest.raises(CliError, match="not a text CSV"):
+        read_table(str(p))
+
+
+def test_npy(tmp_path):
+    p = tmp_path / "v.npy"
+    np.save(p, np.arange(4, dtype=np.int32))
+    assert read_table(str(p)).data.tolist() == [[0.0], [1.0], [2.0], [3.0]]
+    np.save(p, np.zeros((2, 2, 2)))
+    with pytest.raises(CliError, match="3-d array"):
+        read_table(str(p))
+    np.save(p, np.array(["a", "b"]))
+    with pytest.raises(CliError, match="expected real numbers"):
+        read_table(str(p))
+    np.save(p, np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    with pytest.raises(CliError, match="not a plain numeric .npy"):
+        read_table(str(p))
+    np.save(p, np.array([[1.0, np.inf]]))
+    with pytest.raises(CliError, match="row 0, column 1 is inf"):
+        read_table(str(p))
+    np.save(p, np.eye(3))
+    assert cli.read_matrix(str(p)).tolist() == np.eye(3).tolist()
+
+
+def test_parquet_roundtrip_or_clear_error(tmp_path, monkeypatch, iris_npy):
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        p = tmp_path / "x.parquet"
+        p.write_bytes(b"PAR1")
+        with pytest.raises(CliError, match="Parquet needs pyarrow.*pip install pyarrow"):
+            read_table(str(p))
+        assert main(["fit", str(iris_npy), "-k", "3", "--out", str(tmp_path / "o"), "--format", "parquet"]) == 2
+        return
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    p = tmp_path / "x.parquet"
+    pq.write_table(pa.table({"a": IRIS[:, 0], "b": IRIS[:, 1].astype(np.float32), "s": ["x"] * 150}), p)
+    t = read_table(str(p), columns="a,b")
+    assert t.names == ["a", "b"]
+    np.testing.assert_allclose(t.data, IRIS[:, :2], rtol=1e-6)
+    with pytest.raises(CliError, match="column 's' has type string"):
+        read_table(str(p))
+    prefix = tmp_path / "out"
+    assert main(["fit", str(p), "-k", "3", "--columns", "a,b", "--seed", "1", "--out", str(prefix),
+                 "--format", "parquet"]) == 0
+    assert pq.read_table(f"{prefix}.centroids.parquet").column_names == ["a", "b"]
+    labels = pq.read_table(f"{prefix}.labels.parquet").column("label").to_numpy()
+    assert labels.shape == (150,)
+
+
+def test_parquet_without_pyarrow_is_exit_2(tmp_path, monkeypatch, iris_npy, capsys):
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    p = tmp_path / "x.parquet"
+    p.write_bytes(b"PAR1")
+    assert main(["fit", str(p), "-k", "2"]) == 2
+    assert "Parquet needs pyarrow, which is not installed: pip install pyarrow" in capsys.readouterr().err
+    assert main(["fit", str(iris_npy), "-k", "2", "--out", str(tmp_path / "o"), "--format", "parquet"]) == 2
+    assert not list(tmp_path.glob("o.*"))
+
+
+# -- fit -------------------------------------------------------------------------
+
+
+def test_fit_summary_matches_the_library(iris_csv, capsys):
+    code = main(["fit", str(iris_csv), "-k", "3", "--seed", "5", "--columns", "0,1,2,3"])
+    out = capsys.readouterr()
+    assert code == 0
+    r = smartigan.cluster(IRIS, 3, seed=5)
+    lines = dict(line.split(None, 1) for line in out.out.splitlines())
+    assert float(lines["objective"]) == pytest.approx(r.objective, rel=1e-9)
+    assert lines["sweeps"].startswith(f"{r.n_sweeps} (converged)")
+    assert lines["sizes"].split() == [str(s) for s in np.bincount(r.labels)]
+    assert "150 points, 4 features (sepal length, sepal width, petal length, petal width)" in lines["data"]
+    assert "seed 5" in lines["method"]
+    assert lines["time"].endswith("s")
+    assert out.err == ""
+
+
+def test_fit_options_reach_the_library(iris_npy, capsys):
+    args = ["fit", str(iris_npy), "-k", "4", "--method", "hartigan", "--init", "random-partition",
+            "--n-iter", "7", "--n-init", "3", "--seed", "11", "--threads", "1", "--json"]
+    assert main(args) == 0
+    s = json.loads(capsys.readouterr().out)
+    r = smartigan.cluster(IRIS, 4, "hartigan", 7, 11, init="random-partition", n_init=3)
+    assert s["objective"] == r.objective
+    assert s["sweeps"] == r.n_sweeps
+    assert s["restart_objectives"] == r.restart_objectives.tolist()
+    assert (s["method"], s["init"], s["n_init"], s["n_iter"], s["seed"]) == ("hartigan", "random-partition", 3, 7, 11)
+    assert sum(s["sizes"]) == 150 and len(s["sizes"]) == 4
+
+
+@pytest.mark.parametrize("fmt", ["csv", "npy"])
+def test_fit_writes_labels_and_centroids(tmp_path, iris_csv, fmt, capsys):
+    prefix = tmp_path / "res"
+    assert main(["fit", str(iris_csv), "-k", "3", "--seed", "2", "--columns", "0,1,2,3",
+                 "--out", str(prefix), "--format", fmt]) == 0
+    r = smartigan.cluster(IRIS, 3, seed=2)
+    if fmt == "npy":
+        labels = np.load(f"{prefix}.labels.npy")
+        centroids = np.load(f"{prefix}.centroids.npy")
+    else:
+        labels_t = read_table(f"{prefix}.labels.csv")
+        assert labels_t.names == ["label"]
+        labels = labels_t.data[:, 0].astype(np.int64)
+        cent_t = read_table(f"{prefix}.centroids.csv")
+        assert cent_t.names == NAMES
+        centroids = cent_t.data
+    np.testing.assert_array_equal(labels, r.labels)
+    np.testing.assert_array_equal(centroids, r.centroids)  # %.17g round-trips exactly
+    assert f"wrote       {prefix}.labels.{fmt}" in capsys.readouterr().out
+
+
+def test_exit_codes_and_messages(tmp_path, iris_npy, capsys):
+    assert main(["fit", str(iris_npy), "-k", "151"]) == 2
+    assert "-k 151 is larger than the number of points (150)" in capsys.readouterr().err
+    assert main(["fit", str(tmp_path / "nope.csv"), "-k", "2"]) == 2
+    assert "smartigan fit: error: no such file" in capsys.readouterr().err
+    assert main(["fit", str(iris_npy), "-k", "2", "--out", str(tmp_path / "no" / "dir" / "x")]) == 2
+    assert "--out: directory" in capsys.readouterr().err
+    assert main(["fit", str(iris_npy), "-k", "2", "--n-iter", "200000"]) == 2
+    assert "n_iter" in capsys.readouterr().err
+    for bad in (["fit", str(iris_npy)], ["fit", str(iris_npy), "-k", "0"], ["fit", str(iris_npy), "-k", "x"],
+                ["fit", str(iris_npy), "-k", "2", "--method", "elkan"], ["fit", str(iris_npy), "-k", "2", "--seed", "-1"],
+                ["frobnicate"], []):
+        with pytest.raises(SystemExit) as exc:
+            main(bad)
+        assert exc.value.code == 2, bad
+        capsys.readouterr()
+
+
+def test_plot_without_matplotlib_fails_before_fitting(tmp_path, iris_npy, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    assert main(["fit", str(iris_npy), "-k", "2", "--plot", str(tmp_path / "p.png"), "--out", str(tmp_path / "o")]) == 2
+    assert "--plot needs matplotlib" in capsys.readouterr().err
+    assert not list(tmp_path.glob("o.*")), "nothing should be written when a precondition fails"
+
+
+def test_unknown_plot_format_fails_before_fitting(tmp_path, iris_npy, capsys):
+    pytest.importorskip("matplotlib")
+    assert main(["fit", str(iris_npy), "-k", "2", "--plot", str(tmp_path / "p.xyz"), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "unknown picture format 'xyz'" in err and ".png" in err
+    assert not list(tmp_path.glob("o.*"))
+
+
+def test_progress_bar(iris_npy, capsys):
+    assert main(["fit", str(iris_npy), "-k", "5", "--seed", "3", "--progress", "always", "--json"]) == 0
+    out = capsys.readouterr()
+    stepped = json.loads(out.out)
+    assert "sweep 1/50" in out.err and "10 restarts" in out.err and "\r" in out.err
+    assert main(["fit", str(iris_npy), "-k", "5", "--seed", "3", "--progress", "never", "--json"]) == 0
+    out2 = capsys.readouterr()
+    assert out2.err == ""
+    plain = json.loads(out2.out)
+    # driving the fit sweep by sweep must not change the result
+    for key in ("objective", "sweeps", "restart_objectives", "sizes", "seed"):
+        assert stepped[key] == plain[key], key
+    # auto: capsys is not a terminal, so nothing is drawn
+    assert main(["fit", str(iris_npy), "-k", "5", "--seed", "3"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_progress_auto_waits_for_long_runs():
+    class FakeTTY:
+        def __init__(self):
+            self.text = ""
+
+        def isatty(self):
+            return True
+
+        def write(self, s):
+            self.text += s
+
+        def flush(self):
+            pass
+
+    tty = FakeTTY()
+    bar = cli.Progress("lloyd", 10, 2, stream=tty, mode="auto", delay=3600)
+    bar.update(1, 1.0)
+    assert tty.text == "", "a quick run must stay silent"
+    bar = cli.Progress("lloyd", 10, 2, stream=tty, mode="auto", delay=0.0)
+    bar.update(12, 1.0)
+    bar.close()
+    assert "sweep 12, polishing" in tty.text and tty.text.endswith("\r")
+
+
+def test_piped_subprocess_is_quiet_and_correct(iris_npy):
+    res = run_cli("fit", str(iris_npy), "-k", "3", "--seed", "0", "--json")
+    assert res.returncode == 0, res.stderr
+    assert res.stderr == ""
+    assert json.loads(res.stdout)["objective"] == smartigan.cluster(IRIS, 3, seed=0).objective
+    bad = run_cli("fit", str(iris_npy), "-k", "500")
+    assert bad.returncode == 2
+    assert bad.stderr.startswith("smartigan fit: error:") and "Traceback" not in bad.stderr
+    usage = run_cli("fit", str(iris_npy))
+    assert usage.returncode == 2 and "-k" in usage.stderr
+
+
+# -- compare ---------------------------------------------------------------------
+
+
+def test_compare_uses_paired_starts(iris_npy, capsys):
+    assert main(["compare", str(iris_npy), "-k", "5", "--seed", "8", "--init", "random-partition",
+                 "--n-init", "20", "--json"]) == 0
+    s = json.loads(capsys.readouterr().out)
+    assert [row["method"] for row in s["methods"]] == ["lloyd", "hartigan", "smartigan"]
+    for row in s["methods"]:
+        r = smartigan.cluster(IRIS, 5, row["method"], seed=8, init="random-partition", n_init=20)
+        assert row["objective"] == r.objective
+        assert row["mean"] == pytest.approx(r.restart_objectives.mean())
+    for pair in s["paired"]:
+        assert pair["better"] + pair["tied"] + pair["worse"] == 20
+    # same seed => the same initial partition for every method (paired starts)
+    starts = {m: smartigan.cluster(IRIS, 5, m, n_iter=1, seed=8, init="random-partition", n_init=1).initial_objective
+              for m in ("lloyd", "hartigan", "smartigan")}
+    assert len(set(starts.values())) == 1
+    assert s["methods"][0]["vs"] == 0.0
+
+
+def test_compare_table_and_seed(iris_npy, capsys):
+    assert main(["compare", str(iris_npy), "-k", "3", "--methods", "hartigan,smartigan", "--n-init", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "vs hartigan" in out and "lloyd" not in out
+    seed = int(out.split("(seed ")[1].split(")")[0])
+    assert "smartigan vs hartigan: better in" in out
+    # the printed seed repeats the comparison
+    assert main(["compare", str(iris_npy), "-k", "3", "--methods", "hartigan,smartigan", "--n-init", "4",
+                 "--seed", str(seed)]) == 0
+    again = capsys.readouterr().out
+    def strip_times(text):
+        return [ln.rsplit(None, 1)[0] if ln.endswith("s") and "%" in ln else ln for ln in text.splitlines()]
+
+    assert strip_times(again) == strip_times(out)
+    assert main(["compare", str(iris_npy), "-k", "3", "--methods", "lloyd,elkan"]) == 2
+    assert "unknown method 'elkan'" in capsys.readouterr().err
+
+
+# -- plots -----------------------------------------------------------------------
+
+
+def _check_png(path: Path) -> None:
+    import matplotlib.image
+
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    img = matplotlib.image.imread(str(path))
+    assert img.ndim == 3 and img.shape[0] > 300 and img.shape[1] > 600
+    assert float(img[..., :3].std()) > 0.05, "the picture is blank"
+
+
+def test_fit_and_compare_plot(tmp_path, iris_csv, capsys):
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "fit.png"
+    assert main(["fit", str(iris_csv), "-k", "3", "--columns", "0,1,2,3", "--seed", "0", "--plot", str(png)]) == 0
+    assert f"wrote       {png}" in capsys.readouterr().out
+    _check_png(png)
+    png2 = tmp_path / "cmp.png"
+    assert main(["compare", str(iris_csv), "-k", "4", "--columns", "0,3", "--seed", "0", "--plot", str(png2)]) == 0
+    _check_png(png2)
+
+
+# -- demo and entry points ------------------------------------------------------------
+
+
+def test_demo_in_process(capsys):
+    assert main(["demo", "--runs", "20", "-k", "3", "4"]) == 0
+    out = capsys.readouterr().out
+    rows = [ln for ln in out.splitlines() if ln.strip()[:2] in ("3 ", "4 ")]
+    assert [r.split()[0] for r in rows] == ["3", "4"]
+    ours_and_paper = [(float(a), float(b)) for a, b in re.findall(r"([\d.]+) \[\s*([\d.]+)\]", rows[0])]
+    assert [p for _, p in ours_and_paper] == [96.88, 78.85, 79.23]
+    (lloyd, _), (hartigan, _), _ = ours_and_paper
+    assert hartigan < lloyd
+
+
+def test_default_demo_is_fast_and_works():
+    # `smartigan demo` is the README's first command: it must work and stay quick.
+    res = run_cli("demo", timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert "Fisher's Iris" in res.stdout
+    total = float(res.stdout.split("total ")[1].split("s.")[0])
+    assert total < 30, f"the default demo took {total}s"
+
+
+def test_console_script_and_version():
+    exe = Path(sys.executable).with_name("smartigan")
+    if not exe.exists():
+        pytest.skip("the smartigan console script is not installed next to this interpreter")
+    res = subprocess.run([str(exe), "--version"], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0
+    assert res.stdout.strip() == f"smartigan {smartigan.__version__}"
+    res = subprocess.run([str(exe), "--help"], capture_output=True, text=True, timeout=60)
+    assert "compare" in res.stdout and "Exit status" in res.stdout

@@ -1,0 +1,378 @@
+"""The scikit-learn estimator smartigan.sklearn.KMeans."""
+
+from __future__ import annotations
+
+import inspect
+import pickle
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+sklearn = pytest.importorskip("sklearn")
+
+from sklearn.base import clone  # noqa: E402
+from sklearn.exceptions import NotFittedError  # noqa: E402
+from sklearn.model_selection import GridSearchCV  # noqa: E402
+from sklearn.pipeline import Pipeline, make_pipeline  # noqa: E402
+from sklearn.preprocessing import StandardScaler  # noqa: E402
+from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
+
+import smartigan  # noqa: E402
+from smartigan.datasets import load_iris  # noqa: E402
+from smartigan.sklearn import KMeans  # noqa: E402
+
+from smartigan.sklearn import _CORE_WEIGHTS  # noqa: E402
+
+# Checks this estimator is expected to fail, with the reason (the same
+# mechanism scikit-learn uses for its own KMeans).
+if _CORE_WEIGHTS:
+    EXPECTED_FAILED_CHECKS = {
+        "check_sample_weight_equivalence_on_dense_data": (
+            "sample_weight is not equivalent to removing/repeating samples from a random start: "
+            "weighted k-means++ and the visiting order draw differently from the repeated data "
+            "(the same reason scikit-learn lists for its own KMeans)"
+        ),
+    }
+else:
+    EXPECTED_FAILED_CHECKS = {
+        "check_sample_weights_not_overwritten": (
+            "this core has no weighted clustering: fit raises NotImplementedError for the check's "
+            "non-uniform weights [10, 1, ..., 1]"
+        ),
+        "check_sample_weight_equivalence_on_dense_data": (
+            "this core has no weighted clustering (NotImplementedError for non-uniform weights); "
+            "scikit-learn lists this check as expected to fail for its own KMeans too"
+        ),
+    }
+
+ESTIMATORS = [
+    KMeans(),
+    KMeans(n_clusters=3, method="lloyd", init="random", n_init=2, max_iter=5),
+    KMeans(n_clusters=3, method="hartigan", init="random-partition", n_init=3),
+    KMeans(n_clusters=3, method="smartigan", schedule=(1.4, 0.9), polish=False, n_threads=1),
+]
+
+
+def _expected_failed_checks(estimator: KMeans) -> dict[str, str]:
+    return EXPECTED_FAILED_CHECKS
+
+
+_PWC_PARAMS = inspect.signature(parametrize_with_checks).parameters
+_MARKS_XFAIL = "expected_failed_checks" in _PWC_PARAMS  # scikit-learn >= 1.6
+if "xfail_strict" in _PWC_PARAMS:  # >= 1.8: a listed check that starts passing must be unlisted
+    _checks = parametrize_with_checks(ESTIMATORS, expected_failed_checks=_expected_failed_checks,
+                                      xfail_strict=True)
+elif _MARKS_XFAIL:
+    _checks = parametrize_with_checks(ESTIMATORS, expected_failed_checks=_expected_failed_checks)
+else:
+    _checks = parametrize_with_checks(ESTIMATORS)
+
+
+@_checks
+def test_sklearn_estimator_checks(estimator, check):
+    name = getattr(check, "func", check).__name__
+    if not _MARKS_XFAIL and name in EXPECTED_FAILED_CHECKS:
+        try:
+            check(estimator)
+        except NotImplementedError:
+            pytest.xfail(EXPECTED_FAILED_CHECKS[name])
+        return
+    check(estimator)
+
+
+@pytest.mark.skipif(_CORE_WEIGHTS, reason="the core clusters with weights")
+def test_expected_failures_fail_for_the_stated_reason():
+    # The listed failures must come from the missing weights support, not
+    # from something else going wrong in the same check.
+    X = np.array([[1.0, 3.0], [1.0, 3.0], [2.0, 1.0], [4.0, 1.0]])
+    w = np.ones(4)
+    w[0] = 10.0
+    with pytest.raises(NotImplementedError, match="non-uniform sample_weight"):
+        KMeans(n_clusters=2, random_state=0).fit(X, sample_weight=w)
+
+
+@pytest.mark.skipif(not _CORE_WEIGHTS, reason="the core has no weighted clustering")
+def test_weighted_fit_is_the_core_weighted_fit(iris):
+    X, _ = iris
+    w = np.random.default_rng(0).integers(0, 4, size=150).astype(float)
+    km = KMeans(n_clusters=4, random_state=3).fit(X, sample_weight=w)
+    r = smartigan.cluster(X, 4, seed=3, sample_weight=w)
+    np.testing.assert_array_equal(km.labels_, r.labels)
+    assert km.inertia_ == r.objective
+    d2 = ((X - km.cluster_centers_[km.labels_]) ** 2).sum(axis=1)
+    assert km.inertia_ == pytest.approx(float((w * d2).sum()), rel=1e-9)
+    assert km.score(X, sample_weight=w) == pytest.approx(-km.inertia_, rel=1e-9)
+    w_before = w.copy()
+    KMeans(n_clusters=4, random_state=3).fit(X, sample_weight=w)
+    np.testing.assert_array_equal(w, w_before)
+
+
+@pytest.fixture(scope="module")
+def iris():
+    X, y = load_iris()
+    return X, y
+
+
+def test_matches_cluster_with_the_same_seed(iris):
+    X, _ = iris
+    km = KMeans(n_clusters=4, random_state=123).fit(X)
+    r = smartigan.cluster(X, 4, seed=123)
+    np.testing.assert_array_equal(km.labels_, r.labels)
+    np.testing.assert_array_equal(km.cluster_centers_, r.centroids)
+    assert km.inertia_ == r.objective
+    assert km.n_iter_ == r.n_sweeps
+    assert km.seed_ == 123
+    assert km.converged_ is True
+    np.testing.assert_array_equal(km.history_, r.history)
+    assert km.labels_.dtype == np.int64
+    assert km.n_features_in_ == 4
+    assert not hasattr(km, "feature_names_in_")
+
+
+def test_parameters_reach_the_core(iris):
+    X, _ = iris
+    km = KMeans(n_clusters=5, method="hartigan", init="random-partition", n_init=7, max_iter=9,
+                random_state=4).fit(X)
+    r = smartigan.cluster(X, 5, "hartigan", 9, 4, init="random-partition", n_init=7)
+    np.testing.assert_array_equal(km.labels_, r.labels)
+    assert km.inertia_ == r.objective
+    km = KMeans(n_clusters=5, schedule=(1.3, 0.95), polish=False, n_threads=1, random_state=4).fit(X)
+    r = smartigan.cluster(X, 5, seed=4, schedule=(1.3, 0.95), polish=False)
+    np.testing.assert_array_equal(km.labels_, r.labels)
+    km = KMeans(n_clusters=5, method="lloyd", max_iter=1, random_state=4).fit(X)
+    assert km.n_iter_ == 1
+
+
+def test_init_random_is_forgy(iris):
+    X, _ = iris
+    km = KMeans(n_clusters=3, init="random", random_state=5).fit(X)
+    r = smartigan.cluster(X, 3, seed=5, init="forgy")
+    np.testing.assert_array_equal(km.labels_, r.labels)
+
+
+def test_lloyd_from_given_centroids_matches_scikit_learn(iris):
+    from sklearn.cluster import KMeans as SkKMeans
+
+    X, _ = iris
+    start = X[[0, 10, 60, 110, 140]]
+    ours = KMeans(n_clusters=5, method="lloyd", init=start, max_iter=300).fit(X)
+    theirs = SkKMeans(n_clusters=5, init=start, n_init=1, algorithm="lloyd", tol=0.0, max_iter=300).fit(X)
+    np.testing.assert_array_equal(ours.labels_, theirs.labels_)
+    np.testing.assert_allclose(ours.cluster_centers_, theirs.cluster_centers_, rtol=1e-12, atol=1e-12)
+    assert ours.inertia_ == pytest.approx(theirs.inertia_, rel=1e-12)
+    np.testing.assert_allclose(ours.transform(X), theirs.transform(X), rtol=1e-10, atol=1e-12)
+    assert ours.score(X) == pytest.approx(theirs.score(X), rel=1e-12)
+
+
+def test_callable_init_and_auto_n_init(iris):
+    X, _ = iris
+    calls = []
+
+    def init(data, k, rs):
+        calls.append((data.shape, k, type(rs)))
+        return data[:k] + 0.01
+
+    km = KMeans(n_clusters=3, method="lloyd", init=init, random_state=0).fit(X)
+    assert calls == [((150, 4), 3, np.random.RandomState)]
+    ref = KMeans(n_clusters=3, method="lloyd", init=X[:3] + 0.01).fit(X)
+    np.testing.assert_array_equal(km.labels_, ref.labels_)
+    with pytest.raises(ValueError, match=r"init array has shape \(2, 4\)"):
+        KMeans(n_clusters=3, init=X[:2]).fit(X)
+    with pytest.raises(ValueError, match="init='kmeans'"):
+        KMeans(n_clusters=3, init="kmeans").fit(X)
+
+
+def test_random_state_kinds(iris):
+    X, _ = iris
+    a = KMeans(n_clusters=4, random_state=np.random.RandomState(7)).fit(X)
+    b = KMeans(n_clusters=4, random_state=np.random.RandomState(7)).fit(X)
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    assert a.seed_ == b.seed_
+
+    rs = np.random.RandomState(7)
+    km = KMeans(n_clusters=4, random_state=rs)
+    s1 = km.fit(X).seed_
+    s2 = km.fit(X).seed_
+    assert s1 != s2, "a RandomState instance must advance between fits"
+
+    g1 = KMeans(n_clusters=4, random_state=np.random.default_rng(3)).fit(X)
+    g2 = KMeans(n_clusters=4, random_state=np.random.default_rng(3)).fit(X)
+    np.testing.assert_array_equal(g1.labels_, g2.labels_)
+
+    np.random.seed(11)
+    n1 = KMeans(n_clusters=4).fit(X)
+    np.random.seed(11)
+    n2 = KMeans(n_clusters=4).fit(X)
+    assert n1.seed_ == n2.seed_, "random_state=None must follow numpy's global seed, as in scikit-learn"
+
+    again = KMeans(n_clusters=4, random_state=n1.seed_).fit(X)
+    np.testing.assert_array_equal(again.labels_, n1.labels_)
+    assert again.inertia_ == n1.inertia_
+
+    assert KMeans(n_clusters=4, random_state=np.uint64(2**64 - 1)).fit(X).seed_ == 2**64 - 1
+    for bad in (-1, 2**64, "seed", 1.5, True):
+        with pytest.raises(ValueError, match="random_state"):
+            KMeans(n_clusters=4, random_state=bad).fit(X)
+
+
+def test_invalid_parameters_raise_at_fit_not_init(iris):
+    X, _ = iris
+    cases = [
+        (dict(n_clusters=0), ValueError, "n_clusters=0"),
+        (dict(n_clusters=151), ValueError, "n_samples=150 should be >= n_clusters=151"),
+        (dict(n_clusters=2.5), TypeError, "n_clusters must be an integer"),
+        (dict(max_iter=0), ValueError, "max_iter=0"),
+        (dict(n_init=0), ValueError, "n_init=0"),
+        (dict(n_init="many"), ValueError, "n_init='many'"),
+        (dict(method="elkan"), ValueError, "method"),
+        (dict(schedule=(0.9, 1.2)), ValueError, "schedule"),
+        (dict(n_threads=0), ValueError, "n_threads"),
+    ]
+    for params, exc, match in cases:
+        km = KMeans(**params)  # never raises
+        with pytest.raises(exc, match=match):
+            km.fit(X)
+
+
+def test_dtypes_are_preserved(iris):
+    X, _ = iris
+    X32 = X.astype(np.float32)
+    km = KMeans(n_clusters=3, random_state=0).fit(X32)
+    assert km.cluster_centers_.dtype == np.float32
+    assert km.transform(X32).dtype == np.float32
+    assert km.transform(X).dtype == np.float64
+    np.testing.assert_array_equal(km.predict(X32), km.labels_)
+    assert KMeans(n_clusters=3, random_state=0).fit(X).cluster_centers_.dtype == np.float64
+    Xi = (X * 10).astype(np.int32)
+    assert KMeans(n_clusters=3, random_state=0).fit(Xi).cluster_centers_.dtype == np.float64
+
+
+def test_sample_weight_uniform_and_invalid(iris):
+    X, _ = iris
+    base = KMeans(n_clusters=3, random_state=1).fit(X)
+    ones = KMeans(n_clusters=3, random_state=1).fit(X, sample_weight=np.ones(150))
+    # weights of 2 scale every quantity by a power of two: exactly the same decisions
+    twos = KMeans(n_clusters=3, random_state=1).fit(X, sample_weight=[2.0] * 150)
+    np.testing.assert_array_equal(base.labels_, ones.labels_)
+    np.testing.assert_array_equal(base.labels_, twos.labels_)
+    assert ones.inertia_ == pytest.approx(base.inertia_, rel=1e-12)
+    assert twos.inertia_ == pytest.approx(2 * base.inertia_, rel=1e-12)
+    np.testing.assert_allclose(twos.history_, 2 * base.history_, rtol=1e-12)
+    if not _CORE_WEIGHTS:
+        w = np.ones(150)
+        w[3] = 0.0
+        with pytest.raises(NotImplementedError, match="np.repeat"):
+            KMeans(n_clusters=3).fit(X, sample_weight=w)
+    with pytest.raises(ValueError, match="all zero"):
+        KMeans(n_clusters=3).fit(X, sample_weight=np.zeros(150))
+    with pytest.raises(ValueError, match="non-negative"):
+        KMeans(n_clusters=3).fit(X, sample_weight=-np.ones(150))
+    with pytest.raises(ValueError, match=r"shape \(150,\)"):
+        KMeans(n_clusters=3).fit(X, sample_weight=np.ones(149))
+    with pytest.raises(ValueError, match="NaN"):
+        KMeans(n_clusters=3).fit(X, sample_weight=np.full(150, np.nan))
+
+
+def test_score_with_weights(iris):
+    X, _ = iris
+    km = KMeans(n_clusters=3, random_state=1).fit(X)
+    assert km.score(X) == pytest.approx(-km.inertia_, rel=1e-12)
+    w = np.arange(150, dtype=float)
+    d2 = km.transform(X).min(axis=1) ** 2
+    assert km.score(X, sample_weight=w) == pytest.approx(-(w * d2).sum(), rel=1e-9)
+    with pytest.raises(ValueError, match="sample_weight"):
+        km.score(X, sample_weight=w[:10])
+
+
+def test_sparse_input_is_a_clear_type_error(iris):
+    sp = pytest.importorskip("scipy.sparse")
+    X, _ = iris
+    with pytest.raises(TypeError, match="sparse"):
+        KMeans(n_clusters=3).fit(sp.csr_matrix(X))
+    km = KMeans(n_clusters=3, random_state=0).fit(X)
+    with pytest.raises(TypeError, match="sparse"):
+        km.predict(sp.csr_matrix(X))
+
+
+def test_not_fitted():
+    km = KMeans(n_clusters=2)
+    for method in (km.predict, km.transform, km.score):
+        with pytest.raises(NotFittedError):
+            method([[0.0], [1.0]])
+
+
+def test_wrong_number_of_features(iris):
+    X, _ = iris
+    km = KMeans(n_clusters=3, random_state=0).fit(X)
+    with pytest.raises(ValueError, match="X has 3 features, but KMeans is expecting 4 features"):
+        km.predict(X[:, :3])
+
+
+def test_pipeline_and_feature_names(iris):
+    pd = pytest.importorskip("pandas")
+    X, _ = iris
+    df = pd.DataFrame(X, columns=["sepal_length", "sepal_width", "petal_length", "petal_width"])
+    pipe = make_pipeline(StandardScaler(), KMeans(n_clusters=3, random_state=0))
+    labels = pipe.fit_predict(df)
+    assert labels.shape == (150,)
+    assert pipe[-1].n_features_in_ == 4
+    scaled = StandardScaler().fit_transform(X)
+    direct = KMeans(n_clusters=3, random_state=0).fit(scaled)
+    np.testing.assert_array_equal(labels, direct.labels_)
+    np.testing.assert_array_equal(pipe.predict(df), direct.labels_)
+    assert pipe.get_feature_names_out().tolist() == ["kmeans0", "kmeans1", "kmeans2"]
+
+    named = KMeans(n_clusters=3, random_state=0).fit(df)
+    assert named.feature_names_in_.tolist() == list(df.columns)
+    out = named.set_output(transform="pandas").transform(df)
+    assert list(out.columns) == ["kmeans0", "kmeans1", "kmeans2"]
+    np.testing.assert_allclose(out.to_numpy(), KMeans(n_clusters=3, random_state=0).fit(X).transform(X))
+
+
+def test_grid_search(iris):
+    X, _ = iris
+    search = GridSearchCV(
+        Pipeline([("scale", StandardScaler()), ("km", KMeans(n_clusters=3, random_state=0))]),
+        {"km__method": ["lloyd", "hartigan", "smartigan"], "km__n_clusters": [2, 3]},
+        cv=3,
+    )
+    search.fit(X)
+    scores = search.cv_results_["mean_test_score"]
+    assert scores.shape == (6,)
+    assert np.all(scores < 0)
+    # score is -inertia, so more clusters always scores higher on held-out data here
+    assert search.best_params_["km__n_clusters"] == 3
+    assert search.best_params_["km__method"] in ("lloyd", "hartigan", "smartigan")
+
+
+def test_clone_and_pickle(iris):
+    X, _ = iris
+    km = KMeans(n_clusters=4, method="hartigan", random_state=9).fit(X)
+    c = clone(km)
+    assert c.get_params() == km.get_params()
+    assert not hasattr(c, "labels_")
+    np.testing.assert_array_equal(c.fit(X).labels_, km.labels_)
+    back = pickle.loads(pickle.dumps(km))
+    np.testing.assert_array_equal(back.cluster_centers_, km.cluster_centers_)
+    np.testing.assert_array_equal(back.predict(X), km.predict(X))
+    assert back.inertia_ == km.inertia_
+    assert back.get_params() == km.get_params()
+
+
+def test_smartigan_is_not_worse_than_sklearn_lloyd_on_iris(iris):
+    # The reason to switch: the default method reaches lower objectives.
+    from sklearn.cluster import KMeans as SkKMeans
+
+    X, _ = iris
+    for k in (5, 10, 20):
+        ours = KMeans(n_clusters=k, random_state=0).fit(X).inertia_
+        theirs = SkKMeans(n_clusters=k, n_init=10, random_state=0).fit(X).inertia_
+        assert ours <= theirs * (1 + 1e-9), (k, ours, theirs)
+
+
+def test_importing_smartigan_does_not_import_sklearn():
+    code = "import sys, smartigan; smartigan.cluster([[0.0], [1.0]], 1, seed=0); print('sklearn' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
