@@ -10,7 +10,6 @@ does not import scikit-learn; only importing this module does.
 
 from __future__ import annotations
 
-import inspect
 import numbers
 from typing import Any, Callable, Optional, Tuple, Union
 
@@ -46,9 +45,6 @@ __all__ = ["KMeans"]
 
 _NAMED_INITS = ("k-means++", "random-partition", "forgy", "random")
 
-#: Whether this build's core clusters with sample weights. Without it, only
-#: uniform weights (which do not change the clustering) are accepted.
-_CORE_WEIGHTS = "sample_weight" in inspect.signature(_api.cluster).parameters
 _FLOATS = [np.float64, np.float32]
 
 
@@ -116,23 +112,6 @@ def _check_weights(sample_weight: Any, n_samples: int) -> Optional[npt.NDArray[n
     return np.ascontiguousarray(w)
 
 
-def _uniform_scale(w: Optional[npt.NDArray[np.float64]]) -> float:
-    """The common value of uniform weights, for a core without weights.
-
-    Uniform weights ``c`` give exactly the unweighted clustering with the
-    objective scaled by ``c``; anything else needs weighted clustering.
-    """
-    if w is None:
-        return 1.0
-    if not np.all(w == w[0]):
-        raise NotImplementedError(
-            "this build of smartigan does not support non-uniform sample_weight (weighted Lloyd, "
-            "Hartigan and Smartigan need a newer Rust core). Uniform weights are accepted; for "
-            "integer weights you can repeat rows instead: X_rep = np.repeat(X, weights, axis=0)."
-        )
-    return float(w[0])
-
-
 class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, BaseEstimator):  # type: ignore[misc,unused-ignore]
     """K-means clustering with Lloyd, Hartigan or Smartigan, scikit-learn style.
 
@@ -198,14 +177,6 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
     history_ : ndarray of float64
         Inertia after each sweep of the best restart.
 
-    Raises
-    ------
-    TypeError
-        From ``fit``, ``predict``, ``transform`` and ``score`` for sparse
-        input (not supported yet).
-    NotImplementedError
-        From ``fit`` for non-uniform ``sample_weight`` when the core was
-        built without weighted clustering.
 
     Examples
     --------
@@ -252,7 +223,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
-        tags.input_tags.sparse = False
+        tags.input_tags.sparse = True
         return tags
 
     def _more_tags(self) -> dict[str, Any]:  # scikit-learn < 1.6
@@ -306,11 +277,6 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         ValueError
             For invalid parameters, NaN/infinite data, fewer samples than
             clusters, or invalid weights (wrong shape, negative, all zero).
-        TypeError
-            For sparse ``X``.
-        NotImplementedError
-            For non-uniform ``sample_weight`` with a core built without
-            weighted clustering.
 
         Examples
         --------
@@ -321,13 +287,8 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         >>> sorted(km.cluster_centers_.ravel().tolist())
         [0.25, 9.25]
         """
-        if _sparse.issparse(X):
-            raise TypeError(
-                "smartigan's KMeans does not accept sparse input yet (sparse CSR support is planned "
-                "in the Rust core); pass a dense array, e.g. X.toarray(), if it fits in memory"
-            )
-        data: np.ndarray = _validate_data(self, X, dtype=_FLOATS, order="C", accept_sparse=False,
-                                          ensure_min_samples=1)
+        data: Any = _validate_data(self, X, dtype=_FLOATS, order="C", accept_sparse="csr",
+                                   ensure_min_samples=1)
         n_clusters = _positive_int("n_clusters", self.n_clusters)
         max_iter = _positive_int("max_iter", self.max_iter)
         n_samples = data.shape[0]
@@ -343,21 +304,16 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
             n_init = 1 if explicit else _api.DEFAULT_N_INIT
         else:
             n_init = _positive_int("n_init", n_init)
-        kwargs: dict[str, Any] = dict(init=init, n_init=n_init, schedule=self.schedule, polish=self.polish,
-                                      n_threads=self.n_threads)
-        scale = 1.0
-        if _CORE_WEIGHTS:
-            kwargs["sample_weight"] = weights
-        else:
-            scale = _uniform_scale(weights)
-        result = _api.cluster(data, n_clusters, self.method, max_iter, seed, **kwargs)  # type: ignore[arg-type]
+        result = _api.cluster(data, n_clusters, self.method, max_iter, seed, init=init,  # type: ignore[arg-type]
+                              n_init=n_init, schedule=self.schedule, polish=self.polish,
+                              n_threads=self.n_threads, sample_weight=weights)
         self.cluster_centers_ = result.centroids
         self.labels_ = result.labels
-        self.inertia_ = float(result.objective * scale)
+        self.inertia_ = float(result.objective)
         self.n_iter_ = int(result.n_sweeps)
         self.seed_ = int(result.seed)
         self.converged_ = bool(result.converged)
-        self.history_ = result.history * scale
+        self.history_ = result.history
         return self
 
     def fit_predict(self, X: npt.ArrayLike, y: Any = None, sample_weight: Optional[npt.ArrayLike] = None) -> npt.NDArray[np.int64]:
@@ -388,14 +344,20 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
 
     # -- using a fitted model -------------------------------------------------
 
-    def _test_data(self, X: npt.ArrayLike) -> Tuple[np.ndarray, np.ndarray]:
+    def _test_data(self, X: npt.ArrayLike) -> Tuple[Any, np.ndarray]:
         check_is_fitted(self)
-        if _sparse.issparse(X):
-            raise TypeError("smartigan's KMeans does not accept sparse input yet; pass X.toarray()")
-        data: np.ndarray = _validate_data(self, X, dtype=_FLOATS, order="C", accept_sparse=False, reset=False)
+        data: Any = _validate_data(self, X, dtype=_FLOATS, order="C", accept_sparse="csr", reset=False)
         centers: np.ndarray = self.cluster_centers_
         dtype = np.result_type(data.dtype, centers.dtype)
+        if _sparse.issparse(data):
+            return data.astype(dtype), np.ascontiguousarray(centers, dtype=dtype)
         return (np.ascontiguousarray(data, dtype=dtype), np.ascontiguousarray(centers, dtype=dtype))
+
+    @staticmethod
+    def _nearest(data: Any, centers: np.ndarray) -> npt.NDArray[np.int64]:
+        if _sparse.issparse(data):
+            return _core.predict_sparse(*_api.as_csr(data), centers)
+        return _core.predict(data, centers)
 
     def predict(self, X: npt.ArrayLike) -> npt.NDArray[np.int64]:
         """Index of the nearest centroid for each row of ``X``.
@@ -424,8 +386,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         True
         """
         data, centers = self._test_data(X)
-        labels: npt.NDArray[np.int64] = _core.predict(data, centers)
-        return labels
+        return self._nearest(data, centers)
 
     def transform(self, X: npt.ArrayLike) -> np.ndarray:
         """Euclidean distance from each row of ``X`` to each centroid.
@@ -449,8 +410,9 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         [0.0, 10.0]
         """
         data, centers = self._test_data(X)
-        distances: np.ndarray = _core.transform(data, centers)
-        return distances
+        if _sparse.issparse(data):
+            return _core.transform_sparse(*_api.as_csr(data), centers)
+        return _core.transform(data, centers)
 
     def score(self, X: npt.ArrayLike, y: Any = None, sample_weight: Optional[npt.ArrayLike] = None) -> float:
         """Opposite of the (weighted) k-means objective of ``X`` on the centroids.
@@ -481,9 +443,17 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         -4.0
         """
         data, centers = self._test_data(X)
-        labels = _core.predict(data, centers)
-        diff = data.astype(np.float64) - centers.astype(np.float64)[labels]
-        sq = np.einsum("ij,ij->i", diff, diff)
+        labels = self._nearest(data, centers)
+        if _sparse.issparse(data):
+            # ‖x − c‖² = ‖x‖² − 2·x·c + ‖c‖², without densifying x.
+            c = centers.astype(np.float64)[labels]
+            x = data.astype(np.float64)
+            sq = (np.asarray(x.multiply(x).sum(axis=1)).ravel() - 2 * np.asarray(x.multiply(c).sum(axis=1)).ravel()
+                  + np.einsum("ij,ij->i", c, c))
+            sq = np.maximum(sq, 0.0)
+        else:
+            diff = data.astype(np.float64) - centers.astype(np.float64)[labels]
+            sq = np.einsum("ij,ij->i", diff, diff)
         if sample_weight is not None:
             w = np.asarray(sample_weight, dtype=np.float64)
             if w.shape != (data.shape[0],):

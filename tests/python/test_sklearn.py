@@ -23,29 +23,17 @@ import smartigan  # noqa: E402
 from smartigan.datasets import load_iris  # noqa: E402
 from smartigan.sklearn import KMeans  # noqa: E402
 
-from smartigan.sklearn import _CORE_WEIGHTS  # noqa: E402
-
 # Checks this estimator is expected to fail, with the reason (the same
 # mechanism scikit-learn uses for its own KMeans).
-if _CORE_WEIGHTS:
-    EXPECTED_FAILED_CHECKS = {
-        "check_sample_weight_equivalence_on_dense_data": (
-            "sample_weight is not equivalent to removing/repeating samples from a random start: "
-            "weighted k-means++ and the visiting order draw differently from the repeated data "
-            "(the same reason scikit-learn lists for its own KMeans)"
-        ),
-    }
-else:
-    EXPECTED_FAILED_CHECKS = {
-        "check_sample_weights_not_overwritten": (
-            "this core has no weighted clustering: fit raises NotImplementedError for the check's "
-            "non-uniform weights [10, 1, ..., 1]"
-        ),
-        "check_sample_weight_equivalence_on_dense_data": (
-            "this core has no weighted clustering (NotImplementedError for non-uniform weights); "
-            "scikit-learn lists this check as expected to fail for its own KMeans too"
-        ),
-    }
+_WEIGHT_EQUIVALENCE = (
+    "sample_weight is not equivalent to removing/repeating samples from a random start: "
+    "weighted k-means++ and the visiting order draw differently from the repeated data "
+    "(the same reason scikit-learn lists for its own KMeans)"
+)
+EXPECTED_FAILED_CHECKS = {
+    "check_sample_weight_equivalence_on_dense_data": _WEIGHT_EQUIVALENCE,
+    "check_sample_weight_equivalence_on_sparse_data": _WEIGHT_EQUIVALENCE,
+}
 
 ESTIMATORS = [
     KMeans(),
@@ -74,26 +62,10 @@ else:
 def test_sklearn_estimator_checks(estimator, check):
     name = getattr(check, "func", check).__name__
     if not _MARKS_XFAIL and name in EXPECTED_FAILED_CHECKS:
-        try:
-            check(estimator)
-        except NotImplementedError:
-            pytest.xfail(EXPECTED_FAILED_CHECKS[name])
-        return
+        pytest.xfail(EXPECTED_FAILED_CHECKS[name])
     check(estimator)
 
 
-@pytest.mark.skipif(_CORE_WEIGHTS, reason="the core clusters with weights")
-def test_expected_failures_fail_for_the_stated_reason():
-    # The listed failures must come from the missing weights support, not
-    # from something else going wrong in the same check.
-    X = np.array([[1.0, 3.0], [1.0, 3.0], [2.0, 1.0], [4.0, 1.0]])
-    w = np.ones(4)
-    w[0] = 10.0
-    with pytest.raises(NotImplementedError, match="non-uniform sample_weight"):
-        KMeans(n_clusters=2, random_state=0).fit(X, sample_weight=w)
-
-
-@pytest.mark.skipif(not _CORE_WEIGHTS, reason="the core has no weighted clustering")
 def test_weighted_fit_is_the_core_weighted_fit(iris):
     X, _ = iris
     w = np.random.default_rng(0).integers(0, 4, size=150).astype(float)
@@ -260,11 +232,6 @@ def test_sample_weight_uniform_and_invalid(iris):
     assert ones.inertia_ == pytest.approx(base.inertia_, rel=1e-12)
     assert twos.inertia_ == pytest.approx(2 * base.inertia_, rel=1e-12)
     np.testing.assert_allclose(twos.history_, 2 * base.history_, rtol=1e-12)
-    if not _CORE_WEIGHTS:
-        w = np.ones(150)
-        w[3] = 0.0
-        with pytest.raises(NotImplementedError, match="np.repeat"):
-            KMeans(n_clusters=3).fit(X, sample_weight=w)
     with pytest.raises(ValueError, match="all zero"):
         KMeans(n_clusters=3).fit(X, sample_weight=np.zeros(150))
     with pytest.raises(ValueError, match="non-negative"):
@@ -286,14 +253,18 @@ def test_score_with_weights(iris):
         km.score(X, sample_weight=w[:10])
 
 
-def test_sparse_input_is_a_clear_type_error(iris):
+def test_sparse_input_equals_dense(iris):
     sp = pytest.importorskip("scipy.sparse")
     X, _ = iris
-    with pytest.raises(TypeError, match="sparse"):
-        KMeans(n_clusters=3).fit(sp.csr_matrix(X))
-    km = KMeans(n_clusters=3, random_state=0).fit(X)
-    with pytest.raises(TypeError, match="sparse"):
-        km.predict(sp.csr_matrix(X))
+    dense = KMeans(n_clusters=3, random_state=0).fit(X)
+    for fmt in ("csr", "csc"):
+        S = sp.csr_matrix(X).asformat(fmt)
+        km = KMeans(n_clusters=3, random_state=0).fit(S)
+        np.testing.assert_array_equal(km.labels_, dense.labels_)
+        assert km.inertia_ == pytest.approx(dense.inertia_, rel=1e-9)
+        np.testing.assert_array_equal(km.predict(S), dense.predict(X))
+        np.testing.assert_allclose(km.transform(S), dense.transform(X), rtol=1e-9, atol=1e-12)
+        assert km.score(S) == pytest.approx(dense.score(X), rel=1e-9)
 
 
 def test_not_fitted():
