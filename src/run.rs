@@ -258,7 +258,9 @@ fn checked<'a, T: Scalar>(
     let (n, d) = x.dim();
     params.check_data(n, d)?;
     check_finite("x", x)?;
-    Ok((params, Data::new(x)))
+    let data = Data::new(x);
+    data.check_range()?;
+    Ok((params, data))
 }
 
 /// Clusters the rows of `x` with every restart run in parallel on a per-call

@@ -7,6 +7,7 @@ kind."""
 from __future__ import annotations
 
 import numbers
+import threading
 from dataclasses import dataclass
 from typing import Any, Literal, Optional, Sequence, Tuple, Union
 
@@ -312,6 +313,9 @@ class Clusterer:
         self.polish = polish
         self.n_threads = n_threads
         self._run: Any = None
+        # Serialises fit/start/step/finish: a Clusterer shared between
+        # threads then behaves as if the calls were made one after another.
+        self._lock = threading.Lock()
         self.result_: Optional[ClusterResult] = None
 
     def _args(self) -> dict[str, Any]:
@@ -329,15 +333,17 @@ class Clusterer:
             if result is None:
                 raise NotFittedError(f"this Clusterer is not fitted yet; call fit(X) or start(X) first (no {name})")
             if name == "n_features_in_":
-                return self.__dict__["_n_features_in"]
+                # From the result itself, so it always matches centroids_.
+                return result.centroids.shape[1]
             return getattr(result, name.rstrip("_"))
         raise AttributeError(f"'Clusterer' object has no attribute '{name}'")
 
     def fit(self, X: npt.ArrayLike) -> "Clusterer":
         """Cluster ``X`` (see :func:`cluster`) and keep the result. Returns self."""
         data = as_data(X)
-        self._run = None
-        self._set_result(_core.fit(data, **self._args()), data.shape[1])
+        with self._lock:
+            self._run = None
+            self._set_result(_core.fit(data, **self._args()), data.shape[1])
         return self
 
     def fit_predict(self, X: npt.ArrayLike) -> npt.NDArray[np.int64]:
@@ -351,8 +357,9 @@ class Clusterer:
         do not modify it until the run is finished.
         """
         data = as_data(X)
-        self._run = _core.Run(data, **self._args())
-        self._set_result(self._run.current(), data.shape[1])
+        with self._lock:
+            self._run = _core.Run(data, **self._args())
+            self._set_result(self._run.current(), data.shape[1])
         return self
 
     def _require_run(self) -> Any:
@@ -366,19 +373,21 @@ class Clusterer:
         Returns True while some restart is still running. The fitted
         attributes show the best restart so far.
         """
-        run = self._require_run()
-        running = bool(run.step())
-        self._set_result(run.current(), self._n_features_in)
-        if not running:
-            self._run = None
-        return running
+        with self._lock:
+            run = self._require_run()
+            running = bool(run.step())
+            self._set_result(run.current(), self._n_features_in)
+            if not running:
+                self._run = None
+            return running
 
     def finish(self) -> "Clusterer":
         """Run the step-wise fit to its end. Returns self."""
-        run = self._require_run()
-        run.finish()
-        self._set_result(run.current(), self._n_features_in)
-        self._run = None
+        with self._lock:
+            run = self._require_run()
+            run.finish()
+            self._set_result(run.current(), self._n_features_in)
+            self._run = None
         return self
 
     @property
@@ -410,11 +419,12 @@ class Clusterer:
     def __getstate__(self) -> dict[str, Any]:
         if self._run is not None:
             raise TypeError("cannot pickle a Clusterer while a step-wise run is in progress; call finish() first")
-        return {k: v for k, v in self.__dict__.items() if k != "_run"}
+        return {k: v for k, v in self.__dict__.items() if k not in ("_run", "_lock")}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._run = None
+        self._lock = threading.Lock()
 
     def __repr__(self) -> str:
         params = ", ".join(f"{p}={getattr(self, p)!r}" for p in
