@@ -228,11 +228,18 @@ fn exercise<T: Scalar + PartialEq>(
             assert!(run.current(other.view()).is_err());
         }
         // (Compared as text: a NaN in the error is not equal to itself.)
-        Err(e) => assert_eq!(Some(e.to_string()), got.as_ref().err().map(|e| e.to_string())),
+        Err(e) => assert_eq!(
+            Some(e.to_string()),
+            got.as_ref().err().map(|e| e.to_string())
+        ),
     }
     // predict/transform against centroids of a fuzzed shape.
     let rows = b.below(5);
-    let cols = if b.1 && b.u8() % 4 == 0 { b.below(5) } else { x.ncols() };
+    let cols = if b.1 && b.u8() % 4 == 0 {
+        b.below(5)
+    } else {
+        x.ncols()
+    };
     let c = b.matrix(rows, cols).mapv(T::from_f64);
     let ok = rows > 0
         && cols > 0
@@ -264,15 +271,26 @@ pub fn run(data: &[u8]) -> bool {
         1 => Init::Forgy,
         2 => Init::KMeansPlusPlus,
         3 => {
-            let rows = if wild && b.u8() % 4 == 0 { b.below(6) } else { k };
-            let cols = if wild && b.u8() % 4 == 0 { b.below(6) } else { d };
+            let rows = if wild && b.u8() % 4 == 0 {
+                b.below(6)
+            } else {
+                k
+            };
+            let cols = if wild && b.u8() % 4 == 0 {
+                b.below(6)
+            } else {
+                d
+            };
             Init::Centroids(b.matrix(rows, cols))
         }
         _ => Init::Centroids(x.slice(s![..k.min(n), ..]).to_owned()),
     };
     let schedule = match b.u8() % 4 {
         0 if wild => (b.value(1.0), b.value(1.0)),
-        _ => (1.0 + f64::from(b.u8()) / 64.0, 0.5 + f64::from(b.u8()) / 256.0),
+        _ => (
+            1.0 + f64::from(b.u8()) / 64.0,
+            0.5 + f64::from(b.u8()) / 256.0,
+        ),
     };
     let mut p = Params::new(k)
         .method(method)

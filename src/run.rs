@@ -141,11 +141,25 @@ impl Restart {
                 )
             }
         };
+        let previous = self.current_objective();
+        let objective = self.part.objective(data);
+        // In exact arithmetic every Lloyd or Hartigan move lowers the
+        // objective strictly. Moves that leave the (freshly recomputed)
+        // objective no lower are rounding noise: between clusters of
+        // identical points, centroids off by an ulp make distances of 1e-26
+        // look like improvements, and the moves would cycle for ever. Such a
+        // sweep ends the run as converged: no move lowers the objective by
+        // more than rounding error.
+        let exact_descent = matches!(
+            self.phase,
+            Phase::Lloyd | Phase::Hartigan | Phase::Polish(_)
+        );
+        let stalled = exact_descent && moved > 0 && objective >= previous;
         self.n_sweeps += 1;
         self.moves.push(moved);
-        self.history.push(self.part.objective(data));
-        self.converged = moved == 0;
-        self.phase = next;
+        self.history.push(objective);
+        self.converged = moved == 0 || stalled;
+        self.phase = if stalled { Phase::Done } else { next };
     }
 
     /// Runs to the end, checking the cancellation flag between sweeps.
