@@ -165,3 +165,7 @@ impl Partition {
         moved
     }
 }
+
+#[cfg(test)]
+#[path = "state_drift_tests.rs"]
+mod drift_tests;
