@@ -236,8 +236,10 @@ pub struct Clustering<T> {
     /// Lloyd iterations or sweeps done by the best restart (Smartigan: the
     /// schedule's sweeps plus the polishing ones).
     pub n_sweeps: usize,
-    /// Whether the best restart's last sweep moved nothing. For Hartigan and
-    /// polished Smartigan this means no single-point move lowers the objective.
+    /// Whether the best restart's last sweep moved nothing, or moved points
+    /// without lowering the recomputed objective (rounding noise, which would
+    /// otherwise cycle). For Hartigan and polished Smartigan this means no
+    /// single-point move lowers the objective by more than rounding error.
     pub converged: bool,
     /// Objective after each sweep of the best restart.
     pub history: Vec<f64>,

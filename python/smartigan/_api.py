@@ -152,8 +152,10 @@ class ClusterResult:
     n_sweeps : int
         Lloyd iterations or Hartigan/Smartigan sweeps of the best restart.
     converged : bool
-        Whether the last sweep moved nothing (for Hartigan and polished
-        Smartigan: no single point can be moved to lower the objective).
+        Whether the last sweep moved nothing, or moved points without
+        lowering the objective (rounding noise, e.g. between clusters of
+        identical points). For Hartigan and polished Smartigan: no single
+        point can be moved to lower the objective by more than rounding error.
     history : ndarray of float64
         Objective after each sweep.
     moves : ndarray of int64
