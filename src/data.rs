@@ -177,6 +177,24 @@ impl<'a, T: Scalar> Data<'a, T> {
         self.weights.is_some()
     }
 
+    /// Rejects data so spread out that squared distances overflow `f64`.
+    ///
+    /// With `R²` the largest squared distance of a row to the column means,
+    /// no squared distance between two rows or a row and a centroid (a mean
+    /// of rows) exceeds `4R²`, so no objective, potential or sum of
+    /// distances the engine forms exceeds `4·n·R²`: when that is finite,
+    /// nothing overflows. Beyond it the objective would be `inf` and every
+    /// comparison meaningless, so the caller gets an error instead.
+    pub fn check_range(&self) -> Result<()> {
+        let mut buf = vec![0.0; self.d];
+        let mut r2 = 0.0f64;
+        for i in 0..self.n {
+            self.load_shifted(i, &mut buf);
+            r2 = r2.max(buf.iter().map(|v| v * v).sum::<f64>());
+        }
+        check_spread(r2, self.n, "the column means")
+    }
+
     /// Row `i` in the input type.
     #[inline(always)]
     pub fn row(&self, i: usize) -> &[T] {
@@ -228,6 +246,23 @@ pub(crate) fn sq_dist(a: &[f64], b: &[f64]) -> f64 {
         s += t * t;
     }
     s
+}
+
+/// The overflow guard of [`Data::check_range`], shared with sparse input:
+/// `r2` is the largest squared distance of a row from `centre`.
+pub(crate) fn check_spread(r2: f64, n: usize, centre: &str) -> Result<()> {
+    if (4.0 * r2 * n as f64).is_finite() {
+        return Ok(());
+    }
+    Err(Error::invalid(
+        "x",
+        format!("a row at squared distance {r2:e} from {centre}"),
+        format!(
+            "too spread out: 4 * n_samples * that must stay below {:e} so that \
+             squared distances do not overflow float64; rescale x",
+            f64::MAX
+        ),
+    ))
 }
 
 #[cfg(test)]

@@ -52,7 +52,8 @@ mod py;
 pub use data::Scalar;
 pub use error::{Error, Result};
 pub use params::{
-    defaults, Init, Method, Params, ValidParams, MAX_N_INIT, MAX_N_ITER, MAX_POLISH_SWEEPS,
+    defaults, Init, Method, Params, ValidParams, MAX_N_INIT, MAX_N_ITER, MAX_N_THREADS,
+    MAX_POLISH_SWEEPS,
 };
 pub use predict::{predict, transform};
 pub use run::{fit, fit_cancellable, fit_weighted, Clustering, Run};

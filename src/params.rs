@@ -18,6 +18,12 @@ pub const MAX_N_INIT: usize = 1_000_000;
 /// floating-point near-ties and is reported through `converged = false`.
 pub const MAX_POLISH_SWEEPS: usize = 10_000;
 
+/// The largest `n_threads` accepted. Building a pool costs a thread start and
+/// join per thread; far beyond the core count that cost grows quickly (a
+/// 4,000-thread pool took most of a minute to start and stop), and the result
+/// does not depend on the thread count anyway.
+pub const MAX_N_THREADS: usize = 1024;
+
 /// Which algorithm moves the points.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Method {
@@ -247,6 +253,13 @@ impl Params {
                     "n_threads",
                     0,
                     "must be at least 1, or None for all cores",
+                ))
+            }
+            Some(t) if t > MAX_N_THREADS => {
+                return Err(Error::invalid(
+                    "n_threads",
+                    t,
+                    format!("must be between 1 and {MAX_N_THREADS}, or None for all cores"),
                 ))
             }
             Some(t) => t,

@@ -94,14 +94,35 @@ pub fn transform<T: Scalar>(
     centroids: ArrayView2<'_, T>,
 ) -> Result<Array2<T>> {
     check(x, centroids)?;
-    let k = centroids.nrows();
-    let rows = for_each_row(x, centroids, |dist| {
-        dist.iter()
-            .map(|d| T::from_f64(d.sqrt()))
-            .collect::<Vec<T>>()
-    });
-    let flat: Vec<T> = rows.into_iter().flatten().collect();
-    Array2::from_shape_vec((x.nrows(), k), flat).map_err(|e| Error::Shape {
+    let (n, k) = (x.nrows(), centroids.nrows());
+    // The n × k output can be far larger than both inputs: ask for it up
+    // front, so that a matrix that cannot fit is an error, not an abort.
+    let too_large = || Error::Shape {
+        name: "x",
+        expected: format!("few enough rows for an n × {k} distance matrix to fit in memory"),
+        got: format!("{:?}", x.dim()),
+    };
+    let len = n.checked_mul(k).ok_or_else(too_large)?;
+    let mut flat: Vec<T> = Vec::new();
+    flat.try_reserve_exact(len).map_err(|_| too_large())?;
+    flat.resize(len, T::from_f64(0.0));
+    let wide: Vec<Vec<f64>> = centroids
+        .rows()
+        .into_iter()
+        .map(|r| r.iter().map(|v| v.to_f64()).collect())
+        .collect();
+    flat.par_chunks_mut(k).enumerate().for_each_init(
+        || vec![0.0; x.ncols()],
+        |row, (i, out)| {
+            for (r, v) in row.iter_mut().zip(x.row(i).iter()) {
+                *r = v.to_f64();
+            }
+            for (o, c) in out.iter_mut().zip(&wide) {
+                *o = T::from_f64(sq_dist(row, c).sqrt());
+            }
+        },
+    );
+    Array2::from_shape_vec((n, k), flat).map_err(|e| Error::Shape {
         name: "x",
         expected: "a matrix".into(),
         got: e.to_string(),

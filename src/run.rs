@@ -138,11 +138,25 @@ impl<St> Restart<St> {
                 )
             }
         };
+        let previous = self.current_objective();
+        let objective = data.objective(&self.part);
+        // In exact arithmetic every Lloyd or Hartigan move lowers the
+        // objective strictly. Moves that leave the (freshly recomputed)
+        // objective no lower are rounding noise: between clusters of
+        // identical points, centroids off by an ulp make distances of 1e-26
+        // look like improvements, and the moves would cycle for ever. Such a
+        // sweep ends the run as converged: no move lowers the objective by
+        // more than rounding error.
+        let exact_descent = matches!(
+            self.phase,
+            Phase::Lloyd | Phase::Hartigan | Phase::Polish(_)
+        );
+        let stalled = exact_descent && moved > 0 && objective >= previous;
         self.n_sweeps += 1;
         self.moves.push(moved);
-        self.history.push(data.objective(&self.part));
-        self.converged = moved == 0;
-        self.phase = next;
+        self.history.push(objective);
+        self.converged = moved == 0 || stalled;
+        self.phase = if stalled { Phase::Done } else { next };
     }
 
     /// Runs to the end, checking the cancellation flag between sweeps.
@@ -199,8 +213,10 @@ pub struct Clustering<T> {
     /// Lloyd iterations or sweeps done by the best restart (Smartigan: the
     /// schedule's sweeps plus the polishing ones).
     pub n_sweeps: usize,
-    /// Whether the best restart's last sweep moved nothing. For Hartigan and
-    /// polished Smartigan this means no single-point move lowers the objective.
+    /// Whether the best restart's last sweep moved nothing, or moved points
+    /// without lowering the recomputed objective (rounding noise, which would
+    /// otherwise cycle). For Hartigan and polished Smartigan this means no
+    /// single-point move lowers the objective by more than rounding error.
     pub converged: bool,
     /// Objective after each sweep of the best restart.
     pub history: Vec<f64>,
@@ -237,7 +253,9 @@ fn checked<'a, T: Scalar>(
     params.check_data(n, d)?;
     check_finite("x", x)?;
     let weights = checked_weights(sample_weight, n, params.k())?;
-    Ok((params, Data::new(x, weights)))
+    let data = Data::new(x, weights);
+    data.check_range()?;
+    Ok((params, data))
 }
 
 /// Clusters the rows of `x` with every restart run in parallel on a per-call

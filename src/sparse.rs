@@ -13,7 +13,7 @@
 //! for (counts, TF-IDF) this is harmless, and the reported objective is
 //! recomputed from the returned centroids.
 
-use crate::data::{checked_weights, Scalar};
+use crate::data::{check_spread, checked_weights, Scalar};
 use crate::error::{Error, Result};
 use crate::init::{forgy_indices, kmeans_plus_plus_indices};
 use crate::params::{Init, Params, ValidParams};
@@ -505,7 +505,13 @@ pub fn fit_sparse<T: Scalar>(
     let (n, d) = (x.n_rows(), x.n_cols());
     params.check_data(n, d)?;
     let weights = checked_weights(sample_weight, n, params.k())?;
-    fit_source(&SparseData::new(x, weights), &params, cancel)
+    let data = SparseData::new(x, weights);
+    check_spread(
+        data.norms.iter().fold(0.0, |m, v| m.max(*v)),
+        n,
+        "the origin",
+    )?;
+    fit_source(&data, &params, cancel)
 }
 
 /// Squared distances from every sparse row to every dense centroid.

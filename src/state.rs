@@ -214,3 +214,7 @@ pub(crate) fn refill(
     }
     moved
 }
+
+#[cfg(test)]
+#[path = "state_drift_tests.rs"]
+mod drift_tests;

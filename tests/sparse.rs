@@ -220,3 +220,15 @@ fn malformed_csr_is_rejected() {
     let err = fit_sparse(one.view(), None, Params::new(2), &AtomicBool::new(false)).unwrap_err();
     assert!(matches!(err, Error::InvalidParameter { name: "k", .. }));
 }
+
+#[test]
+fn overflowing_sparse_data_is_rejected() {
+    let big = Csr {
+        n_cols: 2,
+        indptr: vec![0, 1, 2],
+        indices: vec![0, 1],
+        data: vec![1e160, -1e160],
+    };
+    let err = fit_sparse(big.view(), None, Params::new(1), &AtomicBool::new(false)).unwrap_err();
+    assert!(err.to_string().contains("too spread out"), "{err}");
+}

@@ -7,6 +7,7 @@ kind."""
 from __future__ import annotations
 
 import numbers
+import threading
 from dataclasses import dataclass
 from typing import Any, Literal, Optional, Tuple, Union, cast
 
@@ -200,8 +201,10 @@ class ClusterResult:
     n_sweeps : int
         Lloyd iterations or Hartigan/Smartigan sweeps of the best restart.
     converged : bool
-        Whether the last sweep moved nothing (for Hartigan and polished
-        Smartigan: no single point can be moved to lower the objective).
+        Whether the last sweep moved nothing, or moved points without
+        lowering the objective (rounding noise, e.g. between clusters of
+        identical points). For Hartigan and polished Smartigan: no single
+        point can be moved to lower the objective by more than rounding error.
     history : ndarray of float64
         Objective after each sweep.
     moves : ndarray of int64
@@ -378,6 +381,9 @@ class Clusterer:
         self.polish = polish
         self.n_threads = n_threads
         self._run: Any = None
+        # Serialises fit/start/step/finish: a Clusterer shared between
+        # threads then behaves as if the calls were made one after another.
+        self._lock = threading.Lock()
         self.result_: Optional[ClusterResult] = None
 
     def _params(self) -> _core.Params:
@@ -394,14 +400,17 @@ class Clusterer:
             if result is None:
                 raise NotFittedError(f"this Clusterer is not fitted yet; call fit(X) or start(X) first (no {name})")
             if name == "n_features_in_":
+                # From the result itself, so it always matches centroids_.
                 return int(result.centroids.shape[1])
             return getattr(result, name.rstrip("_"))
         raise AttributeError(f"'Clusterer' object has no attribute '{name}'")
 
     def fit(self, X: npt.ArrayLike, sample_weight: Optional[npt.ArrayLike] = None) -> "Clusterer":
         """Cluster ``X`` (see :func:`cluster`) and keep the result. Returns self."""
-        self._run = None
-        self._set_result(_fit(X, self._params(), sample_weight))
+        params = self._params()
+        with self._lock:
+            self._run = None
+            self._set_result(_fit(X, params, sample_weight))
         return self
 
     def fit_predict(self, X: npt.ArrayLike, sample_weight: Optional[npt.ArrayLike] = None) -> npt.NDArray[np.int64]:
@@ -418,8 +427,10 @@ class Clusterer:
         if is_sparse(X):
             raise TypeError("step-wise fitting needs dense X; use fit() for sparse input, or X.toarray()")
         data = as_data(X)
-        self._run = _core.Run(data, self._params(), sample_weight=as_weights(sample_weight))
-        self._set_result(self._run.current())
+        params, weights = self._params(), as_weights(sample_weight)
+        with self._lock:
+            self._run = _core.Run(data, params, sample_weight=weights)
+            self._set_result(self._run.current())
         return self
 
     def _require_run(self) -> Any:
@@ -433,19 +444,21 @@ class Clusterer:
         Returns True while some restart is still running. The fitted
         attributes show the best restart so far.
         """
-        run = self._require_run()
-        running = bool(run.step())
-        self._set_result(run.current())
-        if not running:
-            self._run = None
-        return running
+        with self._lock:
+            run = self._require_run()
+            running = bool(run.step())
+            self._set_result(run.current())
+            if not running:
+                self._run = None
+            return running
 
     def finish(self) -> "Clusterer":
         """Run the step-wise fit to its end. Returns self."""
-        run = self._require_run()
-        run.finish()
-        self._set_result(run.current())
-        self._run = None
+        with self._lock:
+            run = self._require_run()
+            run.finish()
+            self._set_result(run.current())
+            self._run = None
         return self
 
     @property
@@ -479,11 +492,12 @@ class Clusterer:
     def __getstate__(self) -> dict[str, Any]:
         if self._run is not None:
             raise TypeError("cannot pickle a Clusterer while a step-wise run is in progress; call finish() first")
-        return {k: v for k, v in self.__dict__.items() if k != "_run"}
+        return {k: v for k, v in self.__dict__.items() if k not in ("_run", "_lock")}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._run = None
+        self._lock = threading.Lock()
 
     def __repr__(self) -> str:
         params = ", ".join(f"{p}={getattr(self, p)!r}" for p in
