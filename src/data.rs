@@ -3,6 +3,7 @@
 
 use crate::error::{Error, Result};
 use ndarray::{ArrayView2, CowArray, Ix2};
+use std::sync::OnceLock;
 
 mod sealed {
     pub trait Sealed {}
@@ -69,6 +70,8 @@ pub(crate) struct Data<'a, T: Scalar> {
     pub n: usize,
     pub d: usize,
     pub shift: Vec<f64>,
+    /// `max |x − shift|` over all entries, computed on first use.
+    max_abs: OnceLock<f64>,
 }
 
 impl<'a, T: Scalar> Data<'a, T> {
@@ -82,6 +85,7 @@ impl<'a, T: Scalar> Data<'a, T> {
             n,
             d,
             shift: Vec::new(),
+            max_abs: OnceLock::new(),
         };
         for i in 0..n {
             for (s, v) in shift.iter_mut().zip(data.row(i)) {
@@ -99,7 +103,26 @@ impl<'a, T: Scalar> Data<'a, T> {
     pub fn with_shift(x: ArrayView2<'a, T>, shift: Vec<f64>) -> Self {
         let (n, d) = x.dim();
         let x = CowArray::from(x).into_owned_if_not_standard();
-        Data { x, n, d, shift }
+        Data {
+            x,
+            n,
+            d,
+            shift,
+            max_abs: OnceLock::new(),
+        }
+    }
+
+    /// The largest absolute shifted entry (what the `f32` screen scales by).
+    pub fn max_abs_shifted(&self) -> f64 {
+        *self.max_abs.get_or_init(|| {
+            let mut m: f64 = 0.0;
+            for i in 0..self.n {
+                for (v, s) in self.row(i).iter().zip(&self.shift) {
+                    m = m.max((v.to_f64() - s).abs());
+                }
+            }
+            m
+        })
     }
 
     /// Row `i` in the input type.
@@ -107,6 +130,31 @@ impl<'a, T: Scalar> Data<'a, T> {
     pub fn row(&self, i: usize) -> &[T] {
         let flat = self.x.as_slice().unwrap_or(&[]);
         &flat[i * self.d..(i + 1) * self.d]
+    }
+
+    /// Hints the CPU to start loading row `i` into cache (no effect on
+    /// results; a no-op off x86-64).
+    #[inline(always)]
+    pub fn prefetch(&self, i: usize) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let row = self.row(i);
+            let bytes = std::mem::size_of_val(row);
+            let base = row.as_ptr().cast::<i8>();
+            let mut off = 0;
+            while off < bytes {
+                // SAFETY: `base + off` lies inside the row; prefetching never
+                // faults and reads nothing observable.
+                #[allow(unused_unsafe)]
+                unsafe {
+                    _mm_prefetch::<_MM_HINT_T0>(base.add(off))
+                };
+                off += 64;
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = i;
     }
 
     /// Row `i`, widened to `f64` and shifted, written into `buf`.

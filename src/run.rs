@@ -2,11 +2,12 @@
 
 use crate::data::{check_finite, sq_dist, Data, Scalar};
 use crate::error::{Error, Result};
-use crate::init::initial_partition;
+use crate::fast::{sweep_blocked, SweepHint};
+use crate::init::{initial_partition, Engine};
 use crate::params::{Method, Params, ValidParams, MAX_POLISH_SWEEPS};
 use crate::rng::{Stream, Xoshiro256PlusPlus};
 use crate::state::Partition;
-use crate::sweep::{lloyd_iteration, sweep};
+use crate::sweep::lloyd_iteration;
 use ndarray::{Array1, Array2, ArrayView2};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -40,6 +41,10 @@ pub(crate) struct Restart {
     moves: Vec<usize>,
     initial_objective: f64,
     converged: bool,
+    /// Accelerated or reference implementation (identical results).
+    engine: Engine,
+    /// Move rate of the last sweep (sizes the blocks of the next one).
+    hint: SweepHint,
 }
 
 impl Restart {
@@ -47,9 +52,14 @@ impl Restart {
     /// visiting orders come from streams that depend only on (seed, index),
     /// not on the method: Hartigan and Smartigan runs with the same seed are
     /// paired restart by restart, as in the paper's protocol.
-    fn new<T: Scalar>(data: &Data<'_, T>, params: &ValidParams, index: usize) -> Self {
+    fn new<T: Scalar>(
+        data: &Data<'_, T>,
+        params: &ValidParams,
+        index: usize,
+        engine: Engine,
+    ) -> Self {
         let mut init_rng = Xoshiro256PlusPlus::stream(params.seed(), index as u64, Stream::Init);
-        let part = initial_partition(data, params, &mut init_rng);
+        let part = initial_partition(data, params, &mut init_rng, engine);
         let initial_objective = part.objective(data);
         let phase = match params.method() {
             Method::Lloyd => Phase::Lloyd,
@@ -66,6 +76,8 @@ impl Restart {
             moves: Vec::new(),
             initial_objective,
             converged: false,
+            engine,
+            hint: SweepHint::default(),
         }
     }
 
@@ -89,9 +101,24 @@ impl Restart {
         self.order_rng.shuffle(&mut self.order);
     }
 
-    fn hartigan_sweep<T: Scalar>(&mut self, data: &Data<'_, T>, factor: f64) -> usize {
+    fn hartigan_sweep<T: Scalar>(
+        &mut self,
+        data: &Data<'_, T>,
+        factor: f64,
+        parallel: bool,
+    ) -> usize {
         self.draw_order();
-        let moved = sweep(&mut self.part, data, &self.order, factor);
+        let moved = match self.engine {
+            Engine::Fast => sweep_blocked(
+                &mut self.part,
+                data,
+                &self.order,
+                factor,
+                &mut self.hint,
+                parallel,
+            ),
+            Engine::Reference => crate::sweep::sweep(&mut self.part, data, &self.order, factor),
+        };
         // Fresh sums once per sweep: incremental updates never drift further.
         self.part.recompute(data);
         moved
@@ -100,21 +127,30 @@ impl Restart {
     /// One transition: a Lloyd iteration or a (Smartigan) sweep.
     fn step<T: Scalar>(&mut self, data: &Data<'_, T>, params: &ValidParams) {
         let n_iter = params.n_iter();
+        // Spare threads (fewer restarts than threads): overlap each block's
+        // product with the processing of the previous block. The result is
+        // the same either way.
+        let parallel = params.n_init() < params.n_threads();
         let (moved, next) = match self.phase {
             Phase::Done => return,
             Phase::Lloyd => {
-                let changed = lloyd_iteration(&mut self.part, data);
+                let changed = match self.engine {
+                    Engine::Fast => lloyd_iteration(&mut self.part, data),
+                    Engine::Reference => {
+                        crate::sweep::lloyd_iteration_reference(&mut self.part, data)
+                    }
+                };
                 let done = changed == 0 || self.n_sweeps + 1 == n_iter;
                 (changed, if done { Phase::Done } else { Phase::Lloyd })
             }
             Phase::Hartigan => {
-                let moved = self.hartigan_sweep(data, 1.0);
+                let moved = self.hartigan_sweep(data, 1.0, parallel);
                 let done = moved == 0 || self.n_sweeps + 1 == n_iter;
                 (moved, if done { Phase::Done } else { Phase::Hartigan })
             }
             Phase::Schedule(t) => {
                 let factor = params.acceptance_factor(t);
-                let moved = self.hartigan_sweep(data, factor);
+                let moved = self.hartigan_sweep(data, factor, parallel);
                 // A sweep without moves at factor c ≥ 1 is already a Hartigan
                 // local optimum: the factor only falls, so nothing moves later.
                 let stable_for_hartigan = moved == 0 && factor >= 1.0;
@@ -129,7 +165,7 @@ impl Restart {
                 (moved, next)
             }
             Phase::Polish(s) => {
-                let moved = self.hartigan_sweep(data, 1.0);
+                let moved = self.hartigan_sweep(data, 1.0, parallel);
                 let done = moved == 0 || s + 1 == MAX_POLISH_SWEEPS;
                 (
                     moved,
@@ -285,6 +321,16 @@ pub fn fit_cancellable<T: Scalar>(
     params: Params,
     cancel: &AtomicBool,
 ) -> Result<Clustering<T>> {
+    fit_with(x, params, cancel, Engine::Fast)
+}
+
+/// [`fit_cancellable`] with a choice of implementation.
+pub(crate) fn fit_with<T: Scalar>(
+    x: ArrayView2<'_, T>,
+    params: Params,
+    cancel: &AtomicBool,
+    engine: Engine,
+) -> Result<Clustering<T>> {
     let (params, data) = checked(x, params)?;
     let pool = build_pool(params.n_threads())?;
     let n_init = params.n_init();
@@ -296,7 +342,7 @@ pub fn fit_cancellable<T: Scalar>(
         (0..n_init)
             .into_par_iter()
             .map(|i| {
-                let mut r = Restart::new(&data, &params, i);
+                let mut r = Restart::new(&data, &params, i, engine);
                 r.run_to_end(&data, &params, cancel)?;
                 let (_, obj) = r.finalize(&data);
                 if let Ok(mut o) = objectives.lock() {
@@ -350,7 +396,7 @@ impl Run {
         let restarts = pool.install(|| {
             (0..params.n_init())
                 .into_par_iter()
-                .map(|i| Restart::new(&data, &params, i))
+                .map(|i| Restart::new(&data, &params, i, Engine::Fast))
                 .collect()
         });
         Ok(Run {
