@@ -112,6 +112,14 @@ impl<'a, T: Scalar> Data<'a, T> {
         }
     }
 
+    /// [`Data::with_shift`] with a known [`Data::max_abs_shifted`] (a hint
+    /// only: the screens check every row they use against their scale).
+    pub fn with_shift_and_max(x: ArrayView2<'a, T>, shift: Vec<f64>, max_abs: f64) -> Self {
+        let data = Self::with_shift(x, shift);
+        let _ = data.max_abs.set(max_abs);
+        data
+    }
+
     /// The largest absolute shifted entry (what the `f32` screen scales by).
     pub fn max_abs_shifted(&self) -> f64 {
         *self.max_abs.get_or_init(|| {

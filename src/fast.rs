@@ -55,6 +55,10 @@ struct Block {
     panel: Panel,
     /// Epoch of that snapshot: clusters changed at or after it are dirty.
     epoch: u64,
+    /// Whether the screen holds for this block: the panel is usable and every
+    /// gathered entry fits the panel's scale (the data's maximum is only a
+    /// hint, so this is checked here, where it matters).
+    usable: bool,
 }
 
 impl Block {
@@ -80,16 +84,20 @@ impl Block {
         self.a.resize(len, 0.0);
         let scale = self.panel.scale;
         let half = self.panel.half_scale2();
+        let mut max_abs: f64 = 0.0;
         for (t, &i) in idx.iter().enumerate() {
             let row = &mut self.x64[t * d..(t + 1) * d];
             data.load_shifted(i, row);
             let mut s = 0.0;
             for (v, o) in row.iter().zip(&mut self.x32[t * d..(t + 1) * d]) {
                 s += v * v;
+                let a = v.abs();
+                max_abs = if a > max_abs { a } else { max_abs };
                 *o = (v * scale) as f32;
             }
             self.a[t] = s * half;
         }
+        self.usable = self.panel.usable && max_abs * scale <= 2.0;
         let kp = self.panel.kp;
         self.g.resize(len * kp, 0.0);
         if !self.panel.usable {
@@ -416,7 +424,7 @@ fn process_block<T: Scalar>(
             continue;
         }
         let x = &block.x64[t * d..(t + 1) * d];
-        let to = if block.panel.usable {
+        let to = if block.usable {
             decide(
                 p,
                 live,
@@ -487,14 +495,6 @@ fn assign_body<T: Scalar>(
     current: Option<&[usize]>,
 ) {
     let d = data.d;
-    if !panel.usable {
-        let mut buf = vec![0.0; d];
-        for (o, l) in labels.iter_mut().enumerate() {
-            data.load_shifted(start + o, &mut buf);
-            *l = probe.nearest(&buf, current.map(|c| c[o]));
-        }
-        return;
-    }
     let k = probe.k;
     let ones = vec![1.0f32; panel.kp];
     let mut block = Block {
@@ -509,6 +509,10 @@ fn assign_body<T: Scalar>(
         for q in 0..chunk.len() {
             let o = bi * MAX_BLOCK + q;
             let x = &block.x64[q * d..(q + 1) * d];
+            if !block.usable {
+                labels[o] = probe.nearest(x, current.map(|c| c[o]));
+                continue;
+            }
             let a = block.a[q];
             let a32 = a as f32;
             let g = &block.g[q * kp..(q + 1) * kp];

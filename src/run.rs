@@ -383,6 +383,8 @@ pub(crate) fn fit_with<T: Scalar>(
 pub struct Run {
     params: ValidParams,
     shift: Vec<f64>,
+    /// The data's largest shifted entry (sizes the screens' scale).
+    max_abs: f64,
     shape: (usize, usize),
     restarts: Vec<Restart>,
     pool: rayon::ThreadPool,
@@ -401,6 +403,7 @@ impl Run {
         });
         Ok(Run {
             shape: (data.n, data.d),
+            max_abs: data.max_abs_shifted(),
             shift: data.shift,
             params,
             restarts,
@@ -416,7 +419,11 @@ impl Run {
                 got: format!("{:?}", x.dim()),
             });
         }
-        Ok(Data::with_shift(x, self.shift.clone()))
+        Ok(Data::with_shift_and_max(
+            x,
+            self.shift.clone(),
+            self.max_abs,
+        ))
     }
 
     /// Advances every unfinished restart by one sweep (in parallel). Returns
