@@ -542,6 +542,118 @@ fn assign_body<T: Scalar>(
     }
 }
 
+/// Most lanes of the batched exact distance kernel (one per k-means++ trial).
+pub(crate) const PP_LANES: usize = 16;
+
+/// One k-means++ centre's trial candidates.
+pub(crate) struct PlusPlusTrials<'a> {
+    /// Candidates transposed: `ct[c·lanes + t]` is coordinate `c` of
+    /// candidate `t` (lanes past `trials` are zero and ignored).
+    pub ct: &'a [f64],
+    /// 8 or 16.
+    pub lanes: usize,
+    /// Number of candidates (at most [`PP_LANES`]).
+    pub trials: usize,
+    /// Each point's squared distance to its closest centre so far.
+    pub closest: &'a [f64],
+}
+
+/// `sq_dist(x, y_t)` for every lane `t` at once, with exactly the summation
+/// order of [`sq_dist`] in each lane (four accumulators over groups of four
+/// coordinates, combined pairwise, then the remainder), so every lane is
+/// bit-identical to the scalar kernel. No operation is fused or reassociated
+/// (Rust guarantees both), whatever vector width the compiler picks.
+#[inline(always)]
+fn sq_dist_lanes<const L: usize>(x: &[f64], ct: &[f64], out: &mut [f64; L]) {
+    let (mut a0, mut a1, mut a2, mut a3) = ([0.0f64; L], [0.0f64; L], [0.0f64; L], [0.0f64; L]);
+    let groups = x.chunks_exact(4);
+    let rest = groups.remainder();
+    let mut y = ct.chunks_exact(L);
+    for g in groups {
+        for (acc, &xv) in [&mut a0, &mut a1, &mut a2, &mut a3].into_iter().zip(g) {
+            if let Some(yc) = y.next() {
+                for t in 0..L {
+                    let diff = xv - yc[t];
+                    acc[t] += diff * diff;
+                }
+            }
+        }
+    }
+    for t in 0..L {
+        out[t] = (a0[t] + a1[t]) + (a2[t] + a3[t]);
+    }
+    for &xv in rest {
+        if let Some(yc) = y.next() {
+            for t in 0..L {
+                let diff = xv - yc[t];
+                out[t] += diff * diff;
+            }
+        }
+    }
+}
+
+/// For the points `start..start + len`: every `(i, sq_dist(x_i, y_t))` with
+/// the exact distance strictly below `closest[i]`, per trial `t`, in index
+/// order.
+pub(crate) fn plus_plus_changes<T: Scalar>(
+    data: &Data<'_, T>,
+    tr: &PlusPlusTrials<'_>,
+    start: usize,
+    len: usize,
+) -> Vec<Vec<(u32, f64)>> {
+    let mut out = vec![Vec::new(); tr.trials];
+    plus_plus_dispatch(data, tr, start, len, &mut out);
+    out
+}
+
+multiversion!(plus_plus_body, plus_plus_dispatch, (data: &Data<'_, T>, tr: &PlusPlusTrials<'_>, start: usize, len: usize, out: &mut [Vec<(u32, f64)>]) -> ());
+
+#[inline(always)]
+fn plus_plus_body<T: Scalar>(
+    data: &Data<'_, T>,
+    tr: &PlusPlusTrials<'_>,
+    start: usize,
+    len: usize,
+    out: &mut [Vec<(u32, f64)>],
+) {
+    if tr.lanes == 8 {
+        plus_plus_lanes::<T, 8>(data, tr, start, len, out);
+    } else {
+        plus_plus_lanes::<T, PP_LANES>(data, tr, start, len, out);
+    }
+}
+
+#[inline(always)]
+fn plus_plus_lanes<T: Scalar, const L: usize>(
+    data: &Data<'_, T>,
+    tr: &PlusPlusTrials<'_>,
+    start: usize,
+    len: usize,
+    out: &mut [Vec<(u32, f64)>],
+) {
+    let mut x = vec![0.0; data.d];
+    let mut dist = [0.0f64; L];
+    for i in start..start + len {
+        let cl = tr.closest[i];
+        if cl == 0.0 {
+            continue;
+        }
+        data.load_shifted(i, &mut x);
+        sq_dist_lanes::<L>(&x, tr.ct, &mut dist);
+        let mut below: u32 = 0;
+        for (t, &dv) in dist.iter().enumerate() {
+            below |= u32::from(dv < cl) << t;
+        }
+        if below != 0 {
+            for (t, list) in out.iter_mut().enumerate() {
+                if below & (1 << t) != 0 {
+                    list.push((i as u32, dist[t]));
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -609,6 +721,31 @@ pub(crate) mod tests {
         check_sweeps(x.view(), 6, 1.5);
         let far = x.mapv(|v| v * 1e-3 + 1e6);
         check_sweeps(far.view(), 4, 1.0);
+    }
+
+    #[test]
+    fn lane_kernel_is_bit_identical_to_sq_dist() {
+        for d in [1, 3, 4, 7, 8, 13, 32] {
+            let x: Vec<f64> = (0..d).map(|c| (c as f64 * 0.37).sin() * 3.0).collect();
+            let ys: Vec<Vec<f64>> = (0..PP_LANES)
+                .map(|t| {
+                    (0..d)
+                        .map(|c| ((c * 7 + t) as f64 * 0.11).cos() * 2.5)
+                        .collect()
+                })
+                .collect();
+            let mut ct = vec![0.0; d * PP_LANES];
+            for (t, y) in ys.iter().enumerate() {
+                for c in 0..d {
+                    ct[c * PP_LANES + t] = y[c];
+                }
+            }
+            let mut out = [0.0; PP_LANES];
+            sq_dist_lanes::<PP_LANES>(&x, &ct, &mut out);
+            for (t, y) in ys.iter().enumerate() {
+                assert_eq!(out[t].to_bits(), sq_dist(&x, y).to_bits());
+            }
+        }
     }
 
     #[test]

@@ -100,33 +100,35 @@ fn assign_to_centroids<T: Scalar>(
 /// Points per parallel task in k-means++. Fixed; nothing depends on it.
 const PP_CHUNK: usize = 4096;
 
+/// Trials evaluated together (k up to about 2.4·10⁵; beyond, the plain
+/// definition runs).
+const LANES: usize = crate::fast::PP_LANES;
+
 /// Greedy k-means++ with exactly the numbers of
 /// [`kmeans_plus_plus_reference`], computed faster:
 ///
 /// * the trial indices of a centre depend only on the random stream and on
-///   the potential before that centre, so they are drawn first, as before;
-/// * a point's distance to a candidate `y` is needed only when it can be
-///   below the point's current `closest` (the min keeps `closest` otherwise).
-///   With `a` the centre that gave `closest`, the triangle inequality gives
-///   `‖x − y‖ ≥ ‖c_a − y‖ − ‖x − c_a‖`, so when `sq_dist(c_a, y) ≥
-///   4(1 + 10⁻⁶)·closest` the exact distance is certainly not below
-///   `closest` (the 10⁻⁶ margin dwarfs the kernel's relative rounding,
-///   at most `(d+2)·2⁻⁵³`) and is not computed;
-/// * the per-point minima are computed in parallel (each is the same exact
-///   value whoever computes it) and summed sequentially in index order, so
-///   every potential has the reference's bits.
+///   the potential before that centre, so they are drawn first, as before,
+///   and all trials are evaluated in one pass over the data, side by side in
+///   the lanes of a kernel with exactly [`sq_dist`]'s summation order;
+/// * that pass runs in parallel over chunks of points and keeps only the
+///   distances strictly below a point's `closest` (the others leave the
+///   min unchanged);
+/// * every potential is then summed sequentially in index order, so it has
+///   the reference's bits, and the best trial wins as before.
 fn kmeans_plus_plus<T: Scalar>(
     data: &Data<'_, T>,
     k: usize,
     rng: &mut Xoshiro256PlusPlus,
 ) -> Vec<f64> {
     let (n, d) = (data.n, data.d);
-    if k > u32::MAX as usize || data.max_abs_shifted() > 1e100 {
-        // Potentials could overflow; keep the plain definition's exact
-        // behaviour rather than reason about infinities.
+    let max_abs = data.max_abs_shifted();
+    let trials = 2 + (k as f64).ln().floor() as usize;
+    if trials > LANES || n > u32::MAX as usize || max_abs > 1e100 {
+        // More trials than lanes (k above about 2.4·10⁵), or potentials
+        // that could overflow: the plain definition.
         return kmeans_plus_plus_reference(data, k, rng);
     }
-    let trials = 2 + (k as f64).ln().floor() as usize;
     let mut centroids = vec![0.0; k * d];
     let first = rng.below(n);
     data.load_shifted(first, &mut centroids[..d]);
@@ -141,14 +143,12 @@ fn kmeans_plus_plus<T: Scalar>(
                 *v = sq_dist(&buf, &centroids[..d]);
             }
         });
-    // The centre each point's `closest` was measured to.
-    let mut near = vec![0u32; n];
-    let mut candidate_d2 = vec![0.0; n];
-    let mut best_d2 = vec![0.0; n];
     let mut cumulative = vec![0.0; n];
     let mut cands = vec![0.0; trials * d];
     let mut idxs = vec![0usize; trials];
-    let mut to_cand = vec![0.0; k];
+    let lanes = if trials <= 8 { 8 } else { LANES };
+    let mut ct = vec![0.0; d * lanes];
+    let mut rows = vec![0.0f64; lanes * PP_CHUNK];
     for c in 1..k {
         let mut pot = 0.0;
         for (cum, v) in cumulative.iter_mut().zip(&closest) {
@@ -165,53 +165,76 @@ fn kmeans_plus_plus<T: Scalar>(
         }
         for (t, &idx) in idxs.iter().enumerate() {
             data.load_shifted(idx, &mut cands[t * d..(t + 1) * d]);
+            for (cc, &v) in cands[t * d..(t + 1) * d].iter().enumerate() {
+                ct[cc * lanes + t] = v;
+            }
         }
+        let tr = crate::fast::PlusPlusTrials {
+            ct: &ct,
+            lanes,
+            trials,
+            closest: &closest,
+        };
+        let chunks: Vec<Vec<Vec<(u32, f64)>>> = (0..n.div_ceil(PP_CHUNK))
+            .into_par_iter()
+            .map(|ch| {
+                let start = ch * PP_CHUNK;
+                crate::fast::plus_plus_changes(data, &tr, start, PP_CHUNK.min(n - start))
+            })
+            .collect();
+        // The reference's potentials, Σ_i min(dist, closest) in index order,
+        // one independent running sum per trial (lane), a chunk at a time.
+        let sums = if lanes == 8 {
+            potentials::<8>(&closest, &chunks, &mut rows, trials)
+        } else {
+            potentials::<LANES>(&closest, &chunks, &mut rows, trials)
+        };
         let mut best_pot = f64::INFINITY;
         let mut best_t = usize::MAX;
-        for t in 0..trials {
-            let cand = &cands[t * d..(t + 1) * d];
-            for (a, tc) in to_cand.iter_mut().enumerate().take(c) {
-                *tc = sq_dist(&centroids[a * d..(a + 1) * d], cand);
-            }
-            let to_cand = &to_cand[..c];
-            candidate_d2
-                .par_chunks_mut(PP_CHUNK)
-                .zip(closest.par_chunks(PP_CHUNK))
-                .zip(near.par_chunks(PP_CHUNK))
-                .enumerate()
-                .for_each(|(ch, ((out, cl), nr))| {
-                    let mut buf = vec![0.0; d];
-                    for (o, ((cd, &cl), &a)) in out.iter_mut().zip(cl).zip(nr).enumerate() {
-                        let far =
-                            cl == 0.0 || (cl >= 1e-280 && to_cand[a as usize] >= 4.000_004 * cl);
-                        *cd = if far {
-                            cl
-                        } else {
-                            data.load_shifted(ch * PP_CHUNK + o, &mut buf);
-                            sq_dist(&buf, cand).min(cl)
-                        };
-                    }
-                });
-            let mut cand_pot = 0.0;
-            for cd in &candidate_d2 {
-                cand_pot += *cd;
-            }
+        for (t, &cand_pot) in sums.iter().enumerate() {
             if cand_pot < best_pot {
                 best_pot = cand_pot;
                 best_t = t;
-                std::mem::swap(&mut best_d2, &mut candidate_d2);
             }
         }
         let best_t = best_t.min(trials - 1);
         centroids[c * d..(c + 1) * d].copy_from_slice(&cands[best_t * d..(best_t + 1) * d]);
-        for ((a, &new), &old) in near.iter_mut().zip(&best_d2).zip(&closest) {
-            if new < old {
-                *a = c as u32;
-            }
+        for &(i, v) in chunks.iter().flat_map(|ch| ch[best_t].iter()) {
+            closest[i as usize] = v;
         }
-        std::mem::swap(&mut closest, &mut best_d2);
     }
     centroids
+}
+
+/// Every trial's potential `Σ_i min(dist_t(i), closest_i)`, summed in index
+/// order exactly as the reference does, the trials side by side in `L` lanes.
+fn potentials<const L: usize>(
+    closest: &[f64],
+    chunks: &[Vec<Vec<(u32, f64)>>],
+    rows: &mut [f64],
+    trials: usize,
+) -> Vec<f64> {
+    let n = closest.len();
+    let mut sums = [0.0f64; L];
+    for (ch, changes) in chunks.iter().enumerate() {
+        let start = ch * PP_CHUNK;
+        let cl = &closest[start..(start + PP_CHUNK).min(n)];
+        let m = cl.len();
+        for (row, &v) in rows.chunks_exact_mut(L).zip(cl) {
+            row.iter_mut().for_each(|r| *r = v);
+        }
+        for (t, list) in changes.iter().enumerate().take(L) {
+            for &(i, v) in list {
+                rows[(i as usize - start) * L + t] = v;
+            }
+        }
+        for row in rows.chunks_exact(L).take(m) {
+            for (acc, &v) in sums.iter_mut().zip(row) {
+                *acc += v;
+            }
+        }
+    }
+    sums[..trials.min(L)].to_vec()
 }
 
 /// Greedy k-means++ (Arthur & Vassilvitskii, with the `2 + ⌊ln k⌋` local
