@@ -56,7 +56,7 @@ impl Bytes<'_> {
             4 => 1e-150 * f64::from(self.u8() as i8),
             5 => 1e8 + f64::from(self.u8() as i8) / 16.0,
             6 => f64::NAN,
-            7 => f64::INFINITY * if self.u8() % 2 == 0 { 1.0 } else { -1.0 },
+            7 => f64::INFINITY * if self.u8().is_multiple_of(2) { 1.0 } else { -1.0 },
             8 => f64::MIN_POSITIVE / 4.0,
             _ => f64::from(self.u8() as i8) / 8.0,
         }
@@ -235,7 +235,7 @@ fn exercise<T: Scalar + PartialEq>(
     }
     // predict/transform against centroids of a fuzzed shape.
     let rows = b.below(5);
-    let cols = if b.1 && b.u8() % 4 == 0 {
+    let cols = if b.1 && b.u8().is_multiple_of(4) {
         b.below(5)
     } else {
         x.ncols()

@@ -2,8 +2,10 @@
 //! distance kernel every method shares.
 
 use crate::error::{Error, Result};
+use crate::init::Engine;
 use ndarray::{ArrayView1, ArrayView2, CowArray, Ix2};
 use std::borrow::Cow;
+use std::sync::OnceLock;
 
 mod sealed {
     pub trait Sealed {}
@@ -121,6 +123,12 @@ pub(crate) struct Data<'a, T: Scalar> {
     pub d: usize,
     pub shift: Vec<f64>,
     weights: Option<Cow<'a, [f64]>>,
+    /// `max |x − shift|` over all entries, computed on first use.
+    max_abs: OnceLock<f64>,
+    /// Accelerated or reference implementation (identical results).
+    pub engine: Engine,
+    /// Whether a restart may use spare threads inside a sweep.
+    pub parallel: bool,
 }
 
 impl<'a, T: Scalar> Data<'a, T> {
@@ -135,6 +143,9 @@ impl<'a, T: Scalar> Data<'a, T> {
             d,
             shift: Vec::new(),
             weights,
+            max_abs: OnceLock::new(),
+            engine: Engine::Fast,
+            parallel: false,
         };
         for i in 0..n {
             for (s, v) in shift.iter_mut().zip(data.row(i)) {
@@ -162,6 +173,9 @@ impl<'a, T: Scalar> Data<'a, T> {
             d,
             shift,
             weights,
+            max_abs: OnceLock::new(),
+            engine: Engine::Fast,
+            parallel: false,
         }
     }
 
@@ -195,11 +209,62 @@ impl<'a, T: Scalar> Data<'a, T> {
         check_spread(r2, self.n, "the column means")
     }
 
+    /// [`Data::with_shift`] with a known [`Data::max_abs_shifted`] (a hint
+    /// only: the screens check every row they use against their scale).
+    pub fn with_shift_and_max(
+        x: ArrayView2<'a, T>,
+        weights: Option<Cow<'a, [f64]>>,
+        shift: Vec<f64>,
+        max_abs: f64,
+    ) -> Self {
+        let data = Self::with_shift(x, weights, shift);
+        let _ = data.max_abs.set(max_abs);
+        data
+    }
+
+    /// The largest absolute shifted entry (what the `f32` screen scales by).
+    pub fn max_abs_shifted(&self) -> f64 {
+        *self.max_abs.get_or_init(|| {
+            let mut m: f64 = 0.0;
+            for i in 0..self.n {
+                for (v, s) in self.row(i).iter().zip(&self.shift) {
+                    m = m.max((v.to_f64() - s).abs());
+                }
+            }
+            m
+        })
+    }
+
     /// Row `i` in the input type.
     #[inline(always)]
     pub fn row(&self, i: usize) -> &[T] {
         let flat = self.x.as_slice().unwrap_or(&[]);
         &flat[i * self.d..(i + 1) * self.d]
+    }
+
+    /// Hints the CPU to start loading row `i` into cache (no effect on
+    /// results; a no-op off x86-64).
+    #[inline(always)]
+    pub fn prefetch(&self, i: usize) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let row = self.row(i);
+            let bytes = std::mem::size_of_val(row);
+            let base = row.as_ptr().cast::<i8>();
+            let mut off = 0;
+            while off < bytes {
+                // SAFETY: `base + off` lies inside the row; prefetching never
+                // faults and reads nothing observable.
+                #[allow(unused_unsafe)]
+                unsafe {
+                    _mm_prefetch::<_MM_HINT_T0>(base.add(off))
+                };
+                off += 64;
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = i;
     }
 
     /// Row `i`, widened to `f64` and shifted, written into `buf`.

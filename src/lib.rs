@@ -34,9 +34,15 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![warn(missing_docs)]
 
+#[doc(hidden)]
+pub mod bench_api;
 mod data;
+#[cfg(test)]
+mod equiv;
 mod error;
+mod fast;
 mod init;
+mod kernel;
 mod params;
 mod predict;
 pub mod rng;

@@ -2,6 +2,7 @@
 
 use crate::data::{check_finite, checked_weights, Data, Scalar};
 use crate::error::{Error, Result};
+use crate::init::Engine;
 use crate::params::{Method, Params, ValidParams, MAX_POLISH_SWEEPS};
 use crate::rng::{Stream, Xoshiro256PlusPlus};
 use crate::source::Source;
@@ -253,9 +254,17 @@ fn checked<'a, T: Scalar>(
     params.check_data(n, d)?;
     check_finite("x", x)?;
     let weights = checked_weights(sample_weight, n, params.k())?;
-    let data = Data::new(x, weights);
+    let mut data = Data::new(x, weights);
     data.check_range()?;
+    data.parallel = spare_threads(&params);
     Ok((params, data))
+}
+
+/// Whether there are more threads than restarts: then a restart's blocked
+/// sweep overlaps each block's product with the previous block's processing
+/// (the result is the same either way).
+fn spare_threads(params: &ValidParams) -> bool {
+    params.n_init() < params.n_threads()
 }
 
 /// Clusters the rows of `x` with every restart run in parallel on a per-call
@@ -307,7 +316,20 @@ pub fn fit_cancellable<T: Scalar>(
     params: Params,
     cancel: &AtomicBool,
 ) -> Result<Clustering<T>> {
-    let (params, data) = checked(x, sample_weight, params)?;
+    fit_with(x, sample_weight, params, cancel, Engine::Fast)
+}
+
+/// [`fit_cancellable`] with a choice of implementation (the equivalence
+/// tests run both).
+pub(crate) fn fit_with<T: Scalar>(
+    x: ArrayView2<'_, T>,
+    sample_weight: Option<ArrayView1<'_, f64>>,
+    params: Params,
+    cancel: &AtomicBool,
+    engine: Engine,
+) -> Result<Clustering<T>> {
+    let (params, mut data) = checked(x, sample_weight, params)?;
+    data.engine = engine;
     fit_source(&data, &params, cancel)
 }
 
@@ -371,6 +393,8 @@ where
 pub struct Run {
     params: ValidParams,
     shift: Vec<f64>,
+    /// The data's largest shifted entry (sizes the screens' scale).
+    max_abs: f64,
     weights: Option<Vec<f64>>,
     shape: (usize, usize),
     restarts: Vec<Restart<Partition>>,
@@ -396,6 +420,7 @@ impl Run {
         Ok(Run {
             shape: (data.n, data.d),
             weights: sample_weight.map(|w| w.to_vec()),
+            max_abs: data.max_abs_shifted(),
             shift: data.shift,
             params,
             restarts,
@@ -406,7 +431,14 @@ impl Run {
     /// Advances every unfinished restart by one sweep (in parallel). Returns
     /// whether any restart is still running.
     pub fn step<T: Scalar>(&mut self, x: ArrayView2<'_, T>) -> Result<bool> {
-        let data = run_data(self.shape, &self.shift, self.weights.as_deref(), x)?;
+        let data = run_data(
+            &self.shape,
+            &self.shift,
+            self.weights.as_deref(),
+            self.max_abs,
+            &self.params,
+            x,
+        )?;
         let params = &self.params;
         self.pool.install(|| {
             self.restarts
@@ -430,7 +462,14 @@ impl Run {
     /// this is the final result; before, restarts are ranked by their current
     /// objective and `restart_objectives` holds current objectives.
     pub fn current<T: Scalar>(&self, x: ArrayView2<'_, T>) -> Result<Clustering<T>> {
-        let data = run_data(self.shape, &self.shift, self.weights.as_deref(), x)?;
+        let data = run_data(
+            &self.shape,
+            &self.shift,
+            self.weights.as_deref(),
+            self.max_abs,
+            &self.params,
+            x,
+        )?;
         let objectives: Vec<f64> = if self.is_finished() {
             self.restarts
                 .iter()
@@ -453,21 +492,21 @@ impl Run {
 
 /// The data of a step-wise run, checking that `x` has the run's shape.
 fn run_data<'a, T: Scalar>(
-    shape: (usize, usize),
+    shape: &(usize, usize),
     shift: &[f64],
     weights: Option<&'a [f64]>,
+    max_abs: f64,
+    params: &ValidParams,
     x: ArrayView2<'a, T>,
 ) -> Result<Data<'a, T>> {
-    if x.dim() != shape {
+    if x.dim() != *shape {
         return Err(Error::Shape {
             name: "x",
             expected: format!("{shape:?}, the shape the run was started with"),
             got: format!("{:?}", x.dim()),
         });
     }
-    Ok(Data::with_shift(
-        x,
-        weights.map(Cow::Borrowed),
-        shift.to_vec(),
-    ))
+    let mut data = Data::with_shift_and_max(x, weights.map(Cow::Borrowed), shift.to_vec(), max_abs);
+    data.parallel = spare_threads(params);
+    Ok(data)
 }

@@ -4,11 +4,12 @@
 //! state machine (`run.rs`) drives both, so the methods' logic exists once.
 
 use crate::data::{sq_dist, Data, Scalar};
-use crate::init::initial_partition;
+use crate::fast::sweep_blocked;
+use crate::init::{initial_partition, Engine};
 use crate::params::ValidParams;
 use crate::rng::Xoshiro256PlusPlus;
 use crate::state::Partition;
-use crate::sweep::{lloyd_iteration, sweep};
+use crate::sweep::{lloyd_iteration, lloyd_iteration_reference, sweep};
 use ndarray::Array2;
 
 /// A data representation together with its per-restart clustering state.
@@ -47,17 +48,30 @@ impl<T: Scalar> Source for Data<'_, T> {
     }
 
     fn initial_state(&self, params: &ValidParams, rng: &mut Xoshiro256PlusPlus) -> Partition {
-        initial_partition(self, params, rng)
+        initial_partition(self, params, rng, self.engine)
     }
 
     fn sweep(&self, st: &mut Partition, order: &[usize], factor: f64) -> usize {
-        let moved = sweep(st, self, order, factor);
+        // The blocked, screened sweep makes exactly the plain sweep's moves;
+        // it covers unit weights only.
+        let moved = match self.engine {
+            Engine::Fast if !self.is_weighted() => {
+                let mut hint = std::mem::take(&mut st.hint);
+                let moved = sweep_blocked(st, self, order, factor, &mut hint, self.parallel);
+                st.hint = hint;
+                moved
+            }
+            _ => sweep(st, self, order, factor),
+        };
         st.recompute(self);
         moved
     }
 
     fn lloyd_iteration(&self, st: &mut Partition) -> usize {
-        lloyd_iteration(st, self)
+        match self.engine {
+            Engine::Fast => lloyd_iteration(st, self),
+            Engine::Reference => lloyd_iteration_reference(st, self),
+        }
     }
 
     fn objective(&self, st: &Partition) -> f64 {

@@ -3,6 +3,7 @@
 //! coordinates of [`Data`], whatever the input type.
 
 use crate::data::{sq_dist, Data, Scalar};
+use crate::fast::SweepHint;
 
 /// Labels plus the per-cluster statistics derived from them.
 #[derive(Debug, Clone, PartialEq)]
@@ -18,6 +19,8 @@ pub(crate) struct Partition {
     pub sums: Vec<f64>,
     /// `k × d`, row-major: `sums / weights`.
     pub centroids: Vec<f64>,
+    /// Block-size hint of the accelerated sweep (performance only).
+    pub hint: SweepHint,
 }
 
 impl Partition {
@@ -32,6 +35,7 @@ impl Partition {
             weights: vec![0.0; k],
             sums: vec![0.0; k * data.d],
             centroids: vec![0.0; k * data.d],
+            hint: SweepHint::default(),
         };
         p.recompute(data);
         p.fill_empty_clusters(data);

@@ -4,12 +4,11 @@
 
 use crate::data::{sq_dist, Data, Scalar};
 use crate::state::{nearest_by, Partition};
-use rayon::prelude::*;
 
 /// Cost factor for point weight `w` joining a cluster of weight `big_w`:
 /// the objective rises by `w·W/(W+w)·‖x−μ‖²` (`n/(n+1)·‖x−μ‖²` unweighted).
 #[inline(always)]
-fn join_weight(w: f64, big_w: f64) -> f64 {
+pub(crate) fn join_weight(w: f64, big_w: f64) -> f64 {
     w * (big_w / (big_w + w))
 }
 
@@ -17,7 +16,7 @@ fn join_weight(w: f64, big_w: f64) -> f64 {
 /// the objective falls by `w·W/(W−w)·‖x−μ‖²` (`n/(n−1)·‖x−μ‖²` unweighted).
 /// With `w = 1` both factors are bit-for-bit the unweighted ones.
 #[inline(always)]
-fn leave_weight(w: f64, big_w: f64) -> f64 {
+pub(crate) fn leave_weight(w: f64, big_w: f64) -> f64 {
     w * (big_w / (big_w - w))
 }
 
@@ -102,36 +101,36 @@ pub(crate) fn sweep<T: Scalar>(
     moves
 }
 
-/// Rows per parallel task in Lloyd's assignment step. Fixed, so the work
-/// split (and thus nothing about the result) depends on the thread count.
-const ASSIGN_CHUNK: usize = 2048;
-
 /// One Lloyd iteration: every point to its nearest centroid (ties keep the
 /// current label), then all centroids recomputed; empty clusters are refilled
-/// deterministically. Returns the number of labels that changed.
+/// deterministically. Returns the number of labels that changed. The
+/// assignment is screened by blocked products and decided exactly
+/// ([`crate::fast::assign_nearest`]), so it equals the plain one.
 pub(crate) fn lloyd_iteration<T: Scalar>(p: &mut Partition, data: &Data<'_, T>) -> usize {
-    let d = data.d;
-    let snapshot = &*p;
-    let new_labels: Vec<(usize, usize)> = snapshot
-        .labels
-        .par_chunks(ASSIGN_CHUNK)
-        .enumerate()
-        .flat_map_iter(|(c, chunk)| {
-            let mut buf = vec![0.0; d];
-            chunk
-                .iter()
-                .enumerate()
-                .map(|(o, &l)| {
-                    let i = c * ASSIGN_CHUNK + o;
-                    data.load_shifted(i, &mut buf);
-                    (snapshot.nearest(&buf, Some(l)), l)
-                })
-                .collect::<Vec<_>>()
+    let new_labels = crate::fast::assign_nearest(data, &p.centroids, p.k, Some(&p.labels));
+    let mut changed = 0;
+    for (label, new) in p.labels.iter_mut().zip(new_labels) {
+        changed += usize::from(new != *label);
+        *label = new;
+    }
+    p.recompute(data);
+    changed + p.fill_empty_clusters(data)
+}
+
+/// The plain Lloyd iteration (every distance exact), kept as the reference
+/// the accelerated one is tested against.
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) fn lloyd_iteration_reference<T: Scalar>(p: &mut Partition, data: &Data<'_, T>) -> usize {
+    let mut buf = vec![0.0; data.d];
+    let new_labels: Vec<usize> = (0..data.n)
+        .map(|i| {
+            data.load_shifted(i, &mut buf);
+            p.nearest(&buf, Some(p.labels[i]))
         })
         .collect();
     let mut changed = 0;
-    for (label, (new, old)) in p.labels.iter_mut().zip(new_labels) {
-        changed += usize::from(new != old);
+    for (label, new) in p.labels.iter_mut().zip(new_labels) {
+        changed += usize::from(new != *label);
         *label = new;
     }
     p.recompute(data);

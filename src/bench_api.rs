@@ -1,0 +1,114 @@
+//! Hooks for the benchmarks in `benches/` and for equivalence tests from
+//! outside the crate. Not part of the public API: no stability promise.
+
+use crate::data::{Data, Scalar};
+use crate::fast::{sweep_blocked, SweepHint};
+use crate::rng::{Stream, Xoshiro256PlusPlus};
+use crate::state::Partition;
+use ndarray::ArrayView2;
+
+/// Which implementation of a sweep to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Variant {
+    /// The plain sweep: every cost exact, one point at a time.
+    Reference,
+    /// The blocked, screened sweep on the calling thread.
+    Blocked,
+    /// The blocked sweep with the next block's product computed in parallel.
+    BlockedParallel,
+}
+
+/// A partition plus a visiting order, ready for single sweeps.
+#[derive(Debug, Clone)]
+pub struct SweepState {
+    part: Partition,
+    order: Vec<usize>,
+    hint: SweepHint,
+}
+
+impl SweepState {
+    /// k-means++ start (restart 0 of `seed`), then `warm` Hartigan sweeps so
+    /// that the state resembles the middle of a fit.
+    pub fn new<T: Scalar>(x: ArrayView2<'_, T>, k: usize, seed: u64, warm: usize) -> Self {
+        let data = Data::new(x, None);
+        let params = match crate::Params::new(k).seed(seed).n_init(1).check() {
+            Ok(p) => p,
+            Err(_) => return Self::empty(),
+        };
+        let mut rng = Xoshiro256PlusPlus::stream(seed, 0, Stream::Init);
+        let part =
+            crate::init::initial_partition(&data, &params, &mut rng, crate::init::Engine::Fast);
+        let mut s = SweepState {
+            part,
+            order: (0..data.n).collect(),
+            hint: SweepHint::default(),
+        };
+        let mut order_rng = Xoshiro256PlusPlus::stream(seed, 0, Stream::Order);
+        order_rng.shuffle(&mut s.order);
+        for _ in 0..warm {
+            s.sweep(x, 1.0, Variant::Blocked);
+        }
+        s
+    }
+
+    fn empty() -> Self {
+        SweepState {
+            part: Partition {
+                k: 0,
+                d: 0,
+                labels: Vec::new(),
+                counts: Vec::new(),
+                weights: Vec::new(),
+                sums: Vec::new(),
+                centroids: Vec::new(),
+                hint: SweepHint::default(),
+            },
+            order: Vec::new(),
+            hint: SweepHint::default(),
+        }
+    }
+
+    /// One Hartigan sweep (acceptance factor `factor`) in the fixed order,
+    /// followed by the recomputation of the sums. Returns the moves.
+    pub fn sweep<T: Scalar>(&mut self, x: ArrayView2<'_, T>, factor: f64, v: Variant) -> usize {
+        let data = Data::new(x, None);
+        if self.part.k == 0 || data.n != self.order.len() {
+            return 0;
+        }
+        let moved = match v {
+            Variant::Reference => crate::sweep::sweep(&mut self.part, &data, &self.order, factor),
+            Variant::Blocked => sweep_blocked(
+                &mut self.part,
+                &data,
+                &self.order,
+                factor,
+                &mut self.hint,
+                false,
+            ),
+            Variant::BlockedParallel => sweep_blocked(
+                &mut self.part,
+                &data,
+                &self.order,
+                factor,
+                &mut self.hint,
+                true,
+            ),
+        };
+        self.part.recompute(&data);
+        moved
+    }
+
+    /// One Lloyd iteration (the screened, parallel assignment).
+    pub fn lloyd<T: Scalar>(&mut self, x: ArrayView2<'_, T>) -> usize {
+        let data = Data::new(x, None);
+        if self.part.k == 0 {
+            return 0;
+        }
+        crate::sweep::lloyd_iteration(&mut self.part, &data)
+    }
+
+    /// The labels.
+    pub fn labels(&self) -> &[usize] {
+        &self.part.labels
+    }
+}

@@ -1,0 +1,99 @@
+//! Whole fits through the accelerated engine against the plain reference:
+//! same labels, centroids, objective, history and moves, bit for bit, for
+//! every method, input type, initialisation and thread count.
+#![allow(clippy::panic)]
+
+use crate::fast::tests::blobs;
+use crate::init::Engine;
+use crate::run::fit_with;
+use crate::{Init, Method, Params, Scalar};
+use ndarray::ArrayView2;
+use std::sync::atomic::AtomicBool;
+
+fn same<T: Scalar + PartialEq>(x: ArrayView2<'_, T>, params: Params) {
+    let never = AtomicBool::new(false);
+    let reference = fit_with(
+        x,
+        None,
+        params.clone().n_threads(1),
+        &never,
+        Engine::Reference,
+    );
+    let reference = match reference {
+        Ok(r) => r,
+        Err(e) => panic!("reference fit failed: {e}"),
+    };
+    for threads in [1, 2, 3, 8] {
+        let fast = fit_with(
+            x,
+            None,
+            params.clone().n_threads(threads),
+            &never,
+            Engine::Fast,
+        );
+        match fast {
+            Ok(f) => assert_eq!(f, reference, "{params:?} with {threads} threads"),
+            Err(e) => panic!("fast fit failed: {e}"),
+        }
+    }
+}
+
+fn all_methods<T: Scalar + PartialEq>(x: ArrayView2<'_, T>, k: usize, seed: u64) {
+    for method in Method::ALL {
+        for init in [Init::KMeansPlusPlus, Init::RandomPartition, Init::Forgy] {
+            for n_init in [1, 3] {
+                let p = Params::new(k)
+                    .method(method)
+                    .init(init.clone())
+                    .n_init(n_init)
+                    .n_iter(12)
+                    .seed(seed);
+                same(x, p);
+            }
+        }
+    }
+}
+
+#[test]
+fn fast_fits_equal_reference_fits_f64() {
+    for &(n, d, k) in &[(400, 2, 5), (1500, 16, 20), (900, 40, 33), (600, 5, 70)] {
+        let x = blobs(n, d, (k / 2).max(2), (n * d) as u64);
+        all_methods(x.view(), k, 17);
+    }
+}
+
+#[test]
+fn fast_fits_equal_reference_fits_f32() {
+    for &(n, d, k) in &[(500, 3, 6), (1200, 24, 18)] {
+        let x = blobs(n, d, (k / 2).max(2), 99 + n as u64).mapv(|v| v as f32);
+        all_methods(x.view(), k, 5);
+    }
+}
+
+#[test]
+fn fast_fits_equal_reference_fits_on_ties() {
+    // Small integers: many duplicate points and exactly tied distances.
+    let x = ndarray::Array2::from_shape_fn((800, 3), |(i, j)| ((i * (j + 2) + i / 7) % 4) as f64);
+    all_methods(x.view(), 7, 3);
+    // Far from the origin with tiny spread, and tiny magnitudes.
+    let far = x.mapv(|v| 1e9 + v * 1e-4);
+    all_methods(far.view(), 4, 8);
+    let tiny = x.mapv(|v| v * 1e-200);
+    all_methods(tiny.view(), 4, 8);
+}
+
+#[test]
+fn given_centroids_far_outside_the_data() {
+    let x = blobs(700, 4, 3, 1);
+    let c = ndarray::Array2::from_shape_fn((3, 4), |(i, j)| (i as f64 - 1.0) * 1e30 + j as f64);
+    for method in Method::ALL {
+        same(
+            x.view(),
+            Params::new(3)
+                .method(method)
+                .init(Init::Centroids(c.clone()))
+                .n_init(1)
+                .seed(2),
+        );
+    }
+}

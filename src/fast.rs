@@ -1,0 +1,770 @@
+//! Accelerated sweeps that make exactly the decisions of the plain ones.
+//!
+//! # The blocked Hartigan sweep
+//!
+//! The points are taken in visiting order, a block at a time. For each block
+//! the products of its points with a *snapshot* of all centroids are computed
+//! at once in `f32` ([`Panel::product`]); they give a screened cost
+//! `c̃_j = w_j·((‖x‖² + ‖μ_j‖²) − 2·x·μ_j)` for every cluster with
+//! `|c̃_j − c_j| ≤ E` where `c_j` is the reference's exact cost
+//! ([`Panel::error_bound`]). The points are then processed one by one, in
+//! order, against the live partition:
+//!
+//! * a cluster changed since the snapshot (by a move earlier in this block,
+//!   or in the previous block while this block's product was computed in
+//!   parallel) is *dirty*: its cost is evaluated exactly;
+//! * if `min(min c̃ − E, min dirty cost) ≥ own cost` no alternative can be
+//!   strictly cheaper and the point stays (the common case: O(k) work);
+//! * otherwise every clean cluster whose screen could reach the best
+//!   (`c̃_j − E ≤ min(min c̃ + E, min dirty cost)`) is evaluated exactly, and
+//!   the move is decided on exact costs with the reference's tie rule.
+//!
+//! The own cost and every cost that decides anything are computed by the
+//! same expressions as [`crate::sweep::best_move`], so the moves, their
+//! order, and every centroid update are bit-identical to the plain sweep,
+//! whatever the CPU, kernel, block size or thread count.
+
+use crate::data::{sq_dist, Data, Scalar};
+use crate::kernel::{scale_for, Panel};
+use crate::state::Partition;
+use crate::sweep::{join_weight, leave_weight};
+use rayon::prelude::*;
+
+/// Largest block of points screened at once.
+const MAX_BLOCK: usize = 256;
+/// Smallest block.
+const MIN_BLOCK: usize = 8;
+/// Rows per parallel task of a block product.
+const PRODUCT_CHUNK: usize = 32;
+
+/// Scratch for one block: its points and their screened products.
+#[derive(Debug, Default)]
+struct Block {
+    /// Positions `order[start..start + len]`.
+    start: usize,
+    len: usize,
+    /// Shifted rows in `f64` (`len × d`).
+    x64: Vec<f64>,
+    /// `‖x‖²·scale²/2` of each row (screen units).
+    a: Vec<f64>,
+    /// Scaled rows in `f32` (`len × d`).
+    x32: Vec<f32>,
+    /// Products with the panel (`len × kp`).
+    g: Vec<f32>,
+    /// The centroid snapshot the products were computed with.
+    panel: Panel,
+    /// Epoch of that snapshot: clusters changed at or after it are dirty.
+    epoch: u64,
+    /// Whether the screen holds for this block: the panel is usable and every
+    /// gathered entry fits the panel's scale (the data's maximum is only a
+    /// hint, so this is checked here, where it matters).
+    usable: bool,
+}
+
+impl Block {
+    /// Brings the panel up to the current centroids: only the clusters
+    /// changed since its last snapshot are re-packed.
+    fn snapshot(&mut self, p: &Partition, stamp: &[u64], max_abs: f64) {
+        let fresh = self.panel.k == p.k
+            && self.epoch > 0
+            && self.panel.refresh(&p.centroids, stamp, self.epoch);
+        if !fresh {
+            self.panel.pack(&p.centroids, p.k, p.d, max_abs);
+        }
+    }
+
+    /// Gathers `order[start..start+len]` and computes its products with `panel`
+    /// (parallel over row chunks when `parallel`).
+    fn fill<T: Scalar>(&mut self, data: &Data<'_, T>, idx: &[usize], parallel: bool) {
+        let d = data.d;
+        let len = idx.len();
+        self.len = len;
+        self.x64.resize(len * d, 0.0);
+        self.x32.resize(len * d, 0.0);
+        self.a.resize(len, 0.0);
+        let scale = self.panel.scale;
+        let half = self.panel.half_scale2();
+        let mut max_abs: f64 = 0.0;
+        for (t, &i) in idx.iter().enumerate() {
+            let row = &mut self.x64[t * d..(t + 1) * d];
+            data.load_shifted(i, row);
+            let mut s = 0.0;
+            for (v, o) in row.iter().zip(&mut self.x32[t * d..(t + 1) * d]) {
+                s += v * v;
+                let a = v.abs();
+                max_abs = if a > max_abs { a } else { max_abs };
+                *o = (v * scale) as f32;
+            }
+            self.a[t] = s * half;
+        }
+        self.usable = self.panel.usable && max_abs * scale <= 2.0;
+        let kp = self.panel.kp;
+        self.g.resize(len * kp, 0.0);
+        if !self.panel.usable {
+            return;
+        }
+        let panel = &self.panel;
+        if parallel && len > PRODUCT_CHUNK {
+            self.g
+                .par_chunks_mut(PRODUCT_CHUNK * kp)
+                .zip(self.x32.par_chunks(PRODUCT_CHUNK * d))
+                .for_each(|(g, x)| panel.product(x, x.len() / d, g));
+        } else {
+            panel.product(&self.x32, len, &mut self.g);
+        }
+    }
+}
+
+/// Per-cluster bookkeeping of a blocked sweep.
+struct Live {
+    /// `join_weight(counts[j])` as `f32`, kept current, padded with 1 to `kp`.
+    w: Vec<f32>,
+    /// The block snapshot's `h_j`, `+∞` for dirty clusters (and padding).
+    h: Vec<f32>,
+    /// Epoch of each cluster's last change.
+    stamp: Vec<u64>,
+    /// Dirty clusters of the current block.
+    dirty: Vec<usize>,
+    /// The current epoch (bumped at every snapshot).
+    epoch: u64,
+    /// Clean candidates that need an exact evaluation.
+    cand: Vec<usize>,
+    ncand: usize,
+    ndirty: usize,
+}
+
+impl Live {
+    fn new(counts: &[usize]) -> Self {
+        let k = counts.len();
+        let mut w: Vec<f32> = counts
+            .iter()
+            .map(|&c| join_weight(1.0, c as f64) as f32)
+            .collect();
+        w.resize(k.div_ceil(crate::kernel::W) * crate::kernel::W, 1.0);
+        Live {
+            w,
+            h: Vec::with_capacity(k),
+            stamp: vec![0; k],
+            dirty: Vec::with_capacity(k),
+            epoch: 1,
+            cand: Vec::with_capacity(k),
+            ncand: 0,
+            ndirty: 0,
+        }
+    }
+
+    fn start_block(&mut self, block: &Block) {
+        self.dirty.clear();
+        self.h.clear();
+        self.h.extend_from_slice(&block.panel.h);
+        for (j, &s) in self.stamp.iter().enumerate() {
+            if s >= block.epoch {
+                self.h[j] = f32::INFINITY;
+                self.dirty.push(j);
+            }
+        }
+    }
+
+    fn touch(&mut self, j: usize, counts: &[usize]) {
+        self.w[j] = join_weight(1.0, counts[j] as f64) as f32;
+        if self.h[j] != f32::INFINITY {
+            self.h[j] = f32::INFINITY;
+            self.dirty.push(j);
+        }
+        self.stamp[j] = self.epoch;
+    }
+}
+
+/// One screened cost in screen units.
+#[inline(always)]
+fn screen(w: f32, h: f32, g: f32, a: f32) -> f32 {
+    w * ((a + h) - g)
+}
+
+/// `min_j w_j·((a + h_j) − g_j)` over the padded arrays (length a multiple
+/// of 16), sixteen lanes wide.
+#[inline(always)]
+fn screened_min(w: &[f32], h: &[f32], g: &[f32], a: f32) -> f32 {
+    let mut acc = [f32::INFINITY; 16];
+    for ((w, h), g) in w
+        .chunks_exact(16)
+        .zip(h.chunks_exact(16))
+        .zip(g.chunks_exact(16))
+    {
+        for l in 0..16 {
+            let c = screen(w[l], h[l], g[l], a);
+            acc[l] = if c < acc[l] { c } else { acc[l] };
+        }
+    }
+    acc.iter()
+        .fold(f32::INFINITY, |m, &c| if c < m { c } else { m })
+}
+
+/// The decision of [`crate::sweep::best_move`] for one point, via the screen.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn decide(
+    p: &Partition,
+    live: &mut Live,
+    panel: &Panel,
+    x: &[f64],
+    a: f64,
+    g: &[f32],
+    r: usize,
+    factor: f64,
+) -> Option<usize> {
+    let n_r = p.counts[r];
+    if n_r <= 1 {
+        return None;
+    }
+    // Exactly the reference's expressions.
+    let own = factor * leave_weight(1.0, n_r as f64) * sq_dist(x, p.centroid(r));
+    let (mut best, mut best_j) = (f64::INFINITY, usize::MAX);
+    live.ndirty += live.dirty.len();
+    for &j in &live.dirty {
+        if j == r {
+            continue;
+        }
+        let cost = join_weight(1.0, p.counts[j] as f64) * sq_dist(x, p.centroid(j));
+        if cost < best || (cost == best && j < best_j) {
+            best = cost;
+            best_j = j;
+        }
+    }
+    let half = panel.half_scale2();
+    let saved = live.h[r];
+    live.h[r] = f32::INFINITY;
+    let a32 = a as f32;
+    let m = f64::from(screened_min(&live.w, &live.h, g, a32));
+    let e = panel.error_bound(a);
+    if m - e >= own * half && best >= own {
+        live.h[r] = saved;
+        return None;
+    }
+    let limit = (m + e).min(best * half) + e;
+    live.cand.clear();
+    for (j, ((&w, &h), &gj)) in live.w.iter().zip(&live.h).zip(g).take(p.k).enumerate() {
+        if f64::from(screen(w, h, gj, a32)) <= limit {
+            live.cand.push(j);
+        }
+    }
+    live.h[r] = saved;
+    live.ncand += live.cand.len();
+    for &j in &live.cand {
+        let cost = join_weight(1.0, p.counts[j] as f64) * sq_dist(x, p.centroid(j));
+        if cost < best || (cost == best && j < best_j) {
+            best = cost;
+            best_j = j;
+        }
+    }
+    (best < own).then_some(best_j)
+}
+
+/// Block size for the observed fraction of points that move: small blocks
+/// while many points move (each move makes two clusters dirty for the rest of
+/// the block), large ones once the partition settles.
+fn block_size(k: usize, rate: f64) -> usize {
+    let target_dirty = (k as f64 / 8.0).max(2.0);
+    let b = target_dirty / (2.0 * rate.max(1e-9));
+    (b as usize).clamp(MIN_BLOCK, MAX_BLOCK)
+}
+
+/// State a restart keeps between blocked sweeps.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct SweepHint {
+    /// Smoothed fraction of visited points that moved.
+    pub rate: f64,
+}
+
+impl Default for SweepHint {
+    fn default() -> Self {
+        SweepHint { rate: 0.1 }
+    }
+}
+
+/// One Hartigan sweep with acceptance factor `factor`, visiting `order`:
+/// the same moves as [`crate::sweep::sweep`], bit for bit. With `parallel`,
+/// the product of the next block runs alongside the processing of the
+/// current one (and is itself split over the pool).
+pub(crate) fn sweep_blocked<T: Scalar>(
+    p: &mut Partition,
+    data: &Data<'_, T>,
+    order: &[usize],
+    factor: f64,
+    hint: &mut SweepHint,
+    parallel: bool,
+) -> usize {
+    if p.k <= 1 || scale_for(data.max_abs_shifted()).is_none() {
+        return crate::sweep::sweep(p, data, order, factor);
+    }
+    dispatch_sweep(p, data, order, factor, hint, parallel)
+}
+
+macro_rules! multiversion {
+    ($generic:ident, $dispatch:ident, ($($arg:ident : $ty:ty),*) -> $ret:ty) => {
+        fn $dispatch<T: Scalar>($($arg: $ty),*) -> $ret {
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "avx512f,avx2,fma")]
+                unsafe fn v512<T: Scalar>($($arg: $ty),*) -> $ret {
+                    $generic($($arg),*)
+                }
+                #[target_feature(enable = "avx2,fma")]
+                unsafe fn v256<T: Scalar>($($arg: $ty),*) -> $ret {
+                    $generic($($arg),*)
+                }
+                if std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("avx2")
+                    && std::arch::is_x86_feature_detected!("fma")
+                {
+                    // SAFETY: the features were detected on this CPU.
+                    return unsafe { v512::<T>($($arg),*) };
+                }
+                if std::arch::is_x86_feature_detected!("avx2")
+                    && std::arch::is_x86_feature_detected!("fma")
+                {
+                    // SAFETY: the features were detected on this CPU.
+                    return unsafe { v256::<T>($($arg),*) };
+                }
+            }
+            $generic($($arg),*)
+        }
+    };
+}
+
+multiversion!(sweep_body, dispatch_sweep, (p: &mut Partition, data: &Data<'_, T>, order: &[usize], factor: f64, hint: &mut SweepHint, parallel: bool) -> usize);
+
+#[inline(always)]
+fn sweep_body<T: Scalar>(
+    p: &mut Partition,
+    data: &Data<'_, T>,
+    order: &[usize],
+    factor: f64,
+    hint: &mut SweepHint,
+    parallel: bool,
+) -> usize {
+    let (k, d) = (p.k, p.d);
+    let max_abs = data.max_abs_shifted();
+    let mut live = Live::new(&p.counts);
+    let mut cur = Block::default();
+    let mut next = Block::default();
+    let mut moves = 0;
+    let mut rate = hint.rate;
+    let mut nblocks = 0usize;
+
+    // First block: snapshot at epoch 1.
+    cur.panel.pack(&p.centroids, k, d, max_abs);
+    cur.epoch = live.epoch;
+    cur.start = 0;
+    let len = block_size(k, rate).min(order.len());
+    cur.fill(data, &order[..len], parallel);
+
+    while cur.len > 0 {
+        let next_start = cur.start + cur.len;
+        let next_len = block_size(k, rate).min(order.len() - next_start);
+        next.start = next_start;
+        let next_idx = &order[next_start..next_start + next_len];
+        // The visiting order is random: start fetching the next block's rows
+        // now so that gathering them does not wait on memory.
+        for &i in next_idx {
+            data.prefetch(i);
+        }
+        let moved = if parallel {
+            // Snapshot for the next block, taken before this block is
+            // processed so that its product can run alongside.
+            live.epoch += 1;
+            next.snapshot(p, &live.stamp, max_abs);
+            next.epoch = live.epoch;
+            let (moved, ()) = rayon::join(
+                || process_block(p, data, order, &cur, &mut live, factor),
+                || next.fill(data, next_idx, true),
+            );
+            moved
+        } else {
+            let moved = process_block(p, data, order, &cur, &mut live, factor);
+            // Without a parallel product the snapshot is taken after this
+            // block, so fewer clusters are dirty in the next one.
+            live.epoch += 1;
+            next.snapshot(p, &live.stamp, max_abs);
+            next.epoch = live.epoch;
+            next.fill(data, next_idx, false);
+            moved
+        };
+        moves += moved;
+        let observed = moved as f64 / cur.len.max(1) as f64;
+        rate = 0.5 * rate + 0.5 * observed;
+        std::mem::swap(&mut cur, &mut next);
+        nblocks += 1;
+    }
+    hint.rate = (moves as f64 / order.len().max(1) as f64).max(1e-6);
+    if std::env::var("SMARTIGAN_DEBUG").is_ok() {
+        eprintln!(
+            "sweep: moves {moves} blocks {nblocks} cand {} dirty {}",
+            live.ncand, live.ndirty
+        );
+    }
+    moves
+}
+
+/// Processes the points of `block` in order against the live partition.
+#[inline(always)]
+fn process_block<T: Scalar>(
+    p: &mut Partition,
+    data: &Data<'_, T>,
+    order: &[usize],
+    block: &Block,
+    live: &mut Live,
+    factor: f64,
+) -> usize {
+    let d = p.d;
+    let kp = block.panel.kp;
+    live.start_block(block);
+    let mut moves = 0;
+    for t in 0..block.len {
+        let i = order[block.start + t];
+        let r = p.labels[i];
+        if p.counts[r] <= 1 {
+            continue;
+        }
+        let x = &block.x64[t * d..(t + 1) * d];
+        let to = if block.usable {
+            decide(
+                p,
+                live,
+                &block.panel,
+                x,
+                block.a[t],
+                &block.g[t * kp..(t + 1) * kp],
+                r,
+                factor,
+            )
+        } else {
+            crate::sweep::best_move(p, x, 1.0, r, factor)
+        };
+        if let Some(j) = to {
+            p.move_point(i, x, 1.0, j);
+            live.touch(r, &p.counts);
+            live.touch(j, &p.counts);
+            moves += 1;
+        }
+    }
+    let _ = data;
+    moves
+}
+
+/// Nearest centroid for every point, with exactly the reference's answers
+/// (`Partition::nearest`: ties keep `current[i]` when given, else go to the
+/// lowest index). Parallel over fixed chunks of points.
+pub(crate) fn assign_nearest<T: Scalar>(
+    data: &Data<'_, T>,
+    centroids: &[f64],
+    k: usize,
+    current: Option<&[usize]>,
+) -> Vec<usize> {
+    let probe = Partition {
+        k,
+        d: data.d,
+        labels: Vec::new(),
+        counts: Vec::new(),
+        weights: Vec::new(),
+        sums: Vec::new(),
+        centroids: centroids.to_vec(),
+        hint: Default::default(),
+    };
+    let mut panel = Panel::default();
+    panel.pack(centroids, k, data.d, data.max_abs_shifted());
+    let mut out = vec![0usize; data.n];
+    out.par_chunks_mut(ASSIGN_CHUNK)
+        .enumerate()
+        .for_each(|(c, labels)| {
+            let start = c * ASSIGN_CHUNK;
+            let cur = current.map(|cur| &cur[start..start + labels.len()]);
+            assign_chunk(data, &probe, &panel, start, labels, cur);
+        });
+    out
+}
+
+/// Points per parallel task of [`assign_nearest`]. Fixed, though nothing in
+/// the result depends on it.
+const ASSIGN_CHUNK: usize = 2048;
+
+multiversion!(assign_body, assign_chunk, (data: &Data<'_, T>, probe: &Partition, panel: &Panel, start: usize, labels: &mut [usize], current: Option<&[usize]>) -> ());
+
+#[inline(always)]
+fn assign_body<T: Scalar>(
+    data: &Data<'_, T>,
+    probe: &Partition,
+    panel: &Panel,
+    start: usize,
+    labels: &mut [usize],
+    current: Option<&[usize]>,
+) {
+    let d = data.d;
+    let k = probe.k;
+    let ones = vec![1.0f32; panel.kp];
+    let mut block = Block {
+        panel: panel.clone(),
+        ..Block::default()
+    };
+    let mut cand = Vec::with_capacity(k);
+    let idx: Vec<usize> = (start..start + labels.len()).collect();
+    for (bi, chunk) in idx.chunks(MAX_BLOCK).enumerate() {
+        block.fill(data, chunk, false);
+        let kp = panel.kp;
+        for q in 0..chunk.len() {
+            let o = bi * MAX_BLOCK + q;
+            let x = &block.x64[q * d..(q + 1) * d];
+            if !block.usable {
+                labels[o] = probe.nearest(x, current.map(|c| c[o]));
+                continue;
+            }
+            let a = block.a[q];
+            let a32 = a as f32;
+            let g = &block.g[q * kp..(q + 1) * kp];
+            let m = f64::from(screened_min(&ones, &panel.h, g, a32));
+            let e = panel.error_bound(a);
+            let limit = m + 2.0 * e;
+            cand.clear();
+            for (j, (&h, &gj)) in panel.h.iter().zip(g).take(k).enumerate() {
+                if f64::from(screen(1.0, h, gj, a32)) <= limit {
+                    cand.push(j);
+                }
+            }
+            let cur = current.map(|c| c[o]);
+            let (mut best_j, mut best) = match cur {
+                Some(r) if cand.contains(&r) => (r, sq_dist(x, probe.centroid(r))),
+                _ => (cur.unwrap_or(0), f64::INFINITY),
+            };
+            for &j in &cand {
+                let dist = sq_dist(x, probe.centroid(j));
+                if dist < best {
+                    best = dist;
+                    best_j = j;
+                }
+            }
+            labels[o] = best_j;
+        }
+    }
+}
+
+/// Most lanes of the batched exact distance kernel (one per k-means++ trial).
+pub(crate) const PP_LANES: usize = 16;
+
+/// One k-means++ centre's trial candidates.
+pub(crate) struct PlusPlusTrials<'a> {
+    /// Candidates transposed: `ct[c·lanes + t]` is coordinate `c` of
+    /// candidate `t` (lanes past `trials` are zero and ignored).
+    pub ct: &'a [f64],
+    /// 8 or 16.
+    pub lanes: usize,
+    /// Number of candidates (at most [`PP_LANES`]).
+    pub trials: usize,
+    /// Each point's squared distance to its closest centre so far.
+    pub closest: &'a [f64],
+}
+
+/// `sq_dist(x, y_t)` for every lane `t` at once, with exactly the summation
+/// order of [`sq_dist`] in each lane (four accumulators over groups of four
+/// coordinates, combined pairwise, then the remainder), so every lane is
+/// bit-identical to the scalar kernel. No operation is fused or reassociated
+/// (Rust guarantees both), whatever vector width the compiler picks.
+#[inline(always)]
+fn sq_dist_lanes<const L: usize>(x: &[f64], ct: &[f64], out: &mut [f64; L]) {
+    let (mut a0, mut a1, mut a2, mut a3) = ([0.0f64; L], [0.0f64; L], [0.0f64; L], [0.0f64; L]);
+    let groups = x.chunks_exact(4);
+    let rest = groups.remainder();
+    let mut y = ct.chunks_exact(L);
+    for g in groups {
+        for (acc, &xv) in [&mut a0, &mut a1, &mut a2, &mut a3].into_iter().zip(g) {
+            if let Some(yc) = y.next() {
+                for t in 0..L {
+                    let diff = xv - yc[t];
+                    acc[t] += diff * diff;
+                }
+            }
+        }
+    }
+    for t in 0..L {
+        out[t] = (a0[t] + a1[t]) + (a2[t] + a3[t]);
+    }
+    for &xv in rest {
+        if let Some(yc) = y.next() {
+            for t in 0..L {
+                let diff = xv - yc[t];
+                out[t] += diff * diff;
+            }
+        }
+    }
+}
+
+/// For the points `start..start + len`: every `(i, sq_dist(x_i, y_t))` with
+/// the exact distance strictly below `closest[i]`, per trial `t`, in index
+/// order.
+pub(crate) fn plus_plus_changes<T: Scalar>(
+    data: &Data<'_, T>,
+    tr: &PlusPlusTrials<'_>,
+    start: usize,
+    len: usize,
+) -> Vec<Vec<(u32, f64)>> {
+    let mut out = vec![Vec::new(); tr.trials];
+    plus_plus_dispatch(data, tr, start, len, &mut out);
+    out
+}
+
+multiversion!(plus_plus_body, plus_plus_dispatch, (data: &Data<'_, T>, tr: &PlusPlusTrials<'_>, start: usize, len: usize, out: &mut [Vec<(u32, f64)>]) -> ());
+
+#[inline(always)]
+fn plus_plus_body<T: Scalar>(
+    data: &Data<'_, T>,
+    tr: &PlusPlusTrials<'_>,
+    start: usize,
+    len: usize,
+    out: &mut [Vec<(u32, f64)>],
+) {
+    if tr.lanes == 8 {
+        plus_plus_lanes::<T, 8>(data, tr, start, len, out);
+    } else {
+        plus_plus_lanes::<T, PP_LANES>(data, tr, start, len, out);
+    }
+}
+
+#[inline(always)]
+fn plus_plus_lanes<T: Scalar, const L: usize>(
+    data: &Data<'_, T>,
+    tr: &PlusPlusTrials<'_>,
+    start: usize,
+    len: usize,
+    out: &mut [Vec<(u32, f64)>],
+) {
+    let mut x = vec![0.0; data.d];
+    let mut dist = [0.0f64; L];
+    for i in start..start + len {
+        let cl = tr.closest[i];
+        if cl == 0.0 {
+            continue;
+        }
+        data.load_shifted(i, &mut x);
+        sq_dist_lanes::<L>(&x, tr.ct, &mut dist);
+        let mut below: u32 = 0;
+        for (t, &dv) in dist.iter().enumerate() {
+            below |= u32::from(dv < cl) << t;
+        }
+        if below != 0 {
+            for (t, list) in out.iter_mut().enumerate() {
+                if below & (1 << t) != 0 {
+                    list.push((i as u32, dist[t]));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::rng::Xoshiro256PlusPlus;
+    use ndarray::Array2;
+
+    /// Overlapping Gaussian-ish blobs (sums of uniforms), deterministic.
+    pub(crate) fn blobs(n: usize, d: usize, centres: usize, seed: u64) -> Array2<f64> {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let c: Vec<f64> = (0..centres * d).map(|_| rng.unit_f64() * 5.0).collect();
+        Array2::from_shape_fn((n, d), |(i, j)| {
+            let z: f64 = (0..4).map(|_| rng.unit_f64()).sum::<f64>() - 2.0;
+            c[(i % centres) * d + j] + z * 1.7
+        })
+    }
+
+    fn random_partition<T: Scalar>(data: &Data<'_, T>, k: usize, seed: u64) -> Partition {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let labels = (0..data.n).map(|_| rng.below(k)).collect();
+        Partition::from_labels(data, k, labels)
+    }
+
+    fn check_sweeps<T: Scalar>(x: ndarray::ArrayView2<'_, T>, k: usize, factor: f64) {
+        let data = Data::new(x, None);
+        let mut a = random_partition(&data, k, 7);
+        let mut b = a.clone();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+        let mut hint = SweepHint::default();
+        for s in 0..6 {
+            let mut order: Vec<usize> = (0..data.n).collect();
+            rng.shuffle(&mut order);
+            let ma = crate::sweep::sweep(&mut a, &data, &order, factor);
+            let mb = sweep_blocked(&mut b, &data, &order, factor, &mut hint, s % 2 == 1);
+            assert_eq!(ma, mb, "moves differ in sweep {s}");
+            assert_eq!(a, b, "state differs after sweep {s}");
+            a.recompute(&data);
+            b.recompute(&data);
+        }
+    }
+
+    #[test]
+    fn blocked_sweep_equals_plain_sweep() {
+        for &(n, d, k) in &[
+            (500, 3, 7),
+            (900, 16, 20),
+            (700, 33, 40),
+            (300, 1, 5),
+            (400, 9, 130),
+        ] {
+            let x = blobs(n, d, k.max(2) / 2 + 1, n as u64 + d as u64);
+            for factor in [1.0, 1.3] {
+                check_sweeps(x.view(), k, factor);
+                let x32 = x.mapv(|v| v as f32);
+                check_sweeps(x32.view(), k, factor);
+            }
+        }
+    }
+
+    #[test]
+    fn blocked_sweep_handles_duplicates_and_ties() {
+        // Integer grid data with many exact duplicates: exact ties between
+        // clusters are common and must be broken exactly as the reference does.
+        let x = Array2::from_shape_fn((600, 2), |(i, j)| ((i * (j + 3)) % 5) as f64);
+        check_sweeps(x.view(), 6, 1.0);
+        check_sweeps(x.view(), 6, 1.5);
+        let far = x.mapv(|v| v * 1e-3 + 1e6);
+        check_sweeps(far.view(), 4, 1.0);
+    }
+
+    #[test]
+    fn lane_kernel_is_bit_identical_to_sq_dist() {
+        for d in [1, 3, 4, 7, 8, 13, 32] {
+            let x: Vec<f64> = (0..d).map(|c| (c as f64 * 0.37).sin() * 3.0).collect();
+            let ys: Vec<Vec<f64>> = (0..PP_LANES)
+                .map(|t| {
+                    (0..d)
+                        .map(|c| ((c * 7 + t) as f64 * 0.11).cos() * 2.5)
+                        .collect()
+                })
+                .collect();
+            let mut ct = vec![0.0; d * PP_LANES];
+            for (t, y) in ys.iter().enumerate() {
+                for c in 0..d {
+                    ct[c * PP_LANES + t] = y[c];
+                }
+            }
+            let mut out = [0.0; PP_LANES];
+            sq_dist_lanes::<PP_LANES>(&x, &ct, &mut out);
+            for (t, y) in ys.iter().enumerate() {
+                assert_eq!(out[t].to_bits(), sq_dist(&x, y).to_bits());
+            }
+        }
+    }
+
+    #[test]
+    fn assign_equals_reference() {
+        let x = blobs(3000, 12, 9, 5);
+        let data = Data::new(x.view(), None);
+        let p = random_partition(&data, 9, 3);
+        let mut buf = vec![0.0; data.d];
+        let fast = assign_nearest(&data, &p.centroids, 9, Some(&p.labels));
+        let fresh = assign_nearest(&data, &p.centroids, 9, None);
+        for i in 0..data.n {
+            data.load_shifted(i, &mut buf);
+            assert_eq!(fast[i], p.nearest(&buf, Some(p.labels[i])));
+            assert_eq!(fresh[i], p.nearest(&buf, None));
+        }
+    }
+}
