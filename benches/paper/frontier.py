@@ -20,7 +20,7 @@ import numpy as np
 
 import smartigan
 from common import DATASETS, expected_best_of, generate, load, mean_se, restarts, timed_restarts
-from reproduce import PAPER_TABLES
+from reproduce import PAPER_TABLES, half_ulp
 
 INITS = ("k-means++", "random-partition", "forgy")
 N_ITERS = (10, 20, 50, 100, 300)
@@ -64,8 +64,13 @@ def paper_cells() -> List[dict]:
     for name in DATASETS:
         spec = PAPER_TABLES[name]
         for col, k in enumerate(spec["ks"]):
-            cells.append(dict(key=f"{name} k={k}", data=name, k=k, paper=True,
-                              paper_smartigan=float(spec["smartigan"][col]) * spec["scale"]))
+            printed = spec["smartigan"][col]
+            # "Below the paper's value" is judged at the printed precision:
+            # for k = 2 the printed value is the global optimum itself
+            # (rounded), which nothing can undercut strictly.
+            cells.append(dict(key=f"{name} k={k}", data=name, k=k, paper=True, paper_printed=printed,
+                              scale=spec["scale"], paper_smartigan=float(printed) * spec["scale"],
+                              paper_smartigan_bar=(float(printed) + half_ulp(printed)) * spec["scale"]))
     return cells
 
 
@@ -197,7 +202,7 @@ def candidates(frontier: dict, target_pct: float) -> List[dict]:
                 worst = max(worst, e)
                 total += e
                 expected = rec["best"] * (1 + e / 100.0)
-                beats &= expected < rec["cell"]["paper_smartigan"]
+                beats &= expected < rec["cell"]["paper_smartigan_bar"]
             if not ok:
                 continue
             costs = []
@@ -214,11 +219,53 @@ def candidates(frontier: dict, target_pct: float) -> List[dict]:
     return out
 
 
+def eligible(c: dict) -> bool:
+    """Whether a configuration may become the default at all. Unpolished
+    Smartigan is excluded: its result need not be Hartigan-stable (a single
+    point move could still lower the objective), a guarantee the library
+    documents through `converged` and that polishing buys for a few percent
+    of the time (PAPER.md §4.3)."""
+    return not c["name"].endswith("/no-polish")
+
+
 def choose(cands: List[dict]) -> Optional[dict]:
-    """The cheapest candidate that meets the target on every paper cell and
-    was timed on every cell (including the larger synthetic sets)."""
-    good = [c for c in cands if c["meets"] and c["cost_all_cells"]]
+    """The cheapest eligible candidate that meets the target on every paper
+    cell and was timed on every cell (including the larger synthetic sets)."""
+    good = [c for c in cands if c["meets"] and c["cost_all_cells"] and eligible(c)]
     return min(good, key=lambda c: c["cost"]) if good else None
+
+
+def refine(frontier: dict, cands: List[dict], target_pct: float, quick: bool, log=print) -> List[str]:
+    """Second stage of the choice. The first pass ranks hundreds of
+    (configuration, n_init) pairs from 50-200 restarts each, and the cheapest
+    pair that clears a bar is partly the one whose estimate came out lucky.
+    The few configurations near the front are therefore measured again with
+    many more restarts (new seeds, all cores; their time per restart is kept
+    from the first pass) before the final choice."""
+    pool = sorted((c for c in cands if c["cost_all_cells"] and eligible(c) and c["worst"] <= 2 * target_pct),
+                  key=lambda c: c["cost"])
+    names: List[str] = []
+    for c in pool:
+        if c["name"] not in names:
+            names.append(c["name"])
+        if len(names) == (2 if quick else 4):
+            break
+    for name in names:
+        t0 = time.perf_counter()
+        method, init, n_iter, pol = _parse(name)
+        for rec in frontier["cells"]:
+            if not rec["cell"]["paper"]:
+                continue
+            run = next(r for r in rec["runs"] if r["name"] == name)
+            extra = 100 if quick else 400
+            o, _ = restarts(load(rec["cell"]["data"]), rec["cell"]["k"], method, extra, 5000 + run["n"],
+                            init=init, n_iter=n_iter, polish=pol, schedule=LIBRARY_SCHEDULE)
+            run["objs"] = np.concatenate([run["objs"], o])
+            run["n"] = run["objs"].size
+            run["refined"] = True
+            rec["best"] = min(rec["best"], float(o.min()))
+        log(f"  refined {name}: {time.perf_counter() - t0:.1f}s")
+    return names
 
 
 def pareto(points: Iterable[Tuple[float, float]]) -> List[Tuple[float, float]]:
@@ -295,9 +342,15 @@ def defaults_table(check: dict) -> List[dict]:
                    time_ratio=r["t_default"] / r["t_lloyd"])
         if rec["cell"]["paper"]:
             row["paper_smartigan"] = rec["cell"]["paper_smartigan"]
-            row["beats_paper"] = m < rec["cell"]["paper_smartigan"]
+            row["paper_printed"] = _printed(rec["cell"])
+            row["beats_paper"] = m < rec["cell"]["paper_smartigan_bar"]
         out.append(row)
     return out
+
+
+def _printed(cell: dict) -> str:
+    """The paper's Smartigan value as printed, with its scale."""
+    return cell["paper_printed"] + (f" ×{cell['scale']:.0e}" if cell["scale"] != 1 else "")
 
 
 def _default_polish() -> bool:

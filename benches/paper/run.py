@@ -46,12 +46,14 @@ def measure(quick: bool, log) -> dict:
     t0 = time.perf_counter()
     res["tables"] = reproduce.paper_tables(0.2 if quick else 1.0)
     reproduce.long_run(res["tables"], 500 if quick else 10000, 100 if quick else 2000)
+    res["iris_checks"] = reproduce.iris_checks(1000 if quick else 10000)
     res["t_tables"] = time.perf_counter() - t0
     log(f"  {res['t_tables']:.0f}s")
 
     log("Synthetic tables ...")
     t0 = time.perf_counter()
     res["synth"] = reproduce.synthetic_tables(2 if quick else 30)
+    res["synth_plain"] = reproduce.synthetic_plain_kpp(2 if quick else 20)
     res["t_synth"] = time.perf_counter() - t0
     log(f"  {res['t_synth']:.0f}s")
 
@@ -59,6 +61,8 @@ def measure(quick: bool, log) -> dict:
     t0 = time.perf_counter()
     front = fr_mod.run_frontier(quick, log)
     fr_mod.deep_search(front, quick, log)
+    fr_mod.summarise(front)
+    res["refined"] = fr_mod.refine(front, fr_mod.candidates(front, TARGET_PCT), TARGET_PCT, quick, log)
     fr_mod.summarise(front)
     first = fr_mod.choose(fr_mod.candidates(front, TARGET_PCT))
     log(f"  provisional choice: {first and (first['name'], first['m'])}")
@@ -97,8 +101,8 @@ def environment() -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="small samples; a smoke test, not a report")
-    ap.add_argument("--out", default=str(HERE.parent / "PAPER.md"), help="markdown report path")
-    ap.add_argument("--figure", default=str(HERE / "objective_vs_time.png"), help="PNG path")
+    ap.add_argument("--out", help="markdown report (default benches/PAPER.md; --quick: benches/out/PAPER-quick.md)")
+    ap.add_argument("--figure", help="PNG (default benches/paper/objective_vs_time.png; --quick: benches/out/)")
     ap.add_argument("--cache", help="pickle of the measurements (written, or read with --report-only)")
     ap.add_argument("--report-only", action="store_true", help="render from --cache without measuring")
     args = ap.parse_args(argv)
@@ -114,7 +118,14 @@ def main(argv=None) -> int:
         if args.cache:
             with open(args.cache, "wb") as fh:
                 pickle.dump(res, fh)
-    out, fig = Path(args.out), Path(args.figure)
+    quick = res["quick"]
+    # A quick run must not overwrite the committed report: its samples are tiny.
+    default_dir = HERE.parent / "out" if quick else None
+    out = Path(args.out) if args.out else (default_dir / "PAPER-quick.md" if quick else HERE.parent / "PAPER.md")
+    fig = Path(args.figure) if args.figure else (
+        default_dir / "objective_vs_time-quick.png" if quick else HERE / "objective_vs_time.png")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(document(res, TARGET_PCT, os.path.relpath(fig, out.parent)))
     from report import figure
 
