@@ -64,7 +64,8 @@ def measure(quick: bool, log) -> dict:
     fr_mod.summarise(front)
     res["refined"] = fr_mod.refine(front, fr_mod.candidates(front, TARGET_PCT), TARGET_PCT, quick, log)
     fr_mod.summarise(front)
-    first = fr_mod.choose(fr_mod.candidates(front, TARGET_PCT))
+    compiled = compiled_defaults()
+    first = fr_mod.choose(fr_mod.candidates(front, TARGET_PCT), compiled)
     log(f"  provisional choice: {first and (first['name'], first['m'])}")
     res["schedule"] = fr_mod.schedule_sensitivity(front, first, quick) if first else dict(rows=[], m=1, name="")
     res["check"] = fr_mod.check_defaults(front, 4 if quick else 20, 2 if quick else 6, log)
@@ -73,13 +74,25 @@ def measure(quick: bool, log) -> dict:
     fr_mod.summarise(front)
     res["frontier"] = front
     res["candidates"] = fr_mod.candidates(front, TARGET_PCT)
-    res["chosen"] = fr_mod.choose(res["candidates"])
+    res["chosen"] = fr_mod.choose(res["candidates"], compiled)
+    res["cheapest"] = fr_mod.choose(res["candidates"])
     res["first_choice"] = first
     res["t_frontier"] = time.perf_counter() - t0
     res["t_total"] = time.perf_counter() - t_start
     res["env"] = environment()
     log(f"  {res['t_frontier']:.0f}s; total {res['t_total']:.0f}s")
     return res
+
+
+def compiled_defaults():
+    """(configuration name, n_init) of the defaults compiled into the
+    installed package, in the frontier's naming."""
+    from smartigan import _api
+    from report import current_name
+
+    d = dict(method=_api.DEFAULT_METHOD, init=_api.DEFAULT_INIT, n_iter=_api.DEFAULT_N_ITER,
+             polish=fr_mod._default_polish())
+    return current_name(d), _api.DEFAULT_N_INIT
 
 
 def environment() -> dict:
