@@ -79,6 +79,7 @@ def measure(quick: bool, log) -> dict:
     res["first_choice"] = first
     res["t_frontier"] = time.perf_counter() - t0
     res["t_total"] = time.perf_counter() - t_start
+    res["cpu_total"] = time.process_time()
     res["env"] = environment()
     log(f"  {res['t_frontier']:.0f}s; total {res['t_total']:.0f}s")
     return res
@@ -126,6 +127,12 @@ def main(argv=None) -> int:
             ap.error("--report-only needs --cache")
         with open(args.cache, "rb") as fh:
             res = pickle.load(fh)
+        # Re-derive everything computed from the raw measurements, so that
+        # changes to the analysis show without measuring again.
+        fr_mod.summarise(res["frontier"])
+        res["candidates"] = fr_mod.candidates(res["frontier"], TARGET_PCT)
+        res["chosen"] = fr_mod.choose(res["candidates"], compiled_defaults())
+        res["cheapest"] = fr_mod.choose(res["candidates"])
     else:
         res = measure(args.quick, log)
         if args.cache:
