@@ -42,12 +42,14 @@ TARGET_PCT = 0.25
 def measure(quick: bool, log) -> dict:
     t_start = time.perf_counter()
     res: dict = dict(quick=quick)
+    load = [os.getloadavg()[0]]
     log("Tables 1-3 ...")
     t0 = time.perf_counter()
     res["tables"] = reproduce.paper_tables(0.2 if quick else 1.0)
     reproduce.long_run(res["tables"], 500 if quick else 10000, 100 if quick else 2000)
     res["iris_checks"] = reproduce.iris_checks(1000 if quick else 10000)
     res["t_tables"] = time.perf_counter() - t0
+    load.append(os.getloadavg()[0])
     log(f"  {res['t_tables']:.0f}s")
 
     log("Synthetic tables ...")
@@ -55,6 +57,7 @@ def measure(quick: bool, log) -> dict:
     res["synth"] = reproduce.synthetic_tables(2 if quick else 30)
     res["synth_plain"] = reproduce.synthetic_plain_kpp(2 if quick else 20)
     res["t_synth"] = time.perf_counter() - t0
+    load.append(os.getloadavg()[0])
     log(f"  {res['t_synth']:.0f}s")
 
     log("Frontier ...")
@@ -80,7 +83,9 @@ def measure(quick: bool, log) -> dict:
     res["t_frontier"] = time.perf_counter() - t0
     res["t_total"] = time.perf_counter() - t_start
     res["cpu_total"] = time.process_time()
+    load.append(os.getloadavg()[0])
     res["env"] = environment()
+    res["env"]["load"] = load
     log(f"  {res['t_frontier']:.0f}s; total {res['t_total']:.0f}s")
     return res
 
