@@ -136,8 +136,8 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         ``init(X, n_clusters, random_state)`` and must return the centroids.
     n_init : int or "auto", default="auto"
         Independent restarts, run in parallel; the lowest objective wins.
-        ``"auto"`` means 1 for an array or callable ``init`` and 10 otherwise.
-    max_iter : int, default=50
+        ``"auto"`` means 1 for an array or callable ``init`` and 20 otherwise.
+    max_iter : int, default=20
         Lloyd iterations or Hartigan sweeps at most; for Smartigan the length
         of the acceptance-factor schedule (polishing sweeps come on top).
     random_state : int, RandomState, Generator or None, default=None

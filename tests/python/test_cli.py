@@ -278,7 +278,10 @@ def test_progress_bar(iris_npy, capsys):
     assert main(["fit", str(iris_npy), "-k", "5", "--seed", "3", "--progress", "always", "--json"]) == 0
     out = capsys.readouterr()
     stepped = json.loads(out.out)
-    assert "sweep 1/50" in out.err and "10 restarts" in out.err and "\r" in out.err
+    from smartigan import _api
+
+    assert f"sweep 1/{_api.DEFAULT_N_ITER}" in out.err and f"{_api.DEFAULT_N_INIT} restarts" in out.err
+    assert "\r" in out.err
     assert main(["fit", str(iris_npy), "-k", "5", "--seed", "3", "--progress", "never", "--json"]) == 0
     out2 = capsys.readouterr()
     assert out2.err == ""
