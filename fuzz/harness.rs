@@ -56,7 +56,14 @@ impl Bytes<'_> {
             4 => 1e-150 * f64::from(self.u8() as i8),
             5 => 1e8 + f64::from(self.u8() as i8) / 16.0,
             6 => f64::NAN,
-            7 => f64::INFINITY * if self.u8().is_multiple_of(2) { 1.0 } else { -1.0 },
+            7 => {
+                f64::INFINITY
+                    * if self.u8().is_multiple_of(2) {
+                        1.0
+                    } else {
+                        -1.0
+                    }
+            }
             8 => f64::MIN_POSITIVE / 4.0,
             _ => f64::from(self.u8() as i8) / 8.0,
         }
