@@ -15,6 +15,15 @@ mod sealed {
 
 /// The input element types: `f32` and `f64`. All accumulation is in `f64`
 /// whatever the input type, so `f32` data loses nothing but input precision.
+///
+/// ```
+/// use ndarray::array;
+/// use smartigan::{fit, Params};
+/// let x = array![[0.0f32, 0.0], [0.1, 0.0], [5.0, 5.0], [5.0, 5.1]];
+/// let r = fit(x.view(), Params::new(2).seed(0)).unwrap();
+/// let centroids: ndarray::Array2<f32> = r.centroids; // same type as the input
+/// assert_eq!(centroids.dim(), (2, 2));
+/// ```
 pub trait Scalar: sealed::Sealed + Copy + Send + Sync + std::fmt::Debug + 'static {
     /// Widens to `f64` (exact for both types).
     fn to_f64(self) -> f64;

@@ -3,6 +3,15 @@
 //! choices exists (the Python bindings map these onto `ValueError` & co.).
 
 /// Everything that can go wrong in this crate.
+///
+/// ```
+/// use ndarray::Array2;
+/// use smartigan::{fit, Error, Params};
+/// let x = Array2::<f64>::zeros((3, 2));
+/// let err = fit(x.view(), Params::new(5)).unwrap_err();
+/// assert!(matches!(err, Error::InvalidParameter { name: "k", .. }));
+/// assert_eq!(err.to_string(), "invalid k: 5 (must be between 1 and n_samples=3)");
+/// ```
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum Error {
     /// A parameter is outside its allowed range or set.

@@ -25,6 +25,13 @@ pub const MAX_POLISH_SWEEPS: usize = 10_000;
 pub const MAX_N_THREADS: usize = 1024;
 
 /// Which algorithm moves the points.
+///
+/// ```
+/// use smartigan::Method;
+/// assert_eq!("hartigan".parse::<Method>().unwrap(), Method::Hartigan);
+/// assert_eq!(Method::Smartigan.to_string(), "smartigan");
+/// assert!("kmeans".parse::<Method>().unwrap_err().to_string().contains("'lloyd', 'hartigan', 'smartigan'"));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Method {
     /// Assign every point to its nearest centroid, then recompute all centroids.
@@ -73,6 +80,16 @@ impl FromStr for Method {
 }
 
 /// How each restart starts.
+///
+/// ```
+/// use ndarray::array;
+/// use smartigan::{fit, Init, Params};
+/// assert_eq!(Init::from_name("k-means++").unwrap(), Init::KMeansPlusPlus);
+/// let x = array![[0.0], [1.0], [9.0], [10.0]];
+/// let start = Init::Centroids(array![[0.0], [10.0]]);
+/// let r = fit(x.view(), Params::new(2).init(start).n_init(1).seed(0)).unwrap();
+/// assert_eq!(r.labels.to_vec(), vec![0, 0, 1, 1]);
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub enum Init {
     /// Every point to a uniformly random cluster (the paper's start).
@@ -294,6 +311,15 @@ impl Params {
 
 /// Parameters that passed [`Params::check`]; the seed and thread count are
 /// resolved.
+///
+/// ```
+/// use smartigan::Params;
+/// let p = Params::new(3).n_iter(10).schedule(1.4, 0.9).seed(1).check().unwrap();
+/// assert_eq!(p.seed(), 1);
+/// assert!((p.acceptance_factor(0) - 1.4).abs() < 1e-12);
+/// assert!((p.acceptance_factor(9) - 0.95).abs() < 1e-12);
+/// assert!(p.check_data(2, 4).is_err()); // k = 3 > n = 2
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct ValidParams {
     p: Params,

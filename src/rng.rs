@@ -24,6 +24,15 @@ pub(crate) enum Stream {
 }
 
 /// xoshiro256++ generator.
+///
+/// ```
+/// use smartigan::rng::Xoshiro256PlusPlus;
+/// let mut a = Xoshiro256PlusPlus::seed_from_u64(42);
+/// let mut b = Xoshiro256PlusPlus::seed_from_u64(42);
+/// assert_eq!(a.next_u64(), b.next_u64());
+/// let die = a.below(6);
+/// assert!(die < 6);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Xoshiro256PlusPlus {
     s: [u64; 4],
@@ -101,7 +110,8 @@ impl Xoshiro256PlusPlus {
 }
 
 /// A seed drawn from the operating system's hashing entropy and the clock,
-/// for `seed = None`. The seed actually used is reported in the result so
+/// for `seed = None` (e.g. `let seed = smartigan::rng::entropy_seed();`).
+/// The seed actually used is reported in the result so
 /// that such a run can be repeated.
 pub fn entropy_seed() -> u64 {
     use std::hash::{BuildHasher, Hasher};

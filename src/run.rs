@@ -202,6 +202,17 @@ impl<St> Restart<St> {
 
 /// The result of a fit: the best restart's clustering plus every restart's
 /// objective.
+///
+/// ```
+/// use ndarray::array;
+/// use smartigan::{fit, Method, Params};
+/// let x = array![[0.0], [0.5], [4.0], [4.5], [9.0]];
+/// let r = fit(x.view(), Params::new(2).method(Method::Hartigan).n_init(4).seed(3)).unwrap();
+/// assert_eq!(r.restart_objectives.len(), 4);
+/// assert_eq!(r.objective, r.restart_objectives[r.best_restart]);
+/// assert_eq!(r.history.len(), r.n_sweeps);
+/// assert!(r.converged && *r.moves.last().unwrap() == 0);
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Clustering<T> {
     /// Cluster of each point, in `0..k`; no cluster is empty.

@@ -540,6 +540,15 @@ fn sparse_sq_dists<T: Scalar>(
 }
 
 /// [`crate::predict`] for sparse rows.
+///
+/// ```
+/// use ndarray::array;
+/// use smartigan::{predict_sparse, transform_sparse, CsrView};
+/// let x = CsrView::new(2, &[0, 1, 2], &[0, 1], &[1.0f64, 9.0]).unwrap(); // [[1, 0], [0, 9]]
+/// let c = array![[0.0, 0.0], [0.0, 10.0]];
+/// assert_eq!(predict_sparse(x, c.view()).unwrap().to_vec(), vec![0, 1]);
+/// assert_eq!(transform_sparse(x, c.view()).unwrap()[[1, 1]], 1.0);
+/// ```
 pub fn predict_sparse<T: Scalar>(
     x: CsrView<'_, T>,
     centroids: ArrayView2<'_, T>,
