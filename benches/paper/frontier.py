@@ -279,6 +279,10 @@ def refine(frontier: dict, cands: List[dict], target_pct: float, quick: bool, lo
                   key=lambda c: c["cost"])
     names: List[str] = []
     for c in pool:
+        # Configurations more than twice as dear as the cheapest near-front
+        # pair cannot become the choice by a re-estimate; skip their cost.
+        if c["cost"] > 2 * pool[0]["cost"]:
+            break
         if c["name"] not in names:
             names.append(c["name"])
         if len(names) == (2 if quick else 4):
