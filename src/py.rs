@@ -578,5 +578,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_N_INIT", crate::defaults::N_INIT)?;
     m.add("DEFAULT_INIT", crate::defaults::init().name())?;
     m.add("DEFAULT_SCHEDULE", crate::defaults::SCHEDULE)?;
+    m.add("DEFAULT_POLISH", crate::defaults::POLISH)?;
     Ok(())
 }

@@ -35,6 +35,7 @@ DEFAULT_N_ITER: int = _core.DEFAULT_N_ITER
 DEFAULT_N_INIT: int = _core.DEFAULT_N_INIT
 DEFAULT_INIT: str = _core.DEFAULT_INIT
 DEFAULT_SCHEDULE: Tuple[float, float] = tuple(_core.DEFAULT_SCHEDULE)  # type: ignore[assignment]
+DEFAULT_POLISH: bool = _core.DEFAULT_POLISH
 
 _I64 = 2**63
 
@@ -250,7 +251,7 @@ def cluster(
     init: InitArg = DEFAULT_INIT,
     n_init: int = DEFAULT_N_INIT,
     schedule: Tuple[float, float] = DEFAULT_SCHEDULE,
-    polish: bool = True,
+    polish: bool = DEFAULT_POLISH,
     n_threads: Optional[int] = None,
     sample_weight: Optional[npt.ArrayLike] = None,
 ) -> ClusterResult:
@@ -368,7 +369,7 @@ class Clusterer:
         init: InitArg = DEFAULT_INIT,
         n_init: int = DEFAULT_N_INIT,
         schedule: Tuple[float, float] = DEFAULT_SCHEDULE,
-        polish: bool = True,
+        polish: bool = DEFAULT_POLISH,
         n_threads: Optional[int] = None,
     ) -> None:
         self.k = k

@@ -5,7 +5,7 @@ from typing import Any, Optional, Tuple, final
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Params", "fit", "predict", "transform", "fit_sparse", "predict_sparse", "transform_sparse", "Run", "__version__", "MAX_N_ITER", "DEFAULT_METHOD", "DEFAULT_N_ITER", "DEFAULT_N_INIT", "DEFAULT_INIT", "DEFAULT_SCHEDULE"]
+__all__ = ["Params", "fit", "predict", "transform", "fit_sparse", "predict_sparse", "transform_sparse", "Run", "__version__", "MAX_N_ITER", "DEFAULT_METHOD", "DEFAULT_N_ITER", "DEFAULT_N_INIT", "DEFAULT_INIT", "DEFAULT_SCHEDULE", "DEFAULT_POLISH"]
 __version__: str
 MAX_N_ITER: int
 DEFAULT_METHOD: str
@@ -13,6 +13,7 @@ DEFAULT_N_ITER: int
 DEFAULT_N_INIT: int
 DEFAULT_INIT: str
 DEFAULT_SCHEDULE: Tuple[float, float]
+DEFAULT_POLISH: bool
 
 @final
 class Params:

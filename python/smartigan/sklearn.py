@@ -206,7 +206,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         random_state: Union[int, np.random.RandomState, np.random.Generator, None] = None,
         n_threads: Optional[int] = None,
         schedule: Tuple[float, float] = _api.DEFAULT_SCHEDULE,
-        polish: bool = True,
+        polish: bool = _api.DEFAULT_POLISH,
     ) -> None:
         self.n_clusters = n_clusters
         self.method = method
