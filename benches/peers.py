@@ -81,10 +81,11 @@ def objective(x: np.ndarray, labels: np.ndarray, centres: np.ndarray) -> float:
 # child side: one peer, one run
 
 
-def rss_now_kb() -> int:
+def rss_now_kb(field: str = "VmRSS") -> int:
+    """This process's resident set (or, with ``VmHWM``, its peak since exec)."""
     with open("/proc/self/status") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1])
     return 0
 
@@ -214,9 +215,15 @@ writeBin(as.vector(t(km$centers)), "{tmp}/centres.bin", size=8)
 cat(t, km$iter, "\\n", file="{tmp}/time.txt")
 """
         (tmp / "run.R").write_text(script)
-        proc = subprocess.run(["Rscript", str(tmp / "run.R")], capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise RuntimeError(proc.stderr[-2000:])
+        with tempfile.TemporaryFile("w+") as err:
+            rproc = subprocess.Popen(["Rscript", str(tmp / "run.R")], stdout=subprocess.DEVNULL, stderr=err)
+            _, status, ru = os.wait4(rproc.pid, 0)
+            if os.waitstatus_to_exitcode(status) != 0:
+                err.seek(0)
+                raise RuntimeError(err.read()[-2000:])
+        # R's own peak (ru_maxrss survives exec, so this is at least the
+        # forking interpreter's size at spawn time; R itself dominates).
+        out["r_peak_rss_kb"] = ru.ru_maxrss
         t, iters = (tmp / "time.txt").read_text().split()
         out["time"] = float(t)
         out["n_sweeps"] = int(iters)
@@ -241,6 +248,7 @@ cat(t, km$iter, "\\n", file="{tmp}/time.txt")
     else:
         raise SystemExit(f"unknown peer {peer}")
 
+    out["peak_rss_kb"] = max(rss_now_kb("VmHWM"), out.get("r_peak_rss_kb", 0))
     if labels is not None and centres is not None:
         np.save(task["result"] + "-labels.npy", np.asarray(labels, dtype=np.int64))
         np.save(task["result"] + "-centres.npy", np.asarray(centres, dtype=np.float64))
@@ -257,9 +265,9 @@ def run_child_rss(task: Dict[str, Any], timeout: float) -> Dict[str, Any]:
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         proc = subprocess.Popen(cmd, stdout=out, stderr=err, text=True)
         deadline = time.time() + timeout
-        status, ru = 0, None
+        status = 0
         while True:
-            pid, status, ru = os.wait4(proc.pid, os.WNOHANG)
+            pid, status, _ = os.wait4(proc.pid, os.WNOHANG)
             if pid != 0:
                 break
             if time.time() > deadline:
@@ -274,10 +282,9 @@ def run_child_rss(task: Dict[str, Any], timeout: float) -> Dict[str, Any]:
     line = [ln for ln in stdout.splitlines() if ln.startswith("RESULT ")]
     if proc.returncode != 0 or not line:
         return {"error": (stderr.strip().splitlines() or ["failed"])[-1][:300]}
-    rep = json.loads(line[-1][len("RESULT "):])
-    # Peers that run a subprocess of their own (R) report through that one.
-    rep["peak_rss_kb"] = ru.ru_maxrss if ru is not None else 0
-    return rep
+    # The child reports its own peak (VmHWM): ru_maxrss from wait4 would
+    # include this parent's size, since Linux keeps it across exec.
+    return json.loads(line[-1][len("RESULT "):])
 
 
 def gemm_rate(dtype: str, reps: int = 5) -> float:
@@ -357,9 +364,15 @@ def main() -> None:
     ap.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "smartigan-bench"))
     ap.add_argument("--out", default=str(HERE / "RESULTS.md"))
     ap.add_argument("--timeout", type=float, default=None, help="seconds per peer process")
+    ap.add_argument("--from-json", default=None, help="only rewrite the markdown from a saved RESULTS.json")
     args = ap.parse_args()
     if args.child:
         child_main(args)
+        return
+    if args.from_json:
+        saved = json.loads(Path(args.from_json).read_text())
+        saved["multistart"] = {(int(k) if k.isdigit() else k): v for k, v in saved["multistart"].items()}
+        write_markdown(saved, Path(args.out), args.quick)
         return
 
     quick = args.quick
@@ -567,7 +580,7 @@ def write_markdown(report: Dict[str, Any], path: Path, quick: bool) -> None:
     L.append("")
     L.append("Every peer runs in its own process on the same bytes; time is the median wall time of the fit "
              "alone; the objective is recomputed by this script from each peer's labels and centres; "
-             "peak RSS is the process's own (`wait4`), *extra* is peak minus RSS after loading the data. "
+             "peak RSS is the peer process's own (`VmHWM`; R: `wait4` on the Rscript process), *extra* is peak minus RSS after loading the data. "
              "Ratios are to scikit-learn `KMeans(n_init=10)` (Lloyd) from the same run.")
     L.append("")
     # ---- fits
@@ -641,6 +654,9 @@ def write_markdown(report: Dict[str, Any], path: Path, quick: bool) -> None:
     L.append("")
     L.extend(targets(report))
     L.append("")
+    notes = HERE / "RESULTS-notes.md"
+    if notes.exists() and not quick:
+        L.append(notes.read_text())
     path.write_text("\n".join(L))
 
 
@@ -677,7 +693,7 @@ def targets(report: Dict[str, Any]) -> List[str]:
                 elif h:
                     sp = r["time"] / h["time"]
                     note = ""
-                    if "nstart=1" in r["peer"]:
+                    if r["peer"].endswith("nstart=1"):
                         note = " (R ran one start here, ours ten: the real ratio is about 10× larger)"
                     out.append(f"- {key}, `method='hartigan'` n_init=10 vs {r['peer']}: {sp:.1f}× faster{note}, "
                                f"objective {h['objective'] / r['objective']:.5f}× theirs "

@@ -129,8 +129,6 @@ struct Live {
     epoch: u64,
     /// Clean candidates that need an exact evaluation.
     cand: Vec<usize>,
-    ncand: usize,
-    ndirty: usize,
 }
 
 impl Live {
@@ -148,8 +146,6 @@ impl Live {
             dirty: Vec::with_capacity(k),
             epoch: 1,
             cand: Vec::with_capacity(k),
-            ncand: 0,
-            ndirty: 0,
         }
     }
 
@@ -220,7 +216,6 @@ fn decide(
     // Exactly the reference's expressions.
     let own = factor * leave_weight(1.0, n_r as f64) * sq_dist(x, p.centroid(r));
     let (mut best, mut best_j) = (f64::INFINITY, usize::MAX);
-    live.ndirty += live.dirty.len();
     for &j in &live.dirty {
         if j == r {
             continue;
@@ -249,7 +244,6 @@ fn decide(
         }
     }
     live.h[r] = saved;
-    live.ncand += live.cand.len();
     for &j in &live.cand {
         let cost = join_weight(1.0, p.counts[j] as f64) * sq_dist(x, p.centroid(j));
         if cost < best || (cost == best && j < best_j) {
@@ -350,7 +344,6 @@ fn sweep_body<T: Scalar>(
     let mut next = Block::default();
     let mut moves = 0;
     let mut rate = hint.rate;
-    let mut nblocks = 0usize;
 
     // First block: snapshot at epoch 1.
     cur.panel.pack(&p.centroids, k, d, max_abs);
@@ -394,15 +387,8 @@ fn sweep_body<T: Scalar>(
         let observed = moved as f64 / cur.len.max(1) as f64;
         rate = 0.5 * rate + 0.5 * observed;
         std::mem::swap(&mut cur, &mut next);
-        nblocks += 1;
     }
     hint.rate = (moves as f64 / order.len().max(1) as f64).max(1e-6);
-    if std::env::var("SMARTIGAN_DEBUG").is_ok() {
-        eprintln!(
-            "sweep: moves {moves} blocks {nblocks} cand {} dirty {}",
-            live.ncand, live.ndirty
-        );
-    }
     moves
 }
 
