@@ -24,6 +24,7 @@
 //! order, and every centroid update are bit-identical to the plain sweep,
 //! whatever the CPU, kernel, block size or thread count.
 
+use crate::bounds::Bounds;
 use crate::data::{sq_dist, Data, Scalar};
 use crate::kernel::{scale_for, Panel};
 use crate::state::Partition;
@@ -37,11 +38,18 @@ const MIN_BLOCK: usize = 8;
 /// Rows per parallel task of a block product.
 const PRODUCT_CHUNK: usize = 32;
 
-/// Scratch for one block: its points and their screened products.
+/// Scratch for one block: a run of positions of the visiting order, the
+/// points among them that need an evaluation, and their screened products.
 #[derive(Debug, Default)]
 struct Block {
-    /// Positions `order[start..start + len]`.
+    /// The block covers positions `start..end` of the visiting order.
     start: usize,
+    end: usize,
+    /// Positions (increasing) whose points were predicted to need an
+    /// evaluation, and those points: the rows gathered below.
+    members: Vec<usize>,
+    points: Vec<usize>,
+    /// Number of gathered rows (`members.len()`).
     len: usize,
     /// Shifted rows in `f64` (`len × d`).
     x64: Vec<f64>,
@@ -73,8 +81,41 @@ impl Block {
         }
     }
 
-    /// Gathers `order[start..start+len]` and computes its products with `panel`
-    /// (parallel over row chunks when `parallel`).
+    /// Chooses the block's positions: from `start`, every point the bounds
+    /// cannot rule out becomes a member, until `cap` members (or `MAX_SPAN`
+    /// positions, or the end of the sweep). The choice is only a
+    /// prediction, made before earlier moves of the sweep are known; the
+    /// processing re-checks every point.
+    #[allow(clippy::too_many_arguments)]
+    fn select(
+        &mut self,
+        bounds: &Bounds,
+        p: &Partition,
+        order: &[usize],
+        start: usize,
+        cap: usize,
+        factor: f64,
+    ) {
+        self.start = start;
+        self.members.clear();
+        self.points.clear();
+        let limit = (start + MAX_SPAN).min(order.len());
+        let mut pos = start;
+        while pos < limit && self.members.len() < cap {
+            let i = order[pos];
+            let r = p.labels[i];
+            let n_r = p.counts[r];
+            if n_r > 1 && !bounds.predicts_stay(i, r, n_r, factor) {
+                self.members.push(pos);
+                self.points.push(i);
+            }
+            pos += 1;
+        }
+        self.end = pos;
+    }
+
+    /// Gathers the rows of `idx` (the block's points) and computes their
+    /// products with `panel` (parallel over row chunks when `parallel`).
     fn fill<T: Scalar>(&mut self, data: &Data<'_, T>, idx: &[usize], parallel: bool) {
         let d = data.d;
         let len = idx.len();
@@ -196,7 +237,10 @@ fn screened_min(w: &[f32], h: &[f32], g: &[f32], a: f32) -> f32 {
         .fold(f32::INFINITY, |m, &c| if c < m { c } else { m })
 }
 
-/// The decision of [`crate::sweep::best_move`] for one point, via the screen.
+/// The decision of [`crate::sweep::best_move`] for one point, via the
+/// screen, with what was learnt on the way: the computed `sq_dist` to the own
+/// centroid and a lower bound on every other cluster's computed cost
+/// (used by [`Bounds::record`]).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn decide(
@@ -208,13 +252,14 @@ fn decide(
     g: &[f32],
     r: usize,
     factor: f64,
-) -> Option<usize> {
+) -> (Option<usize>, f64, f64) {
     let n_r = p.counts[r];
+    let own_dist = sq_dist(x, p.centroid(r));
     if n_r <= 1 {
-        return None;
+        return (None, own_dist, 0.0);
     }
     // Exactly the reference's expressions.
-    let own = factor * leave_weight(1.0, n_r as f64) * sq_dist(x, p.centroid(r));
+    let own = factor * leave_weight(1.0, n_r as f64) * own_dist;
     let (mut best, mut best_j) = (f64::INFINITY, usize::MAX);
     for &j in &live.dirty {
         if j == r {
@@ -232,9 +277,12 @@ fn decide(
     let a32 = a as f32;
     let m = f64::from(screened_min(&live.w, &live.h, g, a32));
     let e = panel.error_bound(a);
+    // Every clean cost is at least `(m − e)/half`, every dirty one at least
+    // `best` (`half` is a power of two: the division is exact).
+    let lower = ((m - e) / half).min(best);
     if m - e >= own * half && best >= own {
         live.h[r] = saved;
-        return None;
+        return (None, own_dist, lower);
     }
     let limit = (m + e).min(best * half) + e;
     live.cand.clear();
@@ -251,7 +299,7 @@ fn decide(
             best_j = j;
         }
     }
-    (best < own).then_some(best_j)
+    ((best < own).then_some(best_j), own_dist, lower.min(best))
 }
 
 /// Block size for the observed fraction of points that move: small blocks
@@ -263,21 +311,32 @@ fn block_size(k: usize, rate: f64) -> usize {
     (b as usize).clamp(MIN_BLOCK, MAX_BLOCK)
 }
 
-/// State a restart keeps between blocked sweeps.
+/// State a restart keeps between blocked sweeps (performance only: nothing
+/// in it changes a decision).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct SweepHint {
-    /// Smoothed fraction of visited points that moved.
+    /// Smoothed fraction of evaluated points that moved.
     pub rate: f64,
+    /// Per-point bounds from earlier sweeps.
+    pub bounds: Option<Bounds>,
+    /// Points the last sweep had to evaluate (the others were skipped by
+    /// their bounds or are alone in their cluster).
+    pub evaluated: usize,
 }
 
 impl Default for SweepHint {
     fn default() -> Self {
-        SweepHint { rate: 0.1 }
+        SweepHint {
+            rate: 0.1,
+            bounds: None,
+            evaluated: 0,
+        }
     }
 }
 
 /// One Hartigan sweep with acceptance factor `factor`, visiting `order`:
-/// the same moves as [`crate::sweep::sweep`], bit for bit. With `parallel`,
+/// the same moves as [`crate::sweep::sweep`], bit for bit. Points whose
+/// bounds prove they stay are skipped ([`crate::bounds`]); with `parallel`,
 /// the product of the next block runs alongside the processing of the
 /// current one (and is itself split over the pool).
 pub(crate) fn sweep_blocked<T: Scalar>(
@@ -291,7 +350,18 @@ pub(crate) fn sweep_blocked<T: Scalar>(
     if p.k <= 1 || scale_for(data.max_abs_shifted()).is_none() {
         return crate::sweep::sweep(p, data, order, factor);
     }
-    dispatch_sweep(p, data, order, factor, hint, parallel)
+    let mut bounds = match hint.bounds.take() {
+        Some(b) if b.fits(data.n, p.k, p.d) => b,
+        _ => match Bounds::new(data.n, p.k, p.d) {
+            Some(b) => b,
+            None => return crate::sweep::sweep(p, data, order, factor),
+        },
+    };
+    bounds.begin_sweep(&p.centroids, &p.counts);
+    let moves = dispatch_sweep(p, data, order, factor, hint, &mut bounds, parallel);
+    bounds.end_sweep(&p.centroids);
+    hint.bounds = Some(bounds);
+    moves
 }
 
 macro_rules! multiversion {
@@ -326,7 +396,7 @@ macro_rules! multiversion {
     };
 }
 
-multiversion!(sweep_body, dispatch_sweep, (p: &mut Partition, data: &Data<'_, T>, order: &[usize], factor: f64, hint: &mut SweepHint, parallel: bool) -> usize);
+multiversion!(sweep_body, dispatch_sweep, (p: &mut Partition, data: &Data<'_, T>, order: &[usize], factor: f64, hint: &mut SweepHint, bounds: &mut Bounds, parallel: bool) -> usize);
 
 #[inline(always)]
 fn sweep_body<T: Scalar>(
@@ -335,6 +405,7 @@ fn sweep_body<T: Scalar>(
     order: &[usize],
     factor: f64,
     hint: &mut SweepHint,
+    bounds: &mut Bounds,
     parallel: bool,
 ) -> usize {
     let (k, d) = (p.k, p.d);
@@ -342,100 +413,176 @@ fn sweep_body<T: Scalar>(
     let mut live = Live::new(&p.counts);
     let mut cur = Block::default();
     let mut next = Block::default();
-    let mut moves = 0;
+    let mut scratch = vec![0.0; d];
+    let (mut moves, mut evaluated) = (0, 0);
     let mut rate = hint.rate;
 
     // First block: snapshot at epoch 1.
     cur.panel.pack(&p.centroids, k, d, max_abs);
     cur.epoch = live.epoch;
-    cur.start = 0;
-    let len = block_size(k, rate).min(order.len());
-    cur.fill(data, &order[..len], parallel);
+    cur.select(bounds, p, order, 0, block_size(k, rate), factor);
+    cur.fill(data, &cur.points.clone(), parallel);
 
-    while cur.len > 0 {
-        let next_start = cur.start + cur.len;
-        let next_len = block_size(k, rate).min(order.len() - next_start);
-        next.start = next_start;
-        let next_idx = &order[next_start..next_start + next_len];
-        // The visiting order is random: start fetching the next block's rows
-        // now so that gathering them does not wait on memory.
-        for &i in next_idx {
-            data.prefetch(i);
-        }
-        let moved = if parallel {
-            // Snapshot for the next block, taken before this block is
-            // processed so that its product can run alongside.
+    while cur.start < order.len() {
+        let next_start = cur.end;
+        let cap = block_size(k, rate);
+        let (moved, seen) = if parallel {
+            // The next block is chosen and its snapshot taken before this
+            // block is processed, so that its product can run alongside.
+            next.select(bounds, p, order, next_start, cap, factor);
+            for &i in &next.points {
+                data.prefetch(i);
+            }
             live.epoch += 1;
             next.snapshot(p, &live.stamp, max_abs);
             next.epoch = live.epoch;
-            let (moved, ()) = rayon::join(
-                || process_block(p, data, order, &cur, &mut live, factor),
-                || next.fill(data, next_idx, true),
+            let idx = std::mem::take(&mut next.points);
+            let (seen, ()) = rayon::join(
+                || {
+                    process_block(
+                        p,
+                        data,
+                        order,
+                        &cur,
+                        &mut live,
+                        bounds,
+                        factor,
+                        &mut scratch,
+                    )
+                },
+                || next.fill(data, &idx, true),
             );
-            moved
+            next.points = idx;
+            seen
         } else {
-            let moved = process_block(p, data, order, &cur, &mut live, factor);
-            // Without a parallel product the snapshot is taken after this
-            // block, so fewer clusters are dirty in the next one.
+            let seen = process_block(
+                p,
+                data,
+                order,
+                &cur,
+                &mut live,
+                bounds,
+                factor,
+                &mut scratch,
+            );
+            // Without a parallel product the next block is chosen and
+            // snapshotted after this one, so the bounds and the snapshot
+            // already include this block's moves.
+            next.select(bounds, p, order, next_start, cap, factor);
             live.epoch += 1;
             next.snapshot(p, &live.stamp, max_abs);
             next.epoch = live.epoch;
-            next.fill(data, next_idx, false);
-            moved
+            let idx = std::mem::take(&mut next.points);
+            next.fill(data, &idx, false);
+            next.points = idx;
+            seen
         };
         moves += moved;
-        let observed = moved as f64 / cur.len.max(1) as f64;
-        rate = 0.5 * rate + 0.5 * observed;
+        evaluated += seen;
+        if seen > 0 {
+            let observed = moved as f64 / seen as f64;
+            rate = 0.5 * rate + 0.5 * observed;
+        }
         std::mem::swap(&mut cur, &mut next);
     }
-    hint.rate = (moves as f64 / order.len().max(1) as f64).max(1e-6);
+    hint.rate = (moves as f64 / evaluated.max(1) as f64).max(1e-6);
+    hint.evaluated = evaluated;
     moves
 }
 
-/// Processes the points of `block` in order against the live partition.
+/// Positions of the visiting order one block may span: keeps the bounds of
+/// a block's points in cache between its selection and its processing when
+/// almost every point is skipped.
+const MAX_SPAN: usize = 4096;
+
+/// Processes the positions of `block` in order against the live partition:
+/// points the bounds rule out are skipped, members are decided through the
+/// screen, and any other point (predicted to stay, but an earlier move of
+/// this block changed that) exactly. Returns (moves, points evaluated).
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn process_block<T: Scalar>(
     p: &mut Partition,
     data: &Data<'_, T>,
     order: &[usize],
     block: &Block,
     live: &mut Live,
+    bounds: &mut Bounds,
     factor: f64,
-) -> usize {
+    scratch: &mut [f64],
+) -> (usize, usize) {
     let d = p.d;
     let kp = block.panel.kp;
     live.start_block(block);
-    let mut moves = 0;
-    for t in 0..block.len {
-        let i = order[block.start + t];
+    let (mut moves, mut evaluated) = (0, 0);
+    let mut member = 0;
+    for (pos, &i) in order.iter().enumerate().take(block.end).skip(block.start) {
+        bounds.at_position(pos);
+        let t = member;
+        let is_member = block.members.get(member) == Some(&pos);
+        member += usize::from(is_member);
         let r = p.labels[i];
-        if p.counts[r] <= 1 {
+        let n_r = p.counts[r];
+        if n_r <= 1 || bounds.skip(i, r, n_r, factor) {
             continue;
         }
-        let x = &block.x64[t * d..(t + 1) * d];
-        let to = if block.usable {
-            decide(
-                p,
-                live,
-                &block.panel,
-                x,
-                block.a[t],
-                &block.g[t * kp..(t + 1) * kp],
-                r,
-                factor,
-            )
+        evaluated += 1;
+        let moved = if is_member && block.usable {
+            let x = &block.x64[t * d..(t + 1) * d];
+            let g = &block.g[t * kp..(t + 1) * kp];
+            let (to, own_dist, lower) = decide(p, live, &block.panel, x, block.a[t], g, r, factor);
+            settle(p, live, bounds, i, x, r, to, own_dist, lower)
         } else {
-            crate::sweep::best_move(p, x, 1.0, r, factor)
+            let x = if is_member {
+                &block.x64[t * d..(t + 1) * d]
+            } else {
+                data.load_shifted(i, scratch);
+                &*scratch
+            };
+            let (mut own_dist, mut lower) = (0.0, f64::INFINITY);
+            let to = crate::sweep::choose_move(&p.weights, r, 1.0, factor, |j| {
+                let dist = sq_dist(x, p.centroid(j));
+                if j == r {
+                    own_dist = dist;
+                } else if dist < lower {
+                    lower = dist;
+                }
+                dist
+            });
+            settle(p, live, bounds, i, x, r, to, own_dist, lower)
         };
-        if let Some(j) = to {
-            p.move_point(i, x, 1.0, j);
-            live.touch(r, &p.counts);
-            live.touch(j, &p.counts);
-            moves += 1;
-        }
+        moves += usize::from(moved);
     }
-    let _ = data;
-    moves
+    (moves, evaluated)
+}
+
+/// Applies the decision for point `i` (row `x`, in cluster `r`) and keeps
+/// the bounds current. Returns whether it moved.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn settle(
+    p: &mut Partition,
+    live: &mut Live,
+    bounds: &mut Bounds,
+    i: usize,
+    x: &[f64],
+    r: usize,
+    to: Option<usize>,
+    own_dist: f64,
+    lower: f64,
+) -> bool {
+    let Some(j) = to else {
+        bounds.record(i, r, own_dist, lower);
+        return false;
+    };
+    bounds.before_move(&p.centroids, r, j);
+    p.move_point(i, x, 1.0, j);
+    bounds.after_move(&p.centroids, &p.counts, r, j);
+    live.touch(r, &p.counts);
+    live.touch(j, &p.counts);
+    // The distance to the new centroid is known; the others are not.
+    bounds.record(i, j, sq_dist(x, p.centroid(j)), 0.0);
+    true
 }
 
 /// Nearest centroid for every point, with exactly the reference's answers
@@ -701,6 +848,50 @@ pub(crate) mod tests {
                 check_sweeps(x32.view(), k, factor);
             }
         }
+    }
+
+    /// Sweeps to convergence under a Smartigan schedule, then Hartigan,
+    /// with the bounds carried from sweep to sweep (and across a Lloyd
+    /// iteration that moves every centroid): every sweep must equal the
+    /// plain one, and the late sweeps must actually skip points.
+    fn check_to_convergence<T: Scalar>(x: ndarray::ArrayView2<'_, T>, k: usize, parallel: bool) {
+        let data = Data::new(x, None);
+        let mut a = random_partition(&data, k, 5);
+        let mut b = a.clone();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        let mut hint = SweepHint::default();
+        let mut skipped_somewhere = false;
+        for s in 0..80 {
+            let factor = if s < 10 { 1.5 - 0.05 * s as f64 } else { 1.0 };
+            if s == 30 {
+                // Something other than a sweep changes the partition.
+                crate::sweep::lloyd_iteration(&mut a, &data);
+                crate::sweep::lloyd_iteration(&mut b, &data);
+            }
+            let mut order: Vec<usize> = (0..data.n).collect();
+            rng.shuffle(&mut order);
+            let ma = crate::sweep::sweep(&mut a, &data, &order, factor);
+            let mb = sweep_blocked(&mut b, &data, &order, factor, &mut hint, parallel);
+            assert_eq!(ma, mb, "moves differ in sweep {s}");
+            assert_eq!(a, b, "state differs after sweep {s}");
+            skipped_somewhere |= hint.evaluated < data.n / 2;
+            a.recompute(&data);
+            b.recompute(&data);
+        }
+        assert!(skipped_somewhere, "the bounds never skipped a point");
+    }
+
+    #[test]
+    fn bounded_sweeps_equal_plain_sweeps_to_convergence() {
+        for &(n, d, k) in &[(2000, 4, 12), (1500, 24, 30), (1200, 2, 60)] {
+            let x = blobs(n, d, k, (n + d) as u64);
+            check_to_convergence(x.view(), k, false);
+            check_to_convergence(x.mapv(|v| v as f32).view(), k, true);
+        }
+        // Exact duplicates (ties everywhere) and a large offset (cancellation).
+        let x = Array2::from_shape_fn((900, 2), |(i, j)| ((i * (j + 3)) % 7) as f64);
+        check_to_convergence(x.view(), 5, false);
+        check_to_convergence(x.mapv(|v| v * 1e-3 + 1e6).view(), 5, true);
     }
 
     #[test]

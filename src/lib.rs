@@ -36,6 +36,7 @@
 
 #[doc(hidden)]
 pub mod bench_api;
+mod bounds;
 mod data;
 #[cfg(test)]
 mod equiv;
