@@ -10,19 +10,30 @@
 //! are between the vectors as stored (the shifted `f64` row and the `f64`
 //! centroids), in real arithmetic.
 //!
-//! Every displacement of a stored centroid (two per move, and the
-//! recomputation between sweeps) is added to that cluster's cumulative drift
-//! `D_j`. By the triangle inequality, later:
+//! The sweep is cut into checkpoints (a few per sweep). Each checkpoint
+//! keeps a snapshot `C` of the centroids as it began, and, as centroids move
+//! (two per move, and all of them a little when they are recomputed between
+//! sweeps), each cluster's current displacement `δ_j = ‖μ_j − C_j‖` and the
+//! few largest running maxima of `δ` over clusters. A point's bounds are
+//! stored against the snapshot of the checkpoint it was last seen in
+//! (`u ≥ ‖x − C_r‖`, `l ≤ min_{j≠r} ‖x − C_j‖`), so by the triangle inequality,
+//! at any later time:
 //!
 //! ```text
-//! ‖x − μ_r‖          ≤ u + (D_r(now) − D_r(then))
-//! min_{j≠r} ‖x − μ_j‖ ≥ l − max_{j≠r} (D_j(now) − D_j(then))
+//! ‖x − μ_r‖          ≤ u + δ_r
+//! min_{j≠r} ‖x − μ_j‖ ≥ l − max_{j≠r} δ_j
 //! ```
 //!
-//! The maximum over clusters is not computed per point: the sweep is cut into
-//! checkpoints (a few per sweep), and for each recent checkpoint the largest
-//! and second-largest drift of any cluster since it began are maintained as
-//! moves happen (O(1) each), so "max over `j ≠ r`" is one lookup.
+//! Displacements are net (a centroid that moves back and forth does not
+//! accumulate), and "max over `j ≠ r`" is one lookup.
+//!
+//! A handful of clusters often move far more than the rest (points
+//! oscillating between two clusters under Smartigan's exploring factor, or a
+//! small cluster that absorbs a few points), and with Hamerly's single bound
+//! they would force every point to be evaluated. So when the first test
+//! fails, a second one evaluates the exact costs of the [`TOP`] most-moved
+//! clusters (O(TOP·d)) and uses the bound only for the rest, whose
+//! displacement is at most the next-largest.
 //!
 //! # The test
 //!
@@ -36,89 +47,99 @@
 //!
 //! evaluated with a relative margin that covers every rounding of the
 //! reference's own floating-point costs (their error relative to the real
-//! values is below `(d + 8)·ε`, all terms being non-negative). Drifts are
-//! accumulated with upward rounding and lower bounds shrunk with downward
-//! rounding, so every stored number errs on the safe side. A skipped point
+//! values is below `(d + 8)·ε`, all terms being non-negative). Displacements
+//! and upper bounds are rounded up and lower bounds down, so every stored
+//! number errs on the safe side. A skipped point
 //! is exactly a point the reference leaves alone; all others are decided by
 //! the reference's expressions, so the sweep's moves do not change.
+
+use crate::data::{sq_dist, Data, Scalar};
+use crate::state::Partition;
+use crate::sweep::join_weight;
 
 /// Rounds a non-negative quantity up (covers the one or two roundings of the
 /// operation that produced it, with room to spare).
 const UP: f64 = 1.0 + 4.0 * f64::EPSILON;
 /// Rounds a non-negative quantity down.
 const DOWN: f64 = 1.0 - 4.0 * f64::EPSILON;
-/// Checkpoints remembered; a point's bounds are usable while the checkpoint
-/// it was last seen in is among them. A point is seen once per sweep, at
-/// independent random positions, so two visits can be almost two sweeps
-/// (`2·CHECKS_PER_SWEEP` checkpoints) apart.
-const RING: usize = 2 * CHECKS_PER_SWEEP + 2;
-/// Checkpoints per sweep: the drift maxima cover from the start of the
-/// checkpoint a point was seen in, so finer checkpoints give tighter bounds.
-const CHECKS_PER_SWEEP: usize = 8;
+/// Snapshot memory allowed per restart, in `f64`s (32 MB): the number of
+/// checkpoints per sweep shrinks for very large `k·d`.
+const SNAPSHOT_BUDGET: usize = 1 << 22;
 /// Marks a point never examined.
 const NO_LABEL: u32 = u32::MAX;
+/// Most-drifted clusters whose costs the second test evaluates exactly.
+const TOP: usize = 4;
 
-/// Bounds of one point (one cache line holds two).
+/// Bounds of one point (a cache line holds several).
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[repr(C)]
 struct PointBound {
-    /// Upper bound on the distance to the own centroid.
+    /// Upper bound on the distance to the own cluster's snapshot centroid.
     upper: f64,
-    /// Lower bound on the distance to every other centroid (0: unknown).
+    /// Lower bound on the distance to every other snapshot centroid
+    /// (0: unknown).
     lower: f64,
-    /// `D_label` when the bounds were taken.
-    own_drift: f64,
     /// The cluster the bounds refer to.
     label: u32,
     /// The checkpoint they were taken in.
     stamp: u32,
 }
 
-/// Drift of every cluster since one checkpoint began, summarised.
+/// One checkpoint: the centroids as it began and how far each has moved.
 #[derive(Debug, Clone, PartialEq)]
 struct Checkpoint {
-    /// `D_j` when the checkpoint began.
-    base: Vec<f64>,
-    /// Largest `D_j − base_j` over all clusters, and its cluster.
-    top: f64,
-    top_j: usize,
-    /// Largest over the clusters other than `top_j`.
-    second: f64,
+    /// `k × d` snapshot of the centroids.
+    snapshot: Vec<f64>,
+    /// Each cluster's current displacement from its snapshot (rounded up).
+    moved: Vec<f64>,
+    /// The `TOP + 1` largest running maxima of `moved` and their clusters,
+    /// largest first; unused entries are `(0, usize::MAX)`.
+    top: [(f64, usize); TOP + 1],
 }
 
 impl Checkpoint {
-    fn new(k: usize) -> Self {
+    fn new(k: usize, d: usize) -> Self {
         Checkpoint {
-            base: vec![0.0; k],
-            top: 0.0,
-            top_j: usize::MAX,
-            second: 0.0,
+            snapshot: vec![0.0; k * d],
+            moved: vec![0.0; k],
+            top: [(0.0, usize::MAX); TOP + 1],
         }
     }
 
-    /// Cluster `j`'s drift since this checkpoint is now `drift` (it only
-    /// grows, so the running maxima stay exact).
+    fn reset(&mut self, centroids: &[f64]) {
+        self.snapshot.copy_from_slice(centroids);
+        self.moved.iter_mut().for_each(|m| *m = 0.0);
+        self.top = [(0.0, usize::MAX); TOP + 1];
+    }
+
+    /// Cluster `j` is now `v` from its snapshot. The top list holds running
+    /// maxima: each only grows, so keeping the largest few stays exact, and
+    /// every cluster outside the list has never moved further than the last
+    /// entry.
     #[inline(always)]
-    fn raise(&mut self, j: usize, drift: f64) {
-        let v = (drift - self.base[j]) * UP;
-        if j == self.top_j {
-            self.top = v;
-        } else if v > self.top {
-            self.second = self.top;
-            self.top = v;
-            self.top_j = j;
-        } else if v > self.second {
-            self.second = v;
+    fn raise(&mut self, j: usize, v: f64) {
+        self.moved[j] = v;
+        let last = TOP;
+        let mut pos = match self.top.iter().position(|e| e.1 == j) {
+            Some(pos) if self.top[pos].0 >= v => return,
+            Some(pos) => pos,
+            None if v > self.top[last].0 => last,
+            None => return,
+        };
+        self.top[pos] = (v, j);
+        while pos > 0 && self.top[pos - 1].0 < v {
+            self.top.swap(pos - 1, pos);
+            pos -= 1;
         }
     }
 
-    /// Largest drift of a cluster other than `r` since this checkpoint.
+    /// Largest displacement (so far) of a cluster other than `r`.
     #[inline(always)]
     fn max_other(&self, r: usize) -> f64 {
-        if r == self.top_j {
-            self.second
+        if r == self.top[0].1 {
+            self.top[1].0
         } else {
-            self.top
+            self.top[0].0
         }
     }
 }
@@ -129,22 +150,18 @@ pub(crate) struct Bounds {
     k: usize,
     d: usize,
     points: Vec<PointBound>,
-    /// Cumulative drift `D_j` of every cluster (rounded up).
-    drift: Vec<f64>,
     ring: Vec<Checkpoint>,
-    /// The current checkpoint's number (its slot is `checkpoint % RING`).
+    /// The current checkpoint's number (its slot is `checkpoint % ring.len()`).
     checkpoint: u32,
     /// Positions per checkpoint.
     interval: usize,
-    /// The centroids at the end of the last sweep, to measure what moved
-    /// them between sweeps.
+    /// The centroids at the end of the last sweep (empty before the first):
+    /// anything that moved them between sweeps is applied at the next start.
     centroids: Vec<f64>,
     /// A lower bound on every cluster's size during the current sweep.
     min_count: usize,
     /// Relative margin covering the reference's rounding, `(d + 16)·ε`.
     gamma: f64,
-    /// Scratch: a centroid before a move.
-    old: Vec<f64>,
 }
 
 impl Bounds {
@@ -154,10 +171,16 @@ impl Bounds {
         if k >= NO_LABEL as usize || d == 0 {
             return None;
         }
+        // Two visits of a point are at independent random positions of
+        // consecutive sweeps, so up to two sweeps apart: the ring keeps
+        // `2·checks + 2` checkpoints. Finer checkpoints give tighter bounds.
+        let mut checks = 8;
+        while checks > 1 && (2 * checks + 2) * k * d > SNAPSHOT_BUDGET {
+            checks /= 2;
+        }
         let unknown = PointBound {
             upper: f64::INFINITY,
             lower: 0.0,
-            own_drift: 0.0,
             label: NO_LABEL,
             stamp: 0,
         };
@@ -165,14 +188,12 @@ impl Bounds {
             k,
             d,
             points: vec![unknown; n],
-            drift: vec![0.0; k],
-            ring: vec![Checkpoint::new(k); RING],
+            ring: vec![Checkpoint::new(k, d); 2 * checks + 2],
             checkpoint: 0,
-            interval: n.div_ceil(CHECKS_PER_SWEEP).max(1),
+            interval: n.div_ceil(checks).max(1),
             centroids: Vec::new(),
             min_count: 0,
             gamma: (d as f64 + 16.0) * f64::EPSILON,
-            old: vec![0.0; 2 * d],
         })
     }
 
@@ -182,19 +203,14 @@ impl Bounds {
     }
 
     /// Starts a sweep: whatever moved the centroids since the last sweep
-    /// ended (the recomputation from the labels, or anything else) counts as
-    /// drift, and the size bound is refreshed.
+    /// ended (the recomputation from the labels, or anything else) updates
+    /// the displacements, and the size bound is refreshed.
     pub fn begin_sweep(&mut self, centroids: &[f64], counts: &[usize]) {
         let d = self.d;
         if self.centroids.len() == centroids.len() {
             for j in 0..self.k {
-                let (before, now) = (
-                    &self.centroids[j * d..(j + 1) * d],
-                    &centroids[j * d..(j + 1) * d],
-                );
-                if before != now {
-                    let step = self.displacement(before, now);
-                    self.add_drift(j, step);
+                if self.centroids[j * d..(j + 1) * d] != centroids[j * d..(j + 1) * d] {
+                    self.moved(centroids, j);
                 }
             }
         } else {
@@ -215,87 +231,126 @@ impl Bounds {
     /// Called before position `pos` of the sweep is processed: opens a new
     /// checkpoint every `interval` positions.
     #[inline(always)]
-    pub fn at_position(&mut self, pos: usize) {
+    pub fn at_position(&mut self, pos: usize, centroids: &[f64]) {
         if pos.is_multiple_of(self.interval) {
             self.checkpoint = self.checkpoint.wrapping_add(1);
-            let slot = &mut self.ring[self.checkpoint as usize % RING];
-            slot.base.copy_from_slice(&self.drift);
-            slot.top = 0.0;
-            slot.top_j = usize::MAX;
-            slot.second = 0.0;
+            let slot = self.checkpoint as usize % self.ring.len();
+            self.ring[slot].reset(centroids);
         }
     }
 
-    /// An upper bound on the real distance between two stored vectors.
+    /// Centroid `j` changed: its displacement from every snapshot.
     #[inline(always)]
-    fn displacement(&self, a: &[f64], b: &[f64]) -> f64 {
-        (crate::data::sq_dist(a, b) * (1.0 + self.gamma)).sqrt() * UP
-    }
-
-    #[inline(always)]
-    fn add_drift(&mut self, j: usize, step: f64) {
-        let dj = (self.drift[j] + step) * UP;
-        self.drift[j] = dj;
+    fn moved(&mut self, centroids: &[f64], j: usize) {
+        let d = self.d;
+        let now = &centroids[j * d..(j + 1) * d];
+        let grow = 1.0 + self.gamma;
         for slot in &mut self.ring {
-            slot.raise(j, dj);
+            let then = &slot.snapshot[j * d..(j + 1) * d];
+            // An upper bound on the real distance between the stored vectors.
+            let v = (sq_dist(now, then) * grow).sqrt() * UP;
+            slot.raise(j, v);
         }
     }
 
-    /// The current bounds `(u, l)` of point `i` in cluster `r`, or `None`
-    /// when nothing usable is known.
+    /// Bounds `(u, l)` valid now that prove point `i` (in cluster `r` of
+    /// size `n_r ≥ 2`) stays in a sweep with acceptance factor `factor`, or
+    /// `None` if they cannot. The second test loads the point's row into
+    /// `row`.
     #[inline(always)]
-    fn current(&self, i: usize, r: usize) -> Option<(f64, f64)> {
+    #[allow(clippy::too_many_arguments)]
+    fn verdict<T: Scalar>(
+        &self,
+        i: usize,
+        r: usize,
+        p: &Partition,
+        factor: f64,
+        data: &Data<'_, T>,
+        row: &mut [f64],
+    ) -> Option<(f64, f64)> {
         let b = &self.points[i];
         let age = self.checkpoint.wrapping_sub(b.stamp) as usize;
-        if b.label as usize != r || age >= RING || b.lower <= 0.0 {
+        if b.label as usize != r || age >= self.ring.len() || b.lower <= 0.0 {
             return None;
         }
-        let slot = &self.ring[b.stamp as usize % RING];
-        let own = (self.drift[r] - b.own_drift) * UP;
-        let upper = (b.upper + own) * UP;
-        let lower = (b.lower - slot.max_other(r)) * DOWN;
-        Some((upper, lower))
-    }
-
-    /// Whether point `i` (in cluster `r` of size `n_r ≥ 2`) provably stays
-    /// in a sweep with acceptance factor `factor`.
-    #[inline(always)]
-    fn stays(&self, upper: f64, lower: f64, n_r: usize, factor: f64) -> bool {
-        if lower <= 0.0 {
-            return false;
-        }
+        let slot = &self.ring[b.stamp as usize % self.ring.len()];
+        let upper = (b.upper + slot.moved[r]) * UP;
+        let n_r = p.counts[r] as f64;
+        // At least the reference's own cost, whatever its rounding.
+        let own = (1.0 + 4.0 * self.gamma) * (factor * (n_r / (n_r - 1.0)) * upper * upper);
         let m = self.min_count as f64;
         let join_min = m / (m + 1.0);
-        let leave = n_r as f64 / (n_r as f64 - 1.0);
-        join_min * lower * lower >= (1.0 + 4.0 * self.gamma) * (factor * leave * upper * upper)
+        let lower = (b.lower - slot.max_other(r)) * DOWN;
+        if lower > 0.0 && join_min * lower * lower >= own {
+            return Some((upper, lower));
+        }
+        // Second test: the most-drifted clusters exactly, the rest by bound.
+        let rest = (b.lower - slot.top[TOP].0) * DOWN;
+        if rest <= 0.0 || join_min * rest * rest < own {
+            return None;
+        }
+        data.load_shifted(i, row);
+        let mut nearest = f64::INFINITY;
+        for &(_, j) in &slot.top[..TOP] {
+            if j == r || j >= p.k {
+                continue;
+            }
+            let dist = sq_dist(row, p.centroid(j));
+            // The reference's cost, compared with an upper bound on its own.
+            if join_weight(1.0, p.counts[j] as f64) * dist < own {
+                return None;
+            }
+            nearest = nearest.min(dist);
+        }
+        let exact = (nearest * (1.0 - 2.0 * self.gamma)).sqrt() * DOWN;
+        Some((upper, rest.min(exact)))
     }
 
-    /// Whether point `i` provably stays (no update of its bounds): used to
-    /// predict which points of the next block need products.
+    /// Whether point `i` provably stays (nothing updated): predicts which
+    /// points of the next block need products.
     #[inline(always)]
-    pub fn predicts_stay(&self, i: usize, r: usize, n_r: usize, factor: f64) -> bool {
-        self.current(i, r)
-            .is_some_and(|(u, l)| self.stays(u, l, n_r, factor))
+    pub fn predicts_stay<T: Scalar>(
+        &self,
+        i: usize,
+        r: usize,
+        p: &Partition,
+        factor: f64,
+        data: &Data<'_, T>,
+        row: &mut [f64],
+    ) -> bool {
+        self.verdict(i, r, p, factor, data, row).is_some()
     }
 
     /// Whether point `i` provably stays; if so its bounds are brought up to
     /// date (so they never grow older than one sweep).
     #[inline(always)]
-    pub fn skip(&mut self, i: usize, r: usize, n_r: usize, factor: f64) -> bool {
-        let Some((upper, lower)) = self.current(i, r) else {
+    pub fn skip<T: Scalar>(
+        &mut self,
+        i: usize,
+        r: usize,
+        p: &Partition,
+        factor: f64,
+        data: &Data<'_, T>,
+        row: &mut [f64],
+    ) -> bool {
+        let Some((upper, lower)) = self.verdict(i, r, p, factor, data, row) else {
             return false;
         };
-        if !self.stays(upper, lower, n_r, factor) {
-            return false;
-        }
+        self.store(i, r, upper, lower);
+        true
+    }
+
+    /// Stores bounds on the current distances of point `i` (cluster `r`)
+    /// against the current checkpoint's snapshot.
+    #[inline(always)]
+    fn store(&mut self, i: usize, r: usize, upper: f64, lower: f64) {
+        let slot = &self.ring[self.checkpoint as usize % self.ring.len()];
         self.points[i] = PointBound {
-            upper,
-            lower,
-            own_drift: self.drift[r],
+            upper: (upper + slot.moved[r]) * UP,
+            lower: (lower - slot.max_other(r)) * DOWN,
             label: r as u32,
             stamp: self.checkpoint,
         };
-        true
     }
 
     /// Records exact knowledge of point `i` in cluster `r`: `own_dist` is the
@@ -310,32 +365,16 @@ impl Bounds {
         } else {
             0.0
         };
-        self.points[i] = PointBound {
-            upper: (own_dist * (1.0 + 2.0 * g)).sqrt() * UP,
-            lower,
-            own_drift: self.drift[r],
-            label: r as u32,
-            stamp: self.checkpoint,
-        };
+        let upper = (own_dist * (1.0 + 2.0 * g)).sqrt() * UP;
+        self.store(i, r, upper, lower);
     }
 
-    /// Saves centroids `r` and `j` before a move between them.
-    #[inline(always)]
-    pub fn before_move(&mut self, centroids: &[f64], r: usize, j: usize) {
-        let d = self.d;
-        self.old[..d].copy_from_slice(&centroids[r * d..(r + 1) * d]);
-        self.old[d..].copy_from_slice(&centroids[j * d..(j + 1) * d]);
-    }
-
-    /// After a move from `r` to `j` (sizes now `counts`): adds both clusters'
-    /// displacements to their drift and updates the size bound.
+    /// After a move from `r` to `j` (sizes now `counts`): both centroids
+    /// moved, and the size bound may fall.
     #[inline(always)]
     pub fn after_move(&mut self, centroids: &[f64], counts: &[usize], r: usize, j: usize) {
-        let d = self.d;
-        let step_r = self.displacement(&self.old[..d], &centroids[r * d..(r + 1) * d]);
-        let step_j = self.displacement(&self.old[d..], &centroids[j * d..(j + 1) * d]);
-        self.add_drift(r, step_r);
-        self.add_drift(j, step_j);
+        self.moved(centroids, r);
+        self.moved(centroids, j);
         self.min_count = self.min_count.min(counts[r]);
     }
 }
@@ -346,38 +385,69 @@ mod tests {
     use super::*;
 
     #[test]
-    fn checkpoint_tracks_the_two_largest_drifts() {
-        let mut c = Checkpoint::new(4);
-        c.raise(2, 1.0);
-        c.raise(1, 0.5);
-        assert_eq!(c.max_other(0), c.top);
-        assert!(c.max_other(2) >= 0.5 && c.max_other(2) < 0.6);
-        c.raise(2, 3.0);
-        assert!(c.max_other(2) < 0.6);
-        c.raise(1, 4.0);
-        assert_eq!(c.top_j, 1);
-        assert!(c.max_other(1) >= 3.0);
-        assert!(c.max_other(3) >= 4.0);
+    fn checkpoint_tracks_the_largest_displacements() {
+        let mut c = Checkpoint::new(8, 1);
+        for (j, v) in [
+            (2, 1.0),
+            (1, 0.5),
+            (5, 0.25),
+            (6, 0.1),
+            (7, 0.05),
+            (0, 0.01),
+        ] {
+            c.raise(j, v);
+        }
+        let order: Vec<usize> = c.top.iter().map(|e| e.1).collect();
+        assert_eq!(order, vec![2, 1, 5, 6, 7]);
+        assert_eq!(c.max_other(2), 0.5);
+        assert_eq!(c.max_other(1), 1.0);
+        // Moving back does not lower the running maximum.
+        c.raise(2, 0.0);
+        assert_eq!((c.top[0], c.moved[2]), ((1.0, 2), 0.0));
+        // A cluster outside the list rises past the others.
+        c.raise(0, 3.0);
+        let order: Vec<usize> = c.top.iter().map(|e| e.1).collect();
+        assert_eq!(order, vec![0, 2, 1, 5, 6]);
+        c.raise(6, 4.0);
+        assert_eq!(c.top[0].1, 6);
+        assert!(c.max_other(6) == 3.0 && c.max_other(3) == 4.0);
+        assert!(c.top.windows(2).all(|w| w[0].0 >= w[1].0));
     }
 
     #[test]
     fn bounds_expire_and_follow_labels() {
-        let mut b = Bounds::new(3, 2, 1).unwrap();
-        b.at_position(0);
-        b.record(0, 0, 1.0, 9.0);
-        assert!(b.current(0, 0).is_some());
+        let x = ndarray::array![[0.0], [0.1], [3.0], [3.1], [9.0]];
+        let data = Data::new(x.view(), None);
+        let mut p = Partition::from_labels(&data, 2, vec![0, 0, 1, 1, 1]);
+        let mut row = vec![0.0];
+        let mut b = Bounds::new(5, 2, 1).unwrap();
+        b.begin_sweep(&p.centroids, &p.counts);
+        b.at_position(0, &p.centroids);
+        b.record(0, 0, 0.0025, 25.0);
+        assert!(b.predicts_stay(0, 0, &p, 1.0, &data, &mut row));
         // Wrong cluster: unknown.
-        assert!(b.current(0, 1).is_none());
-        // Far-off clusters cannot pull the point: it stays at factor 1.
-        b.min_count = 10;
-        assert!(b.predicts_stay(0, 0, 10, 1.0));
-        // A large drift of the other cluster removes the guarantee.
-        b.add_drift(1, 2.5);
-        assert!(!b.predicts_stay(0, 0, 10, 1.0));
+        assert!(!b.predicts_stay(0, 1, &p, 1.0, &data, &mut row));
+        // (Coordinates are shifted by the mean, 3.04: the point is at −3.04,
+        // its centroid at −2.99, the other at 1.99.)
+        // A large move of the other cluster removes the first guarantee; the
+        // second test evaluates that cluster exactly and still proves it.
+        p.centroids[1] = -1.0;
+        b.moved(&p.centroids, 1);
+        assert!(b.predicts_stay(0, 0, &p, 1.0, &data, &mut row));
+        // The other centroid right next to the point: it would move.
+        p.centroids[1] = p.centroids[0] - 0.04;
+        b.moved(&p.centroids, 1);
+        assert!(!b.predicts_stay(0, 0, &p, 1.0, &data, &mut row));
         // Too many checkpoints later the bounds are forgotten.
-        for pos in 0..RING {
-            b.at_position(pos * b.interval);
+        // In a new checkpoint (the old one remembers how far cluster 1 went).
+        p.centroids[1] = 6.0;
+        b.moved(&p.centroids, 1);
+        b.at_position(b.interval, &p.centroids);
+        b.record(0, 0, 0.0025, 25.0);
+        assert!(b.predicts_stay(0, 0, &p, 1.0, &data, &mut row));
+        for pos in 2..=b.ring.len() + 1 {
+            b.at_position(pos * b.interval, &p.centroids);
         }
-        assert!(b.current(0, 0).is_none());
+        assert!(!b.predicts_stay(0, 0, &p, 1.0, &data, &mut row));
     }
 }

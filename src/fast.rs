@@ -87,14 +87,16 @@ impl Block {
     /// prediction, made before earlier moves of the sweep are known; the
     /// processing re-checks every point.
     #[allow(clippy::too_many_arguments)]
-    fn select(
+    fn select<T: Scalar>(
         &mut self,
         bounds: &Bounds,
         p: &Partition,
+        data: &Data<'_, T>,
         order: &[usize],
         start: usize,
         cap: usize,
         factor: f64,
+        row: &mut [f64],
     ) {
         self.start = start;
         self.members.clear();
@@ -105,7 +107,7 @@ impl Block {
             let i = order[pos];
             let r = p.labels[i];
             let n_r = p.counts[r];
-            if n_r > 1 && !bounds.predicts_stay(i, r, n_r, factor) {
+            if n_r > 1 && !bounds.predicts_stay(i, r, p, factor, data, row) {
                 self.members.push(pos);
                 self.points.push(i);
             }
@@ -420,7 +422,16 @@ fn sweep_body<T: Scalar>(
     // First block: snapshot at epoch 1.
     cur.panel.pack(&p.centroids, k, d, max_abs);
     cur.epoch = live.epoch;
-    cur.select(bounds, p, order, 0, block_size(k, rate), factor);
+    cur.select(
+        bounds,
+        p,
+        data,
+        order,
+        0,
+        block_size(k, rate),
+        factor,
+        &mut scratch,
+    );
     cur.fill(data, &cur.points.clone(), parallel);
 
     while cur.start < order.len() {
@@ -429,7 +440,16 @@ fn sweep_body<T: Scalar>(
         let (moved, seen) = if parallel {
             // The next block is chosen and its snapshot taken before this
             // block is processed, so that its product can run alongside.
-            next.select(bounds, p, order, next_start, cap, factor);
+            next.select(
+                bounds,
+                p,
+                data,
+                order,
+                next_start,
+                cap,
+                factor,
+                &mut scratch,
+            );
             for &i in &next.points {
                 data.prefetch(i);
             }
@@ -468,7 +488,16 @@ fn sweep_body<T: Scalar>(
             // Without a parallel product the next block is chosen and
             // snapshotted after this one, so the bounds and the snapshot
             // already include this block's moves.
-            next.select(bounds, p, order, next_start, cap, factor);
+            next.select(
+                bounds,
+                p,
+                data,
+                order,
+                next_start,
+                cap,
+                factor,
+                &mut scratch,
+            );
             live.epoch += 1;
             next.snapshot(p, &live.stamp, max_abs);
             next.epoch = live.epoch;
@@ -517,13 +546,13 @@ fn process_block<T: Scalar>(
     let (mut moves, mut evaluated) = (0, 0);
     let mut member = 0;
     for (pos, &i) in order.iter().enumerate().take(block.end).skip(block.start) {
-        bounds.at_position(pos);
+        bounds.at_position(pos, &p.centroids);
         let t = member;
         let is_member = block.members.get(member) == Some(&pos);
         member += usize::from(is_member);
         let r = p.labels[i];
         let n_r = p.counts[r];
-        if n_r <= 1 || bounds.skip(i, r, n_r, factor) {
+        if n_r <= 1 || bounds.skip(i, r, p, factor, data, scratch) {
             continue;
         }
         evaluated += 1;
@@ -575,7 +604,6 @@ fn settle(
         bounds.record(i, r, own_dist, lower);
         return false;
     };
-    bounds.before_move(&p.centroids, r, j);
     p.move_point(i, x, 1.0, j);
     bounds.after_move(&p.centroids, &p.counts, r, j);
     live.touch(r, &p.counts);
