@@ -6,7 +6,7 @@
 //!
 //! For every point, from the last time a sweep looked at it: its cluster
 //! `r`, an upper bound `u ≥ ‖x − μ_r‖`, a lower bound
-//! `l ≤ min_{j≠r} ‖x − μ_j‖`, and the drift of `r` at that time. Distances
+//! `l ≤ min_{j≠r} ‖x − μ_j‖`, and the checkpoint it was seen in. Distances
 //! are between the vectors as stored (the shifted `f64` row and the `f64`
 //! centroids), in real arithmetic.
 //!

@@ -116,6 +116,34 @@ impl Block {
         self.end = pos;
     }
 
+    /// Chooses the block starting at position `start` and takes its
+    /// centroid snapshot at a new epoch of `live`.
+    #[allow(clippy::too_many_arguments)]
+    fn open<T: Scalar>(
+        &mut self,
+        live: &mut Live,
+        bounds: &Bounds,
+        p: &Partition,
+        data: &Data<'_, T>,
+        order: &[usize],
+        start: usize,
+        cap: usize,
+        factor: f64,
+        row: &mut [f64],
+    ) {
+        self.select(bounds, p, data, order, start, cap, factor, row);
+        live.epoch += 1;
+        self.snapshot(p, &live.stamp, data.max_abs_shifted());
+        self.epoch = live.epoch;
+    }
+
+    /// [`Block::fill`] with the block's own chosen points.
+    fn fill_members<T: Scalar>(&mut self, data: &Data<'_, T>, parallel: bool) {
+        let points = std::mem::take(&mut self.points);
+        self.fill(data, &points, parallel);
+        self.points = points;
+    }
+
     /// Gathers the rows of `idx` (the block's points) and computes their
     /// products with `panel` (parallel over row chunks when `parallel`).
     fn fill<T: Scalar>(&mut self, data: &Data<'_, T>, idx: &[usize], parallel: bool) {
@@ -432,7 +460,7 @@ fn sweep_body<T: Scalar>(
         factor,
         &mut scratch,
     );
-    cur.fill(data, &cur.points.clone(), parallel);
+    cur.fill_members(data, parallel);
 
     while cur.start < order.len() {
         let next_start = cur.end;
@@ -440,7 +468,8 @@ fn sweep_body<T: Scalar>(
         let (moved, seen) = if parallel {
             // The next block is chosen and its snapshot taken before this
             // block is processed, so that its product can run alongside.
-            next.select(
+            next.open(
+                &mut live,
                 bounds,
                 p,
                 data,
@@ -453,10 +482,6 @@ fn sweep_body<T: Scalar>(
             for &i in &next.points {
                 data.prefetch(i);
             }
-            live.epoch += 1;
-            next.snapshot(p, &live.stamp, max_abs);
-            next.epoch = live.epoch;
-            let idx = std::mem::take(&mut next.points);
             let (seen, ()) = rayon::join(
                 || {
                     process_block(
@@ -470,9 +495,8 @@ fn sweep_body<T: Scalar>(
                         &mut scratch,
                     )
                 },
-                || next.fill(data, &idx, true),
+                || next.fill_members(data, true),
             );
-            next.points = idx;
             seen
         } else {
             let seen = process_block(
@@ -488,7 +512,8 @@ fn sweep_body<T: Scalar>(
             // Without a parallel product the next block is chosen and
             // snapshotted after this one, so the bounds and the snapshot
             // already include this block's moves.
-            next.select(
+            next.open(
+                &mut live,
                 bounds,
                 p,
                 data,
@@ -498,12 +523,7 @@ fn sweep_body<T: Scalar>(
                 factor,
                 &mut scratch,
             );
-            live.epoch += 1;
-            next.snapshot(p, &live.stamp, max_abs);
-            next.epoch = live.epoch;
-            let idx = std::mem::take(&mut next.points);
-            next.fill(data, &idx, false);
-            next.points = idx;
+            next.fill_members(data, false);
             seen
         };
         moves += moved;
@@ -622,16 +642,7 @@ pub(crate) fn assign_nearest<T: Scalar>(
     k: usize,
     current: Option<&[usize]>,
 ) -> Vec<usize> {
-    let probe = Partition {
-        k,
-        d: data.d,
-        labels: Vec::new(),
-        counts: Vec::new(),
-        weights: Vec::new(),
-        sums: Vec::new(),
-        centroids: centroids.to_vec(),
-        hint: Default::default(),
-    };
+    let probe = Partition::with_centroids(k, data.d, centroids.to_vec());
     let mut panel = Panel::default();
     panel.pack(centroids, k, data.d, data.max_abs_shifted());
     let mut out = vec![0usize; data.n];

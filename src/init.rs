@@ -72,16 +72,7 @@ fn assign_to_centroids<T: Scalar>(
     let labels = match engine {
         Engine::Fast => crate::fast::assign_nearest(data, &centroids, k, None),
         Engine::Reference => {
-            let probe = Partition {
-                k,
-                d: data.d,
-                labels: Vec::new(),
-                counts: Vec::new(),
-                weights: Vec::new(),
-                sums: Vec::new(),
-                centroids,
-                hint: Default::default(),
-            };
+            let probe = Partition::with_centroids(k, data.d, centroids);
             let mut buf = vec![0.0; data.d];
             (0..data.n)
                 .map(|i| {

@@ -42,6 +42,20 @@ impl Partition {
         p
     }
 
+    /// Centroids only, no points: a probe for [`Partition::nearest`].
+    pub fn with_centroids(k: usize, d: usize, centroids: Vec<f64>) -> Self {
+        Partition {
+            k,
+            d,
+            labels: Vec::new(),
+            counts: Vec::new(),
+            weights: Vec::new(),
+            sums: Vec::new(),
+            centroids,
+            hint: SweepHint::default(),
+        }
+    }
+
     /// Centroid `j` (shifted coordinates).
     #[inline(always)]
     pub fn centroid(&self, j: usize) -> &[f64] {
