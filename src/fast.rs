@@ -722,17 +722,51 @@ fn assign_body<T: Scalar>(
 /// Most lanes of the batched exact distance kernel (one per k-means++ trial).
 pub(crate) const PP_LANES: usize = 16;
 
-/// One k-means++ centre's trial candidates.
+/// One k-means++ centre's trial candidates, and what each point knows.
 pub(crate) struct PlusPlusTrials<'a> {
     /// Candidates transposed: `ct[c·lanes + t]` is coordinate `c` of
-    /// candidate `t` (lanes past `trials` are zero and ignored).
+    /// candidate `t`; lanes past `trials` repeat candidate 0.
     pub ct: &'a [f64],
     /// 8 or 16.
     pub lanes: usize,
     /// Number of candidates (at most [`PP_LANES`]).
     pub trials: usize,
+    /// The candidates, row after row (`trials × d`).
+    pub cands: &'a [f64],
+    /// `‖y_t‖²` of every lane's candidate (any summation order), as `ct`.
+    pub cand_norms: &'a [f64],
     /// Each point's squared distance to its closest centre so far.
     pub closest: &'a [f64],
+    /// `‖x_i‖²` of every shifted point (any summation order).
+    pub norms: &'a [f64],
+    /// Each point's centre: `closest[i]` was computed against centre
+    /// `assign[i]`.
+    pub assign: &'a [u32],
+    /// Per centre `a`: a point with `assign[i] == a` and
+    /// `floor ≤ closest[i] ≤ limits[a]` provably has no trial strictly
+    /// closer than `closest[i]` (triangle inequality, see
+    /// `init::prune_limits`).
+    pub limits: &'a [f64],
+    /// Below it, `closest[i]` is not trusted by the triangle test
+    /// (underflow).
+    pub floor: f64,
+    /// Whether `f64::mul_add` is a single instruction here (else the screen
+    /// multiplies and adds separately; either is covered by its bound).
+    pub fused: bool,
+    /// Where to count what the pass skipped (tests only).
+    pub stats: Option<&'a PlusPlusStats>,
+}
+
+/// How many points the k-means++ pass skipped, and how: for tests, which
+/// must know that the pruning they check actually happens.
+#[derive(Debug, Default)]
+pub(crate) struct PlusPlusStats {
+    /// Points visited (those with `closest > 0`).
+    pub visited: std::sync::atomic::AtomicUsize,
+    /// Skipped by the triangle test, without reading the row.
+    pub triangle: std::sync::atomic::AtomicUsize,
+    /// Skipped by the screen.
+    pub screened: std::sync::atomic::AtomicUsize,
 }
 
 /// `sq_dist(x, y_t)` for every lane `t` at once, with exactly the summation
@@ -771,7 +805,8 @@ fn sq_dist_lanes<const L: usize>(x: &[f64], ct: &[f64], out: &mut [f64; L]) {
 
 /// For the points `start..start + len`: every `(i, sq_dist(x_i, y_t))` with
 /// the exact distance strictly below `closest[i]`, per trial `t`, in index
-/// order.
+/// order. Points that provably have no such distance are skipped on the way
+/// (see [`plus_plus_lanes`]).
 pub(crate) fn plus_plus_changes<T: Scalar>(
     data: &Data<'_, T>,
     tr: &PlusPlusTrials<'_>,
@@ -781,6 +816,23 @@ pub(crate) fn plus_plus_changes<T: Scalar>(
     let mut out = vec![Vec::new(); tr.trials];
     plus_plus_dispatch(data, tr, start, len, &mut out);
     out
+}
+
+/// Whether `f64::mul_add` compiles to one instruction in the kernels that
+/// [`multiversion!`] selects on this CPU.
+pub(crate) fn fused_multiply_add() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        true
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    {
+        false
+    }
 }
 
 multiversion!(plus_plus_body, plus_plus_dispatch, (data: &Data<'_, T>, tr: &PlusPlusTrials<'_>, start: usize, len: usize, out: &mut [Vec<(u32, f64)>]) -> ());
@@ -793,41 +845,227 @@ fn plus_plus_body<T: Scalar>(
     len: usize,
     out: &mut [Vec<(u32, f64)>],
 ) {
-    if tr.lanes == 8 {
-        plus_plus_lanes::<T, 8>(data, tr, start, len, out);
-    } else {
-        plus_plus_lanes::<T, PP_LANES>(data, tr, start, len, out);
+    match (tr.lanes == 8, tr.fused) {
+        (true, true) => plus_plus_lanes::<T, 8, true>(data, tr, start, len, out),
+        (true, false) => plus_plus_lanes::<T, 8, false>(data, tr, start, len, out),
+        (false, true) => plus_plus_lanes::<T, PP_LANES, true>(data, tr, start, len, out),
+        (false, false) => plus_plus_lanes::<T, PP_LANES, false>(data, tr, start, len, out),
     }
 }
 
+/// Points screened together (a multiple of [`PP_TILE`]).
+const PP_BLOCK: usize = 64;
+/// Points per register tile of the screen's products (two rows keep every
+/// pointer of the tile in a register; each candidate load then feeds two
+/// fused multiply-adds).
+const PP_TILE: usize = 2;
+/// Up to this many lanes passing the screen, they are computed one by one
+/// rather than all lanes at once.
+const SCALAR_LANES: u32 = 3;
+
+/// `out[r][t] = x_r · y_t` for the `PP_TILE` rows of `xs` (`d` values each)
+/// and the lanes of `ct`, in any rounding (it only feeds the screen).
 #[inline(always)]
-fn plus_plus_lanes<T: Scalar, const L: usize>(
+fn dot_tile<const L: usize, const FMA: bool>(
+    xs: &[f64],
+    d: usize,
+    ct: &[f64],
+    out: &mut [[f64; L]; PP_TILE],
+) {
+    let (mut a0, mut a1) = ([0.0f64; L], [0.0f64; L]);
+    let (r0, r1) = xs.split_at(d);
+    for ((&x0, &x1), y) in r0.iter().zip(r1).zip(ct.chunks_exact(L)) {
+        for ((a0, a1), &yv) in a0.iter_mut().zip(a1.iter_mut()).zip(y) {
+            if FMA {
+                *a0 = x0.mul_add(yv, *a0);
+                *a1 = x1.mul_add(yv, *a1);
+            } else {
+                *a0 += x0 * yv;
+                *a1 += x1 * yv;
+            }
+        }
+    }
+    *out = [a0, a1];
+}
+
+/// The pass over the points `start..start + len` behind
+/// [`plus_plus_changes`]. A point is skipped when it provably records
+/// nothing: `closest[i] == 0`, or the triangle test of `tr.limits` (no row
+/// read), or the screen below. The others get the exact distances of the
+/// lanes the screen left open ([`sq_dist`] one by one for a few lanes,
+/// [`sq_dist_lanes`] for all at once otherwise: the same bits), and the
+/// changes are recorded exactly as the reference would make them.
+///
+/// The screen: with `A = ‖x‖²`, `B_t = ‖y_t‖²` and `G_t = x·y_t` computed in
+/// any order (fused or not), `q_t = (A + B_t) − 2·G_t` estimates
+/// `s_t = ‖x − y_t‖²`. With `N = ‖x‖² + ‖y_t‖²`, `u = 2⁻⁵³` and `γ_n = n·u`
+/// (to first order; `d·u` is tiny): `A + B_t` errs by at most `γ_d·N`,
+/// `2·G_t` by `2γ_d·Σ|x_c·y_c| ≤ γ_d·N`, their addition and subtraction by
+/// `u·N` and `u·2N` (`|2·G_t| ≤ N`), so `|q_t − s_t| ≤ (2d + 3)·u·N`; and the
+/// distance the kernel computes, `ŝ_t`, is within `γ_{d+6}·s_t ≤ 2γ_{d+6}·N`
+/// of `s_t` (see `init::prune_limits`). So `|q_t − ŝ_t| ≤ (4d + 15)·u·N`.
+/// The screen uses `E = (8d + 32)·u·(A + max_t B_t)` (the computed norms are
+/// within `1 ± γ_d` of the real ones), which also covers the rounding of
+/// `closest[i] + E` (at most `u·(closest[i] + E)`, and `closest[i] ≤ q_t ≤
+/// 2N·(1 + tiny)` where it matters), plus `(4d + 16)·2⁻¹⁰⁷⁴` for gradual
+/// underflow (each of the `8d + 10` operations involved then errs by at
+/// most 2⁻¹⁰⁷⁵ more). If `q_t ≥ closest[i] + E`, the computed distance is
+/// at least `closest[i]`: lane `t` records nothing. A point with no lane
+/// left is skipped; for the others only the lanes left are computed
+/// exactly. The data are at most 10¹⁰⁰ in magnitude here (the caller
+/// checks), so nothing overflows.
+#[inline(always)]
+fn plus_plus_lanes<T: Scalar, const L: usize, const FMA: bool>(
     data: &Data<'_, T>,
     tr: &PlusPlusTrials<'_>,
     start: usize,
     len: usize,
     out: &mut [Vec<(u32, f64)>],
 ) {
-    let mut x = vec![0.0; data.d];
-    let mut dist = [0.0f64; L];
-    for i in start..start + len {
-        let cl = tr.closest[i];
-        if cl == 0.0 {
-            continue;
+    let d = data.d;
+    let end = start + len;
+    // The triangle test first, branch-free (its outcome is unpredictable):
+    // the indices of the points that remain, in order.
+    let mut todo = vec![0usize; len];
+    let mut m = 0;
+    for (i, (&cl, &a)) in tr.closest[start..end]
+        .iter()
+        .zip(&tr.assign[start..end])
+        .enumerate()
+    {
+        let limit = tr
+            .limits
+            .get(a as usize)
+            .copied()
+            .unwrap_or(f64::NEG_INFINITY);
+        let pruned = (cl == 0.0) | ((cl >= tr.floor) & (cl <= limit));
+        todo[m] = start + i;
+        m += usize::from(!pruned);
+    }
+    let todo = &todo[..m];
+    let mut xs = vec![0.0; PP_BLOCK * d];
+    let mut screen = Screen::<L>::new(tr, d);
+    let mut exact = 0;
+    for who in todo.chunks(PP_BLOCK) {
+        for (r, &i) in who.iter().enumerate() {
+            data.load_shifted(i, &mut xs[r * d..(r + 1) * d]);
         }
-        data.load_shifted(i, &mut x);
-        sq_dist_lanes::<L>(&x, tr.ct, &mut dist);
-        let mut below: u32 = 0;
-        for (t, &dv) in dist.iter().enumerate() {
-            below |= u32::from(dv < cl) << t;
+        // Whole tiles (rows past `who.len()` are stale and ignored).
+        let rows = who.len().div_ceil(PP_TILE) * PP_TILE;
+        exact += screen.block::<FMA>(tr, &xs[..rows * d], who, out);
+    }
+    if let Some(stats) = tr.stats {
+        use std::sync::atomic::Ordering::Relaxed;
+        let zero = tr.closest[start..end].iter().filter(|&&c| c == 0.0).count();
+        stats.visited.fetch_add(len - zero, Relaxed);
+        stats.triangle.fetch_add(len - zero - m, Relaxed);
+        stats.screened.fetch_add(m - exact, Relaxed);
+    }
+}
+
+/// The screen of [`plus_plus_lanes`] and its scratch.
+struct Screen<const L: usize> {
+    d: usize,
+    /// `‖y_t‖²` per lane.
+    cand_norms: [f64; L],
+    /// `max_t ‖y_t‖²`.
+    b_max: f64,
+    /// `(8d + 32)·u`.
+    rel: f64,
+    /// `(4d + 16)·2⁻¹⁰⁷⁴`.
+    underflow: f64,
+    /// One bit per trial lane.
+    live: u32,
+    dots: [[f64; L]; PP_TILE],
+    dist: [f64; L],
+}
+
+impl<const L: usize> Screen<L> {
+    #[inline(always)]
+    fn new(tr: &PlusPlusTrials<'_>, d: usize) -> Self {
+        let mut cand_norms = [0.0f64; L];
+        for (c, &b) in cand_norms.iter_mut().zip(tr.cand_norms) {
+            *c = b;
         }
-        if below != 0 {
-            for (t, list) in out.iter_mut().enumerate() {
-                if below & (1 << t) != 0 {
-                    list.push((i as u32, dist[t]));
+        Screen {
+            d,
+            cand_norms,
+            b_max: cand_norms.iter().fold(0.0f64, |a, &b| a.max(b)),
+            rel: (8.0 * d as f64 + 32.0) * (f64::EPSILON / 2.0),
+            underflow: (4.0 * d as f64 + 16.0) * f64::from_bits(1),
+            live: if tr.trials >= 32 {
+                u32::MAX
+            } else {
+                (1u32 << tr.trials) - 1
+            },
+            dots: [[0.0; L]; PP_TILE],
+            dist: [0.0; L],
+        }
+    }
+
+    /// Screens the points `who` (rows `xs`, whole tiles) and records the
+    /// changes of those that pass. Returns how many passed.
+    #[inline(always)]
+    fn block<const FMA: bool>(
+        &mut self,
+        tr: &PlusPlusTrials<'_>,
+        xs: &[f64],
+        who: &[usize],
+        out: &mut [Vec<(u32, f64)>],
+    ) -> usize {
+        let d = self.d;
+        let mut passed = 0;
+        for (tile, ids) in xs.chunks_exact(PP_TILE * d).zip(who.chunks(PP_TILE)) {
+            dot_tile::<L, FMA>(tile, d, tr.ct, &mut self.dots);
+            for ((&i, g), x) in ids.iter().zip(&self.dots).zip(tile.chunks_exact(d)) {
+                let cl = tr.closest[i];
+                let a = tr.norms[i];
+                let limit = cl + (self.rel * (a + self.b_max) + self.underflow);
+                let mut q = [0.0f64; L];
+                for ((q, &b), &gt) in q.iter_mut().zip(&self.cand_norms).zip(g) {
+                    *q = (a + b) - 2.0 * gt;
+                }
+                let mut open: u32 = 0;
+                for (t, &q) in q.iter().enumerate() {
+                    open |= u32::from(q < limit) << t;
+                }
+                // Lanes past `trials` repeat trial 0 and record nothing.
+                open &= self.live;
+                if open == 0 {
+                    continue;
+                }
+                passed += 1;
+                if open.count_ones() <= SCALAR_LANES {
+                    // Few lanes pass: their exact distances one by one
+                    // (`sq_dist` has the lanes' bits); the others provably
+                    // record nothing.
+                    let mut bits = open;
+                    while bits != 0 {
+                        let t = bits.trailing_zeros() as usize;
+                        bits &= bits - 1;
+                        let dv = sq_dist(x, &tr.cands[t * d..(t + 1) * d]);
+                        if dv < cl {
+                            out[t].push((i as u32, dv));
+                        }
+                    }
+                    continue;
+                }
+                sq_dist_lanes::<L>(x, tr.ct, &mut self.dist);
+                let mut below: u32 = 0;
+                for (t, &dv) in self.dist.iter().enumerate() {
+                    below |= u32::from(dv < cl) << t;
+                }
+                below &= self.live;
+                if below != 0 {
+                    for (t, list) in out.iter_mut().enumerate() {
+                        if below & (1 << t) != 0 {
+                            list.push((i as u32, self.dist[t]));
+                        }
+                    }
                 }
             }
         }
+        passed
     }
 }
 

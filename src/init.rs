@@ -88,8 +88,8 @@ fn assign_to_centroids<T: Scalar>(
 /// Points per parallel task in k-means++. Fixed; nothing depends on it.
 const PP_CHUNK: usize = 4096;
 
-/// Trials evaluated together (k up to about 2.4·10⁵; beyond, the plain
-/// definition runs).
+/// Trials evaluated together (`2 + ⌊ln k⌋ ≤ 16`: k below e¹⁵ ≈ 3.3·10⁶;
+/// beyond, the plain definition runs).
 const LANES: usize = crate::fast::PP_LANES;
 
 /// Greedy k-means++ with exactly the numbers of
@@ -101,67 +101,118 @@ const LANES: usize = crate::fast::PP_LANES;
 ///   the lanes of a kernel with exactly [`sq_dist`]'s summation order;
 /// * that pass runs in parallel over chunks of points and keeps only the
 ///   distances strictly below a point's `closest` (the others leave the
-///   min unchanged);
+///   min unchanged). Points that provably keep their `closest` are skipped
+///   on the way: by the triangle inequality through their own centre
+///   ([`prune_limits`], without reading the row), or by a rigorous screen
+///   on dot products (see `fast::plus_plus_lanes`);
 /// * every potential is then summed sequentially in index order, so it has
-///   the reference's bits, and the best trial wins as before.
+///   the reference's bits, and the best trial wins as before. The winner's
+///   running sums at the chunk ends are kept: they are the reference's
+///   cumulative sums there, so the next trials are drawn from them and
+///   one chunk of running sums each, with the reference's indices.
 fn kmeans_plus_plus<T: Scalar>(
     data: &Data<'_, T>,
     k: usize,
     rng: &mut Xoshiro256PlusPlus,
 ) -> Vec<f64> {
+    let fused = crate::fast::fused_multiply_add();
+    kmeans_plus_plus_with(data, k, rng, fused, None)
+}
+
+/// [`kmeans_plus_plus`] with the screen's products fused or not (the tests
+/// run both), counting what the pass skips into `stats` when given.
+fn kmeans_plus_plus_with<T: Scalar>(
+    data: &Data<'_, T>,
+    k: usize,
+    rng: &mut Xoshiro256PlusPlus,
+    fused: bool,
+    stats: Option<&crate::fast::PlusPlusStats>,
+) -> Vec<f64> {
     let (n, d) = (data.n, data.d);
     let max_abs = data.max_abs_shifted();
     let trials = 2 + (k as f64).ln().floor() as usize;
-    if trials > LANES || n > u32::MAX as usize || max_abs > 1e100 {
-        // More trials than lanes (k above about 2.4·10⁵), or potentials
-        // that could overflow: the plain definition.
+    if trials > LANES || n > u32::MAX as usize || d == 0 || max_abs > 1e100 {
+        // More trials than lanes (k from e¹⁵ ≈ 3.3·10⁶ on; below, `k` also
+        // fits the `u32` of `assign`), or potentials that could overflow:
+        // the plain definition.
         return kmeans_plus_plus_reference(data, k, rng);
     }
     let mut centroids = vec![0.0; k * d];
     let first = rng.below(n);
     data.load_shifted(first, &mut centroids[..d]);
+    // `closest[i]` as the reference computes it, and `‖x_i‖²` (any order;
+    // only the screen reads it).
     let mut closest = vec![0.0; n];
+    let mut norms = vec![0.0; n];
     closest
         .par_chunks_mut(PP_CHUNK)
+        .zip(norms.par_chunks_mut(PP_CHUNK))
         .enumerate()
-        .for_each(|(c, out)| {
+        .for_each(|(c, (out, norm))| {
             let mut buf = vec![0.0; d];
-            for (o, v) in out.iter_mut().enumerate() {
+            for (o, (v, a)) in out.iter_mut().zip(norm).enumerate() {
                 data.load_shifted(c * PP_CHUNK + o, &mut buf);
                 *v = sq_dist(&buf, &centroids[..d]);
+                *a = buf.iter().map(|b| b * b).sum();
             }
         });
-    let mut cumulative = vec![0.0; n];
+    // The chosen centre each `closest[i]` was computed against: `closest[i]`
+    // is exactly `sq_dist(x_i, centroids[assign[i]])` (up to the argument
+    // order, which `sq_dist` does not see: (a − b)² = (b − a)² in floating
+    // point). Only the triangle test reads it.
+    let mut assign = vec![0u32; n];
+    // The reference's cumulative sum of `closest` at the end of every chunk.
+    let mut ends: Vec<f64> = Vec::with_capacity(n.div_ceil(PP_CHUNK));
+    let mut pot = 0.0;
+    for ch in closest.chunks(PP_CHUNK) {
+        for v in ch {
+            pot += v;
+        }
+        ends.push(pot);
+    }
+    let mut limits = Vec::with_capacity(k);
     let mut cands = vec![0.0; trials * d];
+    let mut cand_norms = vec![0.0; LANES];
     let mut idxs = vec![0usize; trials];
     let lanes = if trials <= 8 { 8 } else { LANES };
     let mut ct = vec![0.0; d * lanes];
-    let mut rows = vec![0.0f64; lanes * PP_CHUNK];
+    let mut rows = vec![0.0f64; lanes * POT_BLOCK];
+    let mut lane_ends = Vec::with_capacity(ends.len() * lanes);
     for c in 1..k {
-        let mut pot = 0.0;
-        for (cum, v) in cumulative.iter_mut().zip(&closest) {
-            pot += v;
-            *cum = pot;
-        }
         for idx in idxs.iter_mut() {
             *idx = if pot > 0.0 {
                 let target = rng.unit_f64() * pot;
-                cumulative.partition_point(|&cw| cw <= target).min(n - 1)
+                sample(&closest, &ends, target)
             } else {
                 rng.below(n)
             };
         }
         for (t, &idx) in idxs.iter().enumerate() {
             data.load_shifted(idx, &mut cands[t * d..(t + 1) * d]);
-            for (cc, &v) in cands[t * d..(t + 1) * d].iter().enumerate() {
+        }
+        // Spare lanes repeat trial 0, so that they never decide anything.
+        for t in 0..lanes {
+            let src = if t < trials { t } else { 0 };
+            let y = &cands[src * d..(src + 1) * d];
+            for (cc, &v) in y.iter().enumerate() {
                 ct[cc * lanes + t] = v;
             }
+            cand_norms[t] = y.iter().map(|v| v * v).sum();
         }
+        prune_limits(&centroids[..c * d], &cands, d, &mut limits);
         let tr = crate::fast::PlusPlusTrials {
             ct: &ct,
             lanes,
             trials,
+            cands: &cands,
+            cand_norms: &cand_norms,
             closest: &closest,
+            norms: &norms,
+            assign: &assign,
+            limits: &limits,
+            floor: PRUNE_FLOOR,
+            fused,
+            stats,
         };
         let chunks: Vec<Vec<Vec<(u32, f64)>>> = (0..n.div_ceil(PP_CHUNK))
             .into_par_iter()
@@ -172,14 +223,15 @@ fn kmeans_plus_plus<T: Scalar>(
             .collect();
         // The reference's potentials, Σ_i min(dist, closest) in index order,
         // one independent running sum per trial (lane), a chunk at a time.
-        let sums = if lanes == 8 {
-            potentials::<8>(&closest, &chunks, &mut rows, trials)
+        if lanes == 8 {
+            potentials::<8>(&closest, &chunks, &mut rows, &mut lane_ends);
         } else {
-            potentials::<LANES>(&closest, &chunks, &mut rows, trials)
-        };
+            potentials::<LANES>(&closest, &chunks, &mut rows, &mut lane_ends);
+        }
+        let sums = lane_ends.chunks_exact(lanes).last().unwrap_or(&[]);
         let mut best_pot = f64::INFINITY;
         let mut best_t = usize::MAX;
-        for (t, &cand_pot) in sums.iter().enumerate() {
+        for (t, &cand_pot) in sums.iter().enumerate().take(trials) {
             if cand_pot < best_pot {
                 best_pot = cand_pot;
                 best_t = t;
@@ -189,40 +241,130 @@ fn kmeans_plus_plus<T: Scalar>(
         centroids[c * d..(c + 1) * d].copy_from_slice(&cands[best_t * d..(best_t + 1) * d]);
         for &(i, v) in chunks.iter().flat_map(|ch| ch[best_t].iter()) {
             closest[i as usize] = v;
+            assign[i as usize] = c as u32;
         }
+        // The winner's sums are the reference's next cumulative sums.
+        for (e, lane) in ends.iter_mut().zip(lane_ends.chunks_exact(lanes)) {
+            *e = lane[best_t];
+        }
+        pot = ends.last().copied().unwrap_or(0.0);
     }
     centroids
 }
 
+/// The reference's draw for `target`: the first index whose cumulative sum
+/// of `closest` (in index order, from 0) exceeds `target`, or the last
+/// index. `ends[ch]` is that cumulative sum at the end of chunk `ch`; the
+/// sums are non-decreasing (non-negative terms, monotone rounding), so the
+/// chunk is found by bisection on `ends` and the index by summing that
+/// chunk from the previous end, which reproduces the reference's running
+/// sums bit for bit.
+fn sample(closest: &[f64], ends: &[f64], target: f64) -> usize {
+    let n = closest.len();
+    let ch = ends.partition_point(|&cw| cw <= target);
+    if ch >= ends.len() {
+        return n - 1;
+    }
+    let start = ch * PP_CHUNK;
+    let mut cum = if ch == 0 { 0.0 } else { ends[ch - 1] };
+    for (o, v) in closest[start..(start + PP_CHUNK).min(n)].iter().enumerate() {
+        cum += v;
+        if cum > target {
+            return start + o;
+        }
+    }
+    // Unreachable: the chunk's last running sum is `ends[ch] > target`.
+    (start + PP_CHUNK).min(n) - 1
+}
+
+/// Points summed together by [`potentials`] (their rows stay in L1).
+const POT_BLOCK: usize = 256;
+
 /// Every trial's potential `Σ_i min(dist_t(i), closest_i)`, summed in index
-/// order exactly as the reference does, the trials side by side in `L` lanes.
+/// order exactly as the reference does, the trials side by side in `L`
+/// lanes: `ends` gets the `L` running sums at the end of every chunk.
 fn potentials<const L: usize>(
     closest: &[f64],
     chunks: &[Vec<Vec<(u32, f64)>>],
     rows: &mut [f64],
-    trials: usize,
-) -> Vec<f64> {
+    ends: &mut Vec<f64>,
+) {
     let n = closest.len();
     let mut sums = [0.0f64; L];
+    ends.clear();
     for (ch, changes) in chunks.iter().enumerate() {
         let start = ch * PP_CHUNK;
         let cl = &closest[start..(start + PP_CHUNK).min(n)];
-        let m = cl.len();
-        for (row, &v) in rows.chunks_exact_mut(L).zip(cl) {
-            row.iter_mut().for_each(|r| *r = v);
-        }
-        for (t, list) in changes.iter().enumerate().take(L) {
-            for &(i, v) in list {
-                rows[(i as usize - start) * L + t] = v;
+        // Per lane, the next change not yet written (lists are in index order).
+        let mut next = [0usize; L];
+        for (b, block) in cl.chunks(POT_BLOCK).enumerate() {
+            let base = start + b * POT_BLOCK;
+            let end = base + block.len();
+            for (row, &v) in rows.chunks_exact_mut(L).zip(block) {
+                row.iter_mut().for_each(|r| *r = v);
+            }
+            for ((t, list), at) in changes.iter().enumerate().take(L).zip(&mut next) {
+                for &(i, v) in list.get(*at..).unwrap_or(&[]) {
+                    let i = i as usize;
+                    if i >= end {
+                        break;
+                    }
+                    rows[(i - base) * L + t] = v;
+                    *at += 1;
+                }
+            }
+            for row in rows.chunks_exact(L).take(block.len()) {
+                for (acc, &v) in sums.iter_mut().zip(row) {
+                    *acc += v;
+                }
             }
         }
-        for row in rows.chunks_exact(L).take(m) {
-            for (acc, &v) in sums.iter_mut().zip(row) {
-                *acc += v;
-            }
-        }
+        ends.extend_from_slice(&sums);
     }
-    sums[..trials.min(L)].to_vec()
+}
+
+/// Smallest `closest[i]` that the triangle test trusts. Below it, squared
+/// distances may have lost relative accuracy to underflow (each of the
+/// about `2d` rounded operations of [`sq_dist`] may then err by 2⁻¹⁰⁷⁵
+/// absolutely besides its relative error); from it up (and the distances
+/// the test compares are at least about as large), that absolute error is
+/// below `d·10⁻¹²³` of the value, far inside the margin of [`prune_limits`].
+const PRUNE_FLOOR: f64 = 1e-200;
+
+/// For every chosen centre `a`, the largest `closest[i]` of a point with
+/// `assign[i] == a` for which no trial can record a change, written to
+/// `limits[a]` (`centroids` holds the chosen centres, `cands` the trials,
+/// both shifted, `d` values each).
+///
+/// With `x` the point, `μ` its centre and `y` a trial, the triangle
+/// inequality gives `‖x − y‖ ≥ ‖y − μ‖ − ‖x − μ‖`, so `‖y − μ‖² ≥ 4‖x − μ‖²`
+/// implies `‖x − y‖² ≥ ‖x − μ‖²` in exact arithmetic. The kernel records a
+/// change only if the *computed* distance is strictly below the *computed*
+/// `closest[i]`, so the test carries a relative margin `m`: every squared
+/// distance computed by [`sq_dist`] (or the lanes with its bits) is within
+/// a factor `1 ± γ` of the exact one, `γ = (d + 6)·2⁻⁵³·(1 + tiny)`: each
+/// term carries three roundings (the difference, then its square), and the
+/// non-negative terms go through at most `d/4 + 4 ≤ d + 3` rounded
+/// additions in sequence (four accumulators, two pairwise sums, at most
+/// three remainder terms; fewer for `d < 4`). If `D̂ ≥ 4·Ĉ·(1 + m)`, with
+/// `D̂` the computed `‖y − μ‖²` and `Ĉ = closest[i]`, the exact ratio is
+/// `D/C ≥ 4ρ` with `ρ = (1 + m)(1 − γ)/(1 + γ)`, so
+/// `‖x − y‖² ≥ (2√ρ − 1)²·C ≥ ρ·C` (`ρ ≥ 1`), and the computed distance is
+/// at least `ρ·(1 − γ)/(1 + γ)·Ĉ ≥ Ĉ` as soon as
+/// `1 + m ≥ ((1 + γ)/(1 − γ))² ≈ 1 + 4γ`. We use `m = 16·(d + 16)·2⁻⁵³`,
+/// four times that and more, which also absorbs the two roundings of the
+/// division below. Points with `closest[i] < PRUNE_FLOOR`, where underflow
+/// voids the relative bound, are never pruned.
+fn prune_limits(centroids: &[f64], cands: &[f64], d: usize, limits: &mut Vec<f64>) {
+    let margin = 4.0 * (1.0 + (d as f64 + 16.0) * 8.0 * f64::EPSILON);
+    limits.clear();
+    limits.extend(centroids.chunks_exact(d).map(|mu| {
+        let nearest = cands
+            .chunks_exact(d)
+            .map(|y| sq_dist(y, mu))
+            .fold(f64::INFINITY, f64::min);
+        nearest / margin
+    }));
 }
 
 /// Greedy k-means++ on dense rows, the plain definition (weights allowed):
@@ -332,4 +474,255 @@ pub(crate) fn forgy_indices(n: usize, k: usize, rng: &mut Xoshiro256PlusPlus) ->
     }
     idx.truncate(k);
     idx
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+    use crate::fast::PlusPlusStats;
+    use ndarray::{Array2, ArrayView2};
+    use std::sync::atomic::Ordering::Relaxed;
+
+    /// What the accelerated pass skipped over all runs of [`check`].
+    #[derive(Debug)]
+    struct Skipped {
+        visited: usize,
+        triangle: usize,
+        screened: usize,
+    }
+
+    /// The accelerated k-means++ (fused and unfused screen, 1 and 3
+    /// threads) against the plain definition from the same seed: the same
+    /// centroids, bit for bit.
+    fn check<T: Scalar>(x: ArrayView2<'_, T>, k: usize, seed: u64) -> Skipped {
+        let data = Data::new(x, None);
+        let bits = |c: &[f64]| c.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let reference = kmeans_plus_plus_reference(&data, k, &mut rng);
+        let after_reference = rng.next_u64();
+        let stats = PlusPlusStats::default();
+        for threads in [1, 3] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            for fused in [true, false] {
+                let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+                let fast =
+                    pool.install(|| kmeans_plus_plus_with(&data, k, &mut rng, fused, Some(&stats)));
+                assert_eq!(
+                    bits(&fast),
+                    bits(&reference),
+                    "k={k}, {threads} threads, fused {fused}"
+                );
+                assert_eq!(rng.next_u64(), after_reference, "random stream differs");
+            }
+        }
+        Skipped {
+            visited: stats.visited.load(Relaxed),
+            triangle: stats.triangle.load(Relaxed),
+            screened: stats.screened.load(Relaxed),
+        }
+    }
+
+    /// Well-separated blobs: `centres` of them, 100 apart, unit noise.
+    fn separated(n: usize, d: usize, centres: usize, seed: u64) -> Array2<f64> {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let c: Vec<f64> = (0..centres * d)
+            .map(|_| rng.below(20) as f64 * 100.0)
+            .collect();
+        Array2::from_shape_fn((n, d), |(i, j)| {
+            c[(i % centres) * d + j] + (0..4).map(|_| rng.unit_f64()).sum::<f64>() - 2.0
+        })
+    }
+
+    #[test]
+    fn fast_plus_plus_prunes_and_equals_reference_on_separated_blobs() {
+        for &(n, d, centres, k) in &[(6000, 3, 12, 12), (5000, 8, 20, 40), (3000, 17, 6, 25)] {
+            let x = separated(n, d, centres, (n + d) as u64);
+            let s = check(x.view(), k, 3);
+            // Both skips must actually happen here, or the equality above
+            // would not test them.
+            assert!(s.triangle > s.visited / 4, "{n}×{d}, k={k}: {s:?}");
+            assert!(s.screened > 0, "{n}×{d}, k={k}: {s:?}");
+            let s = check(x.mapv(|v| v as f32).view(), k, 4);
+            assert!(s.triangle > s.visited / 4, "f32 {n}×{d}, k={k}: {s:?}");
+        }
+    }
+
+    #[test]
+    fn fast_plus_plus_equals_reference_on_overlapping_blobs() {
+        for &(n, d, k) in &[
+            (5000, 16, 20),
+            (3000, 40, 30),
+            (9000, 2, 60),
+            (4100, 5, 200),
+        ] {
+            let x = crate::fast::tests::blobs(n, d, k / 2, (n * d) as u64);
+            let s = check(x.view(), k, 5);
+            assert!(s.screened > 0, "{n}×{d}, k={k}: {s:?}");
+            check(x.mapv(|v| v as f32).view(), k, 6);
+        }
+    }
+
+    #[test]
+    fn fast_plus_plus_equals_reference_on_nasty_data() {
+        // Many exact duplicates and exactly tied distances (k beyond the
+        // number of distinct points included: the potential reaches 0).
+        let grid = Array2::from_shape_fn((5000, 3), |(i, j)| ((i * (j + 2) + i / 7) % 4) as f64);
+        for k in [5, 30, 80] {
+            check(grid.view(), k, 7);
+        }
+        let dup = Array2::from_shape_fn((4500, 2), |(i, j)| ((i % 9) * (j + 1)) as f64);
+        let s = check(dup.view(), 12, 8);
+        assert!(s.triangle + s.screened > 0, "{s:?}");
+        // Far from the origin (cancellation in the shift), with a tiny
+        // spread, and offset by 10⁶.
+        let x = crate::fast::tests::blobs(4200, 6, 9, 11);
+        check(x.mapv(|v| 1e9 + v * 1e-4).view(), 20, 9);
+        check(x.mapv(|v| v + 1e6).view(), 20, 10);
+        check(grid.mapv(|v| v * 1e-3 + 1e6).view(), 9, 11);
+        // Tiny magnitudes: squared distances in the subnormal range.
+        check(x.mapv(|v| v * 1e-160).view(), 15, 12);
+        check(grid.mapv(|v| v * 1e-155).view(), 10, 13);
+        // One column.
+        let line = Array2::from_shape_fn((6000, 1), |(i, _)| ((i * 7919) % 1013) as f64 * 0.37);
+        let s = check(line.view(), 50, 14);
+        assert!(s.triangle > s.visited / 4, "{s:?}");
+        check(line.mapv(|v| v as f32).view(), 50, 15);
+        check(x.mapv(|v| v as f32 + 1e4).view(), 20, 16);
+        // Huge magnitudes: the plain definition runs.
+        check(x.mapv(|v| v * 1e120).view(), 5, 17);
+    }
+
+    /// The changes of one pass with the trials `cands` (rows of `d`),
+    /// through [`crate::fast::plus_plus_changes`] with every skip enabled
+    /// (fused or not) and by brute force: they must be the same lists.
+    fn pass_equals_brute_force(
+        x: &Array2<f64>,
+        centre: usize,
+        cands: &[usize],
+        fused: bool,
+    ) -> bool {
+        let (n, d) = x.dim();
+        // No shift, so that the rows are exactly the given numbers.
+        let data = Data::with_shift(x.view(), None, vec![0.0; d]);
+        let row = |i: usize| x.row(i).to_vec();
+        let mu = row(centre);
+        let closest: Vec<f64> = (0..n).map(|i| sq_dist(&row(i), &mu)).collect();
+        let norms: Vec<f64> = (0..n).map(|i| row(i).iter().map(|v| v * v).sum()).collect();
+        let trials = cands.len();
+        let lanes = 8;
+        let ys: Vec<f64> = cands.iter().flat_map(|&c| row(c)).collect();
+        let mut ct = vec![0.0; d * lanes];
+        let mut cand_norms = vec![0.0; LANES];
+        for t in 0..lanes {
+            let y = row(cands[if t < trials { t } else { 0 }]);
+            for c in 0..d {
+                ct[c * lanes + t] = y[c];
+            }
+            cand_norms[t] = y.iter().map(|v| v * v).sum();
+        }
+        let mut limits = Vec::new();
+        prune_limits(&mu, &ys, d, &mut limits);
+        let stats = PlusPlusStats::default();
+        let tr = crate::fast::PlusPlusTrials {
+            ct: &ct,
+            lanes,
+            trials,
+            cands: &ys,
+            cand_norms: &cand_norms,
+            closest: &closest,
+            norms: &norms,
+            assign: &vec![0; n],
+            limits: &limits,
+            floor: PRUNE_FLOOR,
+            fused,
+            stats: Some(&stats),
+        };
+        let fast = crate::fast::plus_plus_changes(&data, &tr, 0, n);
+        let brute: Vec<Vec<(u32, f64)>> = ys
+            .chunks_exact(d)
+            .map(|y| {
+                (0..n)
+                    .map(|i| (i as u32, sq_dist(&row(i), y)))
+                    .filter(|&(i, v)| v < closest[i as usize])
+                    .collect()
+            })
+            .collect();
+        let key = |l: &Vec<Vec<(u32, f64)>>| -> Vec<Vec<(u32, u64)>> {
+            l.iter()
+                .map(|v| v.iter().map(|&(i, d)| (i, d.to_bits())).collect())
+                .collect()
+        };
+        key(&fast) == key(&brute)
+    }
+
+    #[test]
+    fn pruning_margins_hold_on_the_boundary() {
+        // x lies halfway between its centre (the origin) and the trial y up
+        // to rounding: the computed ‖y‖² is exactly 4·‖x‖², yet the computed
+        // ‖x − y‖² is 1 ulp below ‖x‖², so the reference moves x to y. A
+        // triangle test without its margin skips x, and so does the dot
+        // product screen without its error bound.
+        let x = ndarray::array![
+            [0.0, 0.0],
+            [0.8861601293631303, -1.0849511149181894],
+            [1.7723202587262599, -2.1699022298363793],
+            [0.3, 5.0]
+        ];
+        let (c, y) = (
+            sq_dist(&[0.0, 0.0], &[x[[1, 0]], x[[1, 1]]]),
+            sq_dist(&[0.0, 0.0], &[x[[2, 0]], x[[2, 1]]]),
+        );
+        let dist = sq_dist(&[x[[1, 0]], x[[1, 1]]], &[x[[2, 0]], x[[2, 1]]]);
+        assert_eq!(y / 4.0, c, "the case is no longer on the boundary");
+        assert!(dist < c);
+        for fused in [true, false] {
+            assert!(
+                pass_equals_brute_force(&x, 0, &[2, 3], fused),
+                "fused {fused}"
+            );
+        }
+        // Many points near that boundary, in a few dimensions and around
+        // other centres.
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+        let mut on_boundary = 0;
+        for case in 0..3000 {
+            let d = 2 + case % 4;
+            let mu: Vec<f64> = (0..d)
+                .map(|_| if case % 3 == 0 { 0.0 } else { rng.unit_f64() })
+                .collect();
+            let v: Vec<f64> = (0..d).map(|_| rng.unit_f64() * 4.0 - 2.0).collect();
+            let mut rows = vec![mu.clone()];
+            for _ in 0..6 {
+                let xs: Vec<f64> = mu.iter().zip(&v).map(|(m, w)| m + w).collect();
+                let ys: Vec<f64> = mu
+                    .iter()
+                    .zip(&v)
+                    .map(|(m, w)| {
+                        let y = m + 2.0 * w;
+                        let ulp = f64::from_bits(y.abs().to_bits() + 1) - y.abs();
+                        y + (rng.below(7) as f64 - 3.0) * ulp
+                    })
+                    .collect();
+                let (c, dd) = (sq_dist(&xs, &mu), sq_dist(&ys, &mu));
+                if dd / 4.0 >= c && sq_dist(&xs, &ys) < c {
+                    on_boundary += 1;
+                }
+                rows.push(xs);
+                rows.push(ys);
+            }
+            let x = Array2::from_shape_fn((rows.len(), d), |(i, j)| rows[i][j]);
+            let cands: Vec<usize> = (0..6).map(|t| 2 + 2 * t).collect();
+            for fused in [true, false] {
+                assert!(
+                    pass_equals_brute_force(&x, 0, &cands[..2 + case % 5], fused),
+                    "case {case}"
+                );
+            }
+        }
+        assert!(on_boundary > 20, "only {on_boundary} cases on the boundary");
+    }
 }
