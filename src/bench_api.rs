@@ -61,6 +61,8 @@ impl SweepState {
                 weights: Vec::new(),
                 sums: Vec::new(),
                 centroids: Vec::new(),
+                costs: Vec::new(),
+                stale: Vec::new(),
                 hint: SweepHint::default(),
             },
             order: Vec::new(),
@@ -94,7 +96,7 @@ impl SweepState {
                 true,
             ),
         };
-        self.part.recompute(&data);
+        self.part.recompute_stale(&data);
         moved
     }
 

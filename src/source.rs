@@ -63,7 +63,7 @@ impl<T: Scalar> Source for Data<'_, T> {
             }
             _ => sweep(st, self, order, factor),
         };
-        st.recompute(self);
+        st.recompute_stale(self);
         moved
     }
 

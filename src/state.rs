@@ -19,6 +19,14 @@ pub(crate) struct Partition {
     pub sums: Vec<f64>,
     /// `k × d`, row-major: `sums / weights`.
     pub centroids: Vec<f64>,
+    /// Per cluster, `Σ w_i·‖x_i − μ_j‖²` over its members in index order, as
+    /// of the last recomputation (the objective is their sum in cluster
+    /// order).
+    pub costs: Vec<f64>,
+    /// Clusters a [`Partition::move_point`] touched since the last
+    /// recomputation: only their sums, centroids and costs can differ from
+    /// what a recomputation from the labels gives.
+    pub stale: Vec<bool>,
     /// Block-size hint of the accelerated sweep (performance only).
     pub hint: SweepHint,
 }
@@ -35,6 +43,8 @@ impl Partition {
             weights: vec![0.0; k],
             sums: vec![0.0; k * data.d],
             centroids: vec![0.0; k * data.d],
+            costs: vec![0.0; k],
+            stale: vec![false; k],
             hint: SweepHint::default(),
         };
         p.recompute(data);
@@ -52,6 +62,8 @@ impl Partition {
             weights: Vec::new(),
             sums: Vec::new(),
             centroids,
+            costs: Vec::new(),
+            stale: Vec::new(),
             hint: SweepHint::default(),
         }
     }
@@ -62,16 +74,38 @@ impl Partition {
         &self.centroids[j * self.d..(j + 1) * self.d]
     }
 
-    /// Recomputes counts, sums and centroids from the labels. Called after
-    /// every sweep so that the incremental updates of [`Partition::move_point`]
-    /// never accumulate rounding drift beyond one sweep.
+    /// Recomputes counts, sums, centroids and costs from the labels. Called
+    /// after every Lloyd iteration and refill, so that the incremental updates
+    /// of [`Partition::move_point`] never accumulate rounding drift.
     pub fn recompute<T: Scalar>(&mut self, data: &Data<'_, T>) {
-        let d = self.d;
-        self.counts.iter_mut().for_each(|c| *c = 0);
-        self.weights.iter_mut().for_each(|c| *c = 0.0);
-        self.sums.iter_mut().for_each(|s| *s = 0.0);
+        self.stale.iter_mut().for_each(|s| *s = true);
+        self.recompute_stale(data);
+    }
+
+    /// [`Partition::recompute`] for the clusters moves touched since the
+    /// last recomputation, called after every sweep. It gives the same bits
+    /// as the full one: every cluster's numbers are sums over its members in
+    /// index order, and an untouched cluster has the members, sums,
+    /// centroid and cost of the last recomputation. Late sweeps move a few
+    /// points, so this skips most of the `O(n·d)` work between sweeps.
+    pub fn recompute_stale<T: Scalar>(&mut self, data: &Data<'_, T>) {
+        let (k, d) = (self.k, self.d);
+        for j in 0..k {
+            if !self.stale[j] {
+                continue;
+            }
+            self.counts[j] = 0;
+            self.weights[j] = 0.0;
+            self.sums[j * d..(j + 1) * d]
+                .iter_mut()
+                .for_each(|s| *s = 0.0);
+            self.costs[j] = 0.0;
+        }
         let mut buf = vec![0.0; d];
         for (i, &l) in self.labels.iter().enumerate() {
+            if !self.stale[l] {
+                continue;
+            }
             data.load_shifted(i, &mut buf);
             let w = data.weight(i);
             self.counts[l] += 1;
@@ -80,9 +114,20 @@ impl Partition {
                 *s += w * v;
             }
         }
-        for j in 0..self.k {
-            self.update_centroid(j);
+        for j in 0..k {
+            if self.stale[j] {
+                self.update_centroid(j);
+            }
         }
+        for (i, &l) in self.labels.iter().enumerate() {
+            if !self.stale[l] {
+                continue;
+            }
+            data.load_shifted(i, &mut buf);
+            let centroid = &self.centroids[l * d..(l + 1) * d];
+            self.costs[l] += data.weight(i) * sq_dist(&buf, centroid);
+        }
+        self.stale.iter_mut().for_each(|s| *s = false);
     }
 
     #[inline(always)]
@@ -111,6 +156,8 @@ impl Partition {
     pub fn move_point(&mut self, i: usize, x: &[f64], w: f64, to: usize) {
         let from = self.labels[i];
         let d = self.d;
+        self.stale[from] = true;
+        self.stale[to] = true;
         self.labels[i] = to;
         self.counts[from] -= 1;
         self.counts[to] += 1;
@@ -126,15 +173,21 @@ impl Partition {
         self.update_centroid(to);
     }
 
-    /// The (weighted) k-means objective of the current state.
+    /// The (weighted) k-means objective of the current state: the clusters'
+    /// costs summed in cluster order (each cost summed over its members in
+    /// index order). Between a move and the next recomputation the stored
+    /// costs are out of date, so they are then computed afresh, the same way.
     pub fn objective<T: Scalar>(&self, data: &Data<'_, T>) -> f64 {
+        if !self.stale.iter().any(|&s| s) {
+            return self.costs.iter().sum();
+        }
+        let mut costs = vec![0.0; self.k];
         let mut buf = vec![0.0; self.d];
-        let mut total = 0.0;
         for (i, &l) in self.labels.iter().enumerate() {
             data.load_shifted(i, &mut buf);
-            total += data.weight(i) * sq_dist(&buf, self.centroid(l));
+            costs[l] += data.weight(i) * sq_dist(&buf, self.centroid(l));
         }
-        total
+        costs.iter().sum()
     }
 
     /// The nearest centroid to `x`, starting from `current` so that a tie
