@@ -110,6 +110,7 @@ impl Block {
             if n_r > 1 && !bounds.predicts_stay(i, r, p, factor, data, row) {
                 self.members.push(pos);
                 self.points.push(i);
+                data.prefetch(i);
             }
             pos += 1;
         }
@@ -465,67 +466,33 @@ fn sweep_body<T: Scalar>(
     while cur.start < order.len() {
         let next_start = cur.end;
         let cap = block_size(k, rate);
-        let (moved, seen) = if parallel {
-            // The next block is chosen and its snapshot taken before this
-            // block is processed, so that its product can run alongside.
-            next.open(
-                &mut live,
-                bounds,
-                p,
-                data,
-                order,
-                next_start,
-                cap,
-                factor,
-                &mut scratch,
-            );
-            for &i in &next.points {
-                data.prefetch(i);
-            }
-            let (seen, ()) = rayon::join(
-                || {
-                    process_block(
-                        p,
-                        data,
-                        order,
-                        &cur,
-                        &mut live,
-                        bounds,
-                        factor,
-                        &mut scratch,
-                    )
-                },
-                || next.fill_members(data, true),
-            );
-            seen
-        } else {
-            let seen = process_block(
-                p,
-                data,
-                order,
-                &cur,
-                &mut live,
-                bounds,
-                factor,
-                &mut scratch,
-            );
-            // Without a parallel product the next block is chosen and
-            // snapshotted after this one, so the bounds and the snapshot
-            // already include this block's moves.
-            next.open(
-                &mut live,
-                bounds,
-                p,
-                data,
-                order,
-                next_start,
-                cap,
-                factor,
-                &mut scratch,
-            );
-            next.fill_members(data, false);
-            seen
-        };
+        let (moved, seen) = process_block(
+            p,
+            data,
+            order,
+            &cur,
+            &mut live,
+            bounds,
+            factor,
+            &mut scratch,
+        );
+        // The next block is chosen and snapshotted after this one, so the
+        // bounds and the snapshot already include this block's moves; only
+        // its product is split over threads. (Overlapping the next block's
+        // product with this block's processing was measured slower: its
+        // choice could not see this block's moves, so it predicted worse.)
+        next.open(
+            &mut live,
+            bounds,
+            p,
+            data,
+            order,
+            next_start,
+            cap,
+            factor,
+            &mut scratch,
+        );
+        next.fill_members(data, parallel);
         moves += moved;
         evaluated += seen;
         if seen > 0 {
