@@ -314,13 +314,25 @@ def shape_product_time(x: np.ndarray, k: int, reps: int = 3) -> float:
     return median(times)
 
 
-def fit_peers(name: str, spec: Dict[str, int], quick: bool) -> List[Dict[str, Any]]:
+def fit_peers(name: str, spec: Dict[str, int], quick: bool, single: bool = False) -> List[Dict[str, Any]]:
+    if single:
+        # One start each (W4: ten starts of every peer would take hours here).
+        return [
+            dict(peer="smartigan (default) n_init=1", opts=dict(n_init=1)),
+            dict(peer="smartigan hartigan n_init=1", opts=dict(method="hartigan", n_init=1, n_iter=1000)),
+            dict(peer="smartigan lloyd n_init=1", opts=dict(method="lloyd", n_init=1, n_iter=300)),
+            dict(peer="sklearn lloyd n_init=1", opts=dict(algorithm="lloyd", n_init=1)),
+            dict(peer="sklearn elkan n_init=1", opts=dict(algorithm="elkan", n_init=1)),
+            dict(peer="faiss (all points)", opts=dict(all_points=True)),
+            dict(peer="R-Hartigan-Wong nstart=1", opts=dict(nstart=1, iter_max=1000)),
+        ]
     # R's Hartigan-Wong is single-threaded and scalar: 10 starts on W4
     # (k = 1,000) would take hours here, so that one runs a single start
     # (stated in the table); W1-W3 run the 10 starts the target compares with.
     r_nstart = 1 if spec["k"] >= 1000 else 10
     peers: List[Dict[str, Any]] = [
         dict(peer="smartigan (default)", opts={}),
+        dict(peer="smartigan smartigan n_init=10", opts=dict(n_init=10)),
         dict(peer="smartigan hartigan n_init=10", opts=dict(method="hartigan", n_init=10, n_iter=1000)),
         dict(peer="smartigan lloyd n_init=10", opts=dict(method="lloyd", n_init=10, n_iter=300)),
         dict(peer="sklearn lloyd n_init=10", opts=dict(algorithm="lloyd", n_init=10)),
@@ -364,6 +376,8 @@ def main() -> None:
     ap.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "smartigan-bench"))
     ap.add_argument("--out", default=str(HERE / "RESULTS.md"))
     ap.add_argument("--timeout", type=float, default=None, help="seconds per peer process")
+    ap.add_argument("--single-start", action="store_true",
+                    help="whole fits only, every peer with one start, ratios to sklearn n_init=1 (used for W4)")
     ap.add_argument("--from-json", default=None, help="only rewrite the markdown from a saved RESULTS.json")
     args = ap.parse_args()
     if args.child:
@@ -381,7 +395,7 @@ def main() -> None:
     workdir = Path(args.workdir)
     workdir.mkdir(parents=True, exist_ok=True)
     names = args.workloads.split(",") if args.workloads else (["W1"] if quick else list(WORKLOADS))
-    dtypes = ["float64"] if quick else ["float64", "float32"]
+    dtypes = ["float64"] if quick or args.single_start else ["float64", "float32"]
     t_start = time.time()
     report: Dict[str, Any] = {"fits": {}, "sweeps": {}, "scaling": [], "multistart": {}}
 
@@ -400,7 +414,7 @@ def main() -> None:
             x = np.load(path)
             key = f"{name} {dtype}"
             rows = []
-            for p in fit_peers(name, spec, quick):
+            for p in fit_peers(name, spec, quick, args.single_start):
                 if dtype == "float32" and peer_kind(p["peer"]) in ("R-", "ibm"):
                     continue  # float64-only peers: their float64 rows stand
                 if dtype == "float32" and "elkan" in p["peer"]:
@@ -433,6 +447,15 @@ def main() -> None:
                 rows.append(row)
                 log(f"{key} {p['peer']}: " + (row.get("error") or f"{row['time']:.3f}s obj {row['objective']:.6g}"))
             report["fits"][key] = rows
+
+    if args.single_start:
+        report["elapsed"] = time.time() - t_start
+        report["baseline"] = "sklearn lloyd n_init=1"
+        report["command"] = f"python benches/peers.py --single-start --workloads {','.join(names)} --reps {reps}"
+        Path(args.out).with_suffix(".json").write_text(json.dumps(report, indent=1, default=str))
+        write_single_start(report, Path(args.out))
+        log(f"wrote {args.out}")
+        return
 
     # ---- time per sweep
     sweep_peers = [
@@ -583,25 +606,7 @@ def write_markdown(report: Dict[str, Any], path: Path, quick: bool) -> None:
              "peak RSS is the peer process's own (`VmHWM`; R: `wait4` on the Rscript process), *extra* is peak minus RSS after loading the data. "
              "Ratios are to scikit-learn `KMeans(n_init=10)` (Lloyd) from the same run.")
     L.append("")
-    # ---- fits
-    for key, rows in report["fits"].items():
-        ref = next((r for r in rows if r["peer"] == "sklearn lloyd n_init=10" and "time" in r), None)
-        L.append(f"## {key}: whole fits")
-        L.append("")
-        L.append("| peer | threads | time (s) | time / sklearn | objective | objective / sklearn | sweeps | peak RSS (MB) | extra RSS (MB) |")
-        L.append("|---|---|---|---|---|---|---|---|---|")
-        for r in rows:
-            if "error" in r:
-                L.append(f"| {r['peer']} | | n/a: {r['error']} | | | | | | |")
-                continue
-            tr = r["time"] / ref["time"] if ref else None
-            orr = r["objective"] / ref["objective"] if ref else None
-            L.append(f"| {r['peer']} | {r.get('threads')} | {r['time']:.3f} | {fmt(tr)} | {r['objective']:.8g} | "
-                     f"{orr:.6f} | {r.get('n_sweeps')} | {r['peak_rss_mb']:.0f} | {r['extra_rss_mb']:.0f} |"
-                     if orr else
-                     f"| {r['peer']} | {r.get('threads')} | {r['time']:.3f} | — | {r['objective']:.8g} | — | "
-                     f"{r.get('n_sweeps')} | {r['peak_rss_mb']:.0f} | {r['extra_rss_mb']:.0f} |")
-        L.append("")
+    L.extend(fits_tables(report))
     # ---- sweeps
     L.append("## Time per sweep (one restart, k-means++ or random-point start)")
     L.append("")
@@ -657,6 +662,43 @@ def write_markdown(report: Dict[str, Any], path: Path, quick: bool) -> None:
     notes = HERE / "RESULTS-notes.md"
     if notes.exists() and not quick:
         L.append(notes.read_text())
+    path.write_text("\n".join(L))
+
+
+def fits_tables(report: Dict[str, Any]) -> List[str]:
+    """One markdown table of whole fits per workload and dtype, ratios to the baseline peer."""
+    L: List[str] = []
+    baseline = report.get("baseline", "sklearn lloyd n_init=10")
+    for key, rows in report["fits"].items():
+        ref = next((r for r in rows if r["peer"] == baseline and "time" in r), None)
+        L.append(f"## {key}: whole fits")
+        L.append("")
+        L.append("| peer | threads | time (s) | time / sklearn | objective | objective / sklearn | sweeps | peak RSS (MB) | extra RSS (MB) |")
+        L.append("|---|---|---|---|---|---|---|---|---|")
+        for r in rows:
+            if "error" in r:
+                L.append(f"| {r['peer']} | | n/a: {r['error']} | | | | | | |")
+                continue
+            tr = r["time"] / ref["time"] if ref else None
+            orr = r["objective"] / ref["objective"] if ref else None
+            L.append(f"| {r['peer']} | {r.get('threads')} | {r['time']:.3f} | {fmt(tr)} | {r['objective']:.8g} | "
+                     f"{orr:.6f} | {r.get('n_sweeps')} | {r['peak_rss_mb']:.0f} | {r['extra_rss_mb']:.0f} |"
+                     if orr else
+                     f"| {r['peer']} | {r.get('threads')} | {r['time']:.3f} | — | {r['objective']:.8g} | — | "
+                     f"{r.get('n_sweeps')} | {r['peak_rss_mb']:.0f} | {r['extra_rss_mb']:.0f} |")
+        L.append("")
+    return L
+
+
+def write_single_start(report: Dict[str, Any], path: Path) -> None:
+    """The `--single-start` report: whole fits with one start per peer."""
+    L = ["# Benchmarks with one start per peer", "",
+         f"Regenerate with `{report['command']}`. Machine: {os.cpu_count()} cores, Python "
+         f"{platform.python_version()}, numpy GEMM {report['gemm_f64'] / 1e9:.1f} GFlop/s (f64). Run took "
+         f"{report['elapsed'] / 60:.1f} min. Every peer runs in its own process on the same bytes; time is the "
+         "median wall time of the fit; objectives are recomputed from each peer's labels and centres. Ratios "
+         f"are to {report['baseline']} from the same run.", ""]
+    L.extend(fits_tables(report))
     path.write_text("\n".join(L))
 
 
