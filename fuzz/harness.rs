@@ -106,7 +106,9 @@ fn expected<T: Scalar>(x: ArrayView2<'_, T>, p: &Params) -> Expect {
     if !(1..=smartigan::MAX_N_ITER).contains(&p.n_iter) {
         return Expect::Parameter("n_iter");
     }
-    if !(1..=smartigan::MAX_N_INIT).contains(&p.n_init) {
+    if p.n_init
+        .is_some_and(|v| !(1..=smartigan::MAX_N_INIT).contains(&v))
+    {
         return Expect::Parameter("n_init");
     }
     if !(start.is_finite() && end.is_finite() && end > 0.0 && start >= end) {
@@ -147,8 +149,11 @@ fn check_clustering<T: Scalar>(x: ArrayView2<'_, T>, p: &Params, c: &Clustering<
     let k = p.k;
     assert_eq!(c.labels.len(), n);
     assert_eq!(c.centroids.dim(), (k, d));
-    assert_eq!(c.restart_objectives.len(), p.n_init);
-    assert!(c.best_restart < p.n_init);
+    let n_init = p
+        .n_init
+        .unwrap_or_else(|| smartigan::defaults::n_init(n, d, k));
+    assert_eq!(c.restart_objectives.len(), n_init);
+    assert!(c.best_restart < n_init);
     assert_eq!(c.restart_objectives[c.best_restart], c.objective);
     assert_eq!(c.history.len(), c.n_sweeps);
     assert_eq!(c.moves.len(), c.n_sweeps);

@@ -149,8 +149,9 @@ pub struct Params {
     pub n_iter: usize,
     /// The initialisation of every restart.
     pub init: Init,
-    /// Number of independent restarts; the best objective wins.
-    pub n_init: usize,
+    /// Number of independent restarts; the best objective wins. `None`
+    /// chooses by the problem's size ([`defaults::n_init`]).
+    pub n_init: Option<usize>,
     /// Smartigan's acceptance factor at sweep 0 and (in the limit) at sweep `n_iter`.
     pub schedule: (f64, f64),
     /// After Smartigan's schedule, run Hartigan sweeps until none moves.
@@ -176,9 +177,35 @@ pub mod defaults {
     /// those allowed; ten is excluded because, as a cap, it stops Lloyd short
     /// of convergence (`benches/PAPER.md` §4.5, "the shared cap").
     pub const N_ITER: usize = 20;
-    /// Default number of restarts: restarts bought more objective per unit
-    /// of time than longer schedules (`benches/PAPER.md` §4.4–4.5).
-    pub const N_INIT: usize = 20;
+    /// Restarts on small problems: restarts bought more objective per unit
+    /// of time than longer schedules (`benches/PAPER.md` §4.4–4.5), and
+    /// twenty of them met the bar above on every paper cell.
+    pub const N_INIT_SMALL: usize = 20;
+    /// Restarts on larger problems (scikit-learn's classical count).
+    pub const N_INIT_LARGE: usize = 10;
+    /// The largest `n·d·k` (multiply-adds of one pass) that counts as small:
+    /// below it twenty restarts together take a fraction of a second, so
+    /// the extra ten are nearly free. Above it each restart costs real time,
+    /// and on the benchmark workloads (`benches/RESULTS.md`, W1–W4) the best
+    /// of ten Smartigan restarts was already below scikit-learn's best of ten
+    /// Lloyd restarts. Every paper cell is small.
+    pub const SMALL_PROBLEM: usize = 1 << 20;
+    /// The number of restarts when none is given: [`N_INIT_SMALL`] while
+    /// `n·d·k ≤ SMALL_PROBLEM`, else [`N_INIT_LARGE`].
+    ///
+    /// ```
+    /// use smartigan::defaults;
+    /// assert_eq!(defaults::n_init(150, 4, 3), 20);
+    /// assert_eq!(defaults::n_init(100_000, 32, 100), 10);
+    /// ```
+    pub fn n_init(n: usize, d: usize, k: usize) -> usize {
+        let work = n.saturating_mul(d).saturating_mul(k);
+        if work <= SMALL_PROBLEM {
+            N_INIT_SMALL
+        } else {
+            N_INIT_LARGE
+        }
+    }
     /// Default Smartigan schedule: the paper's `3/2 − t/(2·N_iter)`.
     pub const SCHEDULE: (f64, f64) = (1.5, 1.0);
     /// Default: end Smartigan with Hartigan sweeps, so every result is a
@@ -199,7 +226,7 @@ impl Params {
             method: defaults::METHOD,
             n_iter: defaults::N_ITER,
             init: defaults::init(),
-            n_init: defaults::N_INIT,
+            n_init: None,
             schedule: defaults::SCHEDULE,
             polish: defaults::POLISH,
             n_threads: None,
@@ -224,7 +251,7 @@ impl Params {
     }
     /// Sets the number of restarts.
     pub fn n_init(mut self, n_init: usize) -> Self {
-        self.n_init = n_init;
+        self.n_init = Some(n_init);
         self
     }
     /// Sets Smartigan's schedule `(start, end)`.
@@ -262,12 +289,14 @@ impl Params {
                 format!("must be between 1 and {MAX_N_ITER}"),
             ));
         }
-        if !(1..=MAX_N_INIT).contains(&self.n_init) {
-            return Err(Error::invalid(
-                "n_init",
-                self.n_init,
-                format!("must be between 1 and {MAX_N_INIT}"),
-            ));
+        if let Some(n_init) = self.n_init {
+            if !(1..=MAX_N_INIT).contains(&n_init) {
+                return Err(Error::invalid(
+                    "n_init",
+                    n_init,
+                    format!("must be between 1 and {MAX_N_INIT}"),
+                ));
+            }
         }
         let (start, end) = self.schedule;
         if !(start.is_finite() && end.is_finite() && end > 0.0 && start >= end) {
@@ -348,9 +377,12 @@ impl ValidParams {
     pub fn init(&self) -> &Init {
         &self.p.init
     }
-    /// Number of restarts.
-    pub fn n_init(&self) -> usize {
-        self.p.n_init
+    /// Number of restarts for data of `n` rows and `d` features: the one
+    /// given, or [`defaults::n_init`].
+    pub fn n_init(&self, n: usize, d: usize) -> usize {
+        self.p
+            .n_init
+            .unwrap_or_else(|| defaults::n_init(n, d, self.p.k))
     }
     /// Smartigan's schedule.
     pub fn schedule(&self) -> (f64, f64) {

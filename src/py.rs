@@ -92,7 +92,7 @@ fn build_params(
     seed: Option<u64>,
     init: &str,
     init_centroids: Option<PyReadonlyArray2<'_, f64>>,
-    n_init: i64,
+    n_init: Option<i64>,
     schedule: (f64, f64),
     polish: bool,
     n_threads: Option<i64>,
@@ -110,14 +110,16 @@ fn build_params(
             &format!("must be between 1 and {}", crate::MAX_N_ITER),
         )?)
         .init(init)
-        .n_init(non_negative(
-            "n_init",
-            n_init,
-            &format!("must be between 1 and {}", crate::MAX_N_INIT),
-        )?)
         .schedule(schedule.0, schedule.1)
         .polish(polish);
     p.seed = seed;
+    if let Some(n_init) = n_init {
+        p = p.n_init(non_negative(
+            "n_init",
+            n_init,
+            &format!("must be between 1 and {}", crate::MAX_N_INIT),
+        )?);
+    }
     if let Some(t) = n_threads {
         p = p.n_threads(non_negative(
             "n_threads",
@@ -168,7 +170,7 @@ impl PyParams {
         seed: Option<u64>,
         init: &str,
         init_centroids: Option<PyReadonlyArray2<'_, f64>>,
-        n_init: i64,
+        n_init: Option<i64>,
         schedule: (f64, f64),
         polish: bool,
         n_threads: Option<i64>,
@@ -575,7 +577,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MAX_N_ITER", crate::MAX_N_ITER)?;
     m.add("DEFAULT_METHOD", crate::defaults::METHOD.name())?;
     m.add("DEFAULT_N_ITER", crate::defaults::N_ITER)?;
-    m.add("DEFAULT_N_INIT", crate::defaults::N_INIT)?;
+    m.add("AUTO_N_INIT_SMALL", crate::defaults::N_INIT_SMALL)?;
+    m.add("AUTO_N_INIT_LARGE", crate::defaults::N_INIT_LARGE)?;
+    m.add("AUTO_SMALL_PROBLEM", crate::defaults::SMALL_PROBLEM)?;
     m.add("DEFAULT_INIT", crate::defaults::init().name())?;
     m.add("DEFAULT_SCHEDULE", crate::defaults::SCHEDULE)?;
     m.add("DEFAULT_POLISH", crate::defaults::POLISH)?;

@@ -267,15 +267,15 @@ fn checked<'a, T: Scalar>(
     let weights = checked_weights(sample_weight, n, params.k())?;
     let mut data = Data::new(x, weights);
     data.check_range()?;
-    data.parallel = spare_threads(&params);
+    data.parallel = spare_threads(&params, n, d);
     Ok((params, data))
 }
 
 /// Whether there are more threads than restarts: then a restart's blocked
-/// sweep overlaps each block's product with the previous block's processing
-/// (the result is the same either way).
-fn spare_threads(params: &ValidParams) -> bool {
-    params.n_init() < params.n_threads()
+/// sweep splits each block's product over threads (the result is the same
+/// either way).
+fn spare_threads(params: &ValidParams, n: usize, d: usize) -> bool {
+    params.n_init(n, d) < params.n_threads()
 }
 
 /// Clusters the rows of `x` with every restart run in parallel on a per-call
@@ -354,7 +354,7 @@ where
     S::State: Send,
 {
     let pool = build_pool(params.n_threads())?;
-    let n_init = params.n_init();
+    let n_init = params.n_init(data.n(), data.d());
     let objectives = Mutex::new(vec![f64::NAN; n_init]);
     // Only the best restart so far is kept (O(n + k·d) per running restart);
     // "best" is (objective, index)-lexicographic, so the reduction's result
@@ -423,7 +423,7 @@ impl Run {
         let (params, data) = checked(x, sample_weight, params)?;
         let pool = build_pool(params.n_threads())?;
         let restarts = pool.install(|| {
-            (0..params.n_init())
+            (0..params.n_init(data.n, data.d))
                 .into_par_iter()
                 .map(|i| Restart::new(&data, &params, i))
                 .collect()
@@ -518,6 +518,6 @@ fn run_data<'a, T: Scalar>(
         });
     }
     let mut data = Data::with_shift_and_max(x, weights.map(Cow::Borrowed), shift.to_vec(), max_abs);
-    data.parallel = spare_threads(params);
+    data.parallel = spare_threads(params, shape.0, shape.1);
     Ok(data)
 }

@@ -20,6 +20,8 @@ pub(crate) trait Source: Sync {
     type Out: Scalar;
     /// Number of points.
     fn n(&self) -> usize;
+    /// Number of features.
+    fn d(&self) -> usize;
     /// The initial state of one restart, drawn from its init stream.
     fn initial_state(&self, params: &ValidParams, rng: &mut Xoshiro256PlusPlus) -> Self::State;
     /// One Hartigan sweep with acceptance factor `factor` in the given order,
@@ -45,6 +47,10 @@ impl<T: Scalar> Source for Data<'_, T> {
 
     fn n(&self) -> usize {
         self.n
+    }
+
+    fn d(&self) -> usize {
+        self.d
     }
 
     fn initial_state(&self, params: &ValidParams, rng: &mut Xoshiro256PlusPlus) -> Partition {

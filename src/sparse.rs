@@ -328,6 +328,10 @@ impl<T: Scalar> Source for SparseData<'_, T> {
         self.x.n_rows()
     }
 
+    fn d(&self) -> usize {
+        self.x.n_cols()
+    }
+
     fn initial_state(&self, params: &ValidParams, rng: &mut Xoshiro256PlusPlus) -> SparseState {
         let (n, k, d) = (self.x.n_rows(), params.k(), self.x.n_cols);
         let centroids = match params.init() {

@@ -372,3 +372,40 @@ fn predict_and_transform_agree_with_fit() {
     }
     assert!(smartigan::predict(x.view(), Array2::<f64>::zeros((2, 5)).view()).is_err());
 }
+
+#[test]
+fn automatic_n_init_follows_problem_size() {
+    // n·d·k = 600·4·3, small: twenty restarts.
+    let small = blobs(600, 4, 3, 1.0, 5);
+    let p = Params::new(3).method(Method::Lloyd).n_iter(2).seed(1);
+    assert_eq!(p.n_init, None);
+    let r = fit(small.view(), p.clone()).unwrap();
+    assert_eq!(
+        r.restart_objectives.len(),
+        smartigan::defaults::N_INIT_SMALL
+    );
+    // n·d·k = 20,000·8·7 = 1,120,000 > 2²⁰: ten.
+    let large = blobs(20_000, 8, 7, 1.0, 6);
+    let r = fit(
+        large.view(),
+        Params::new(7).method(Method::Lloyd).n_iter(2).seed(1),
+    )
+    .unwrap();
+    assert_eq!(
+        r.restart_objectives.len(),
+        smartigan::defaults::N_INIT_LARGE
+    );
+    // Exactly at the threshold still counts as small; a given n_init wins.
+    assert_eq!(smartigan::defaults::n_init(1 << 18, 2, 2), 20);
+    assert_eq!(smartigan::defaults::n_init((1 << 18) + 1, 2, 2), 10);
+    let r = fit(
+        large.view(),
+        Params::new(7)
+            .method(Method::Lloyd)
+            .n_iter(2)
+            .n_init(3)
+            .seed(1),
+    )
+    .unwrap();
+    assert_eq!(r.restart_objectives.len(), 3);
+}

@@ -336,7 +336,8 @@ def check_defaults(frontier: dict, seeds_paper: int, seeds_large: int, log=print
     from smartigan import _api
 
     defaults = dict(method=_api.DEFAULT_METHOD, init=_api.DEFAULT_INIT, n_iter=_api.DEFAULT_N_ITER,
-                    n_init=_api.DEFAULT_N_INIT, schedule=tuple(_api.DEFAULT_SCHEDULE),
+                    # "auto" gives this on every paper cell (they are small).
+                    n_init=_api.AUTO_N_INIT_SMALL, schedule=tuple(_api.DEFAULT_SCHEDULE),
                     polish=_default_polish())
     rows = []
     for rec in frontier["cells"]:

@@ -98,7 +98,8 @@ def compiled_defaults():
 
     d = dict(method=_api.DEFAULT_METHOD, init=_api.DEFAULT_INIT, n_iter=_api.DEFAULT_N_ITER,
              polish=fr_mod._default_polish())
-    return current_name(d), _api.DEFAULT_N_INIT
+    # n_init="auto" gives AUTO_N_INIT_SMALL on every paper cell (all small).
+    return current_name(d), _api.AUTO_N_INIT_SMALL
 
 
 def environment() -> dict:

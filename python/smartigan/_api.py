@@ -32,7 +32,13 @@ FloatArray = Union[npt.NDArray[np.float32], npt.NDArray[np.float64]]
 
 DEFAULT_METHOD: str = _core.DEFAULT_METHOD
 DEFAULT_N_ITER: int = _core.DEFAULT_N_ITER
-DEFAULT_N_INIT: int = _core.DEFAULT_N_INIT
+NInit = Union[int, Literal["auto"]]
+#: ``"auto"``: ``AUTO_N_INIT_SMALL`` restarts while ``n_samples * n_features * k``
+#: is at most ``AUTO_SMALL_PROBLEM``, else ``AUTO_N_INIT_LARGE`` (see :func:`auto_n_init`).
+DEFAULT_N_INIT: NInit = "auto"
+AUTO_N_INIT_SMALL: int = _core.AUTO_N_INIT_SMALL
+AUTO_N_INIT_LARGE: int = _core.AUTO_N_INIT_LARGE
+AUTO_SMALL_PROBLEM: int = _core.AUTO_SMALL_PROBLEM
 DEFAULT_INIT: str = _core.DEFAULT_INIT
 DEFAULT_SCHEDULE: Tuple[float, float] = tuple(_core.DEFAULT_SCHEDULE)  # type: ignore[assignment]
 DEFAULT_POLISH: bool = _core.DEFAULT_POLISH
@@ -144,6 +150,31 @@ def _seed(seed: Any) -> Optional[int]:
     return s
 
 
+def auto_n_init(n_samples: int, n_features: int, k: int) -> int:
+    """The number of restarts ``n_init="auto"`` runs for data of this shape.
+
+    Twenty while one pass costs at most ``AUTO_SMALL_PROBLEM`` multiply-adds
+    (``n_samples * n_features * k``), where twenty restarts take a fraction
+    of a second; ten above it.
+
+    >>> auto_n_init(150, 4, 3), auto_n_init(100_000, 32, 100)
+    (20, 10)
+    """
+    work = int(n_samples) * int(n_features) * int(k)
+    return AUTO_N_INIT_SMALL if work <= AUTO_SMALL_PROBLEM else AUTO_N_INIT_LARGE
+
+
+def _n_init_param(n_init: Any) -> Optional[int]:
+    """``None`` for ``"auto"`` (the core then chooses by the data's shape), else a checked integer."""
+    if isinstance(n_init, str):
+        if n_init == "auto":
+            return None
+        raise ValueError(f"invalid n_init: {n_init!r} (must be a positive integer or 'auto')")
+    if isinstance(n_init, (bool, np.bool_)) or not isinstance(n_init, numbers.Integral):
+        raise TypeError(f"n_init must be an integer or 'auto', got {n_init!r} ({type(n_init).__name__})")
+    return _int_param("n_init", n_init)
+
+
 def _core_params(
     k: Any,
     method: Any,
@@ -179,7 +210,7 @@ def _core_params(
         seed=_seed(seed),
         init=init_name,
         init_centroids=init_centroids,
-        n_init=_int_param("n_init", n_init),
+        n_init=_n_init_param(n_init),
         schedule=(float(start), float(end)),
         polish=bool(polish),
         n_threads=None if n_threads is None else _int_param("n_threads", n_threads),
@@ -249,7 +280,7 @@ def cluster(
     seed: Optional[int] = None,
     *,
     init: InitArg = DEFAULT_INIT,
-    n_init: int = DEFAULT_N_INIT,
+    n_init: NInit = DEFAULT_N_INIT,
     schedule: Tuple[float, float] = DEFAULT_SCHEDULE,
     polish: bool = DEFAULT_POLISH,
     n_threads: Optional[int] = None,
@@ -277,8 +308,11 @@ def cluster(
         results for any ``n_threads``. ``None`` draws one (see ``result.seed``).
     init : {"k-means++", "random-partition", "forgy"} or array of shape (k, n_features)
         How each restart starts.
-    n_init : int
+    n_init : int or "auto"
         Independent restarts, run in parallel; the lowest objective wins.
+        ``"auto"`` (default): 20 while ``n_samples * n_features * k`` is at
+        most 2**20 (twenty restarts then take a fraction of a second), else
+        10 (see :func:`auto_n_init`).
     schedule : (float, float)
         Smartigan's acceptance factor at the first sweep and, in the limit, at
         sweep ``n_iter``: ``start - (start - end) * t / n_iter``.
@@ -367,7 +401,7 @@ class Clusterer:
         seed: Optional[int] = None,
         *,
         init: InitArg = DEFAULT_INIT,
-        n_init: int = DEFAULT_N_INIT,
+        n_init: NInit = DEFAULT_N_INIT,
         schedule: Tuple[float, float] = DEFAULT_SCHEDULE,
         polish: bool = DEFAULT_POLISH,
         n_threads: Optional[int] = None,

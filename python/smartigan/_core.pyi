@@ -5,12 +5,14 @@ from typing import Any, Optional, Tuple, final
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Params", "fit", "predict", "transform", "fit_sparse", "predict_sparse", "transform_sparse", "Run", "__version__", "MAX_N_ITER", "DEFAULT_METHOD", "DEFAULT_N_ITER", "DEFAULT_N_INIT", "DEFAULT_INIT", "DEFAULT_SCHEDULE", "DEFAULT_POLISH"]
+__all__ = ["Params", "fit", "predict", "transform", "fit_sparse", "predict_sparse", "transform_sparse", "Run", "__version__", "MAX_N_ITER", "DEFAULT_METHOD", "DEFAULT_N_ITER", "AUTO_N_INIT_SMALL", "AUTO_N_INIT_LARGE", "AUTO_SMALL_PROBLEM", "DEFAULT_INIT", "DEFAULT_SCHEDULE", "DEFAULT_POLISH"]
 __version__: str
 MAX_N_ITER: int
 DEFAULT_METHOD: str
 DEFAULT_N_ITER: int
-DEFAULT_N_INIT: int
+AUTO_N_INIT_SMALL: int
+AUTO_N_INIT_LARGE: int
+AUTO_SMALL_PROBLEM: int
 DEFAULT_INIT: str
 DEFAULT_SCHEDULE: Tuple[float, float]
 DEFAULT_POLISH: bool
@@ -25,7 +27,7 @@ class Params:
         seed: Optional[int],
         init: str,
         init_centroids: Optional[npt.NDArray[np.float64]],
-        n_init: int,
+        n_init: Optional[int],
         schedule: Tuple[float, float],
         polish: bool,
         n_threads: Optional[int],

@@ -26,7 +26,7 @@ import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
+from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -557,6 +557,9 @@ def _fit(args: argparse.Namespace) -> int:
     table = _load(args)
     X = table.data
     n, d = X.shape
+    if args.n_init == "auto":
+        # Resolved here, so that progress, tables and JSON show the count.
+        args.n_init = _api.auto_n_init(n, d, args.k)
     if args.k > n:
         raise CliError(f"-k {args.k} is larger than the number of points ({n}) in {args.data}")
     result, elapsed = _run(X, args.k, args.method, args, args.seed)
@@ -595,6 +598,9 @@ def _compare(args: argparse.Namespace) -> int:
     table = _load(args)
     X = table.data
     n, d = X.shape
+    if args.n_init == "auto":
+        # Resolved here, so that progress, tables and JSON show the count.
+        args.n_init = _api.auto_n_init(n, d, args.k)
     if args.k > n:
         raise CliError(f"-k {args.k} is larger than the number of points ({n}) in {args.data}")
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
@@ -656,7 +662,8 @@ def _demo(args: argparse.Namespace) -> int:
     print(f"Mean k-means objective over {runs} runs per cell under the paper's protocol "
           "(random partition, at most 10 sweeps); paper's Table 1 values in brackets.")
     print(f"The last column is one call of smartigan.cluster(X, k) with default settings "
-          f"(method={_api.DEFAULT_METHOD!r}, init={_api.DEFAULT_INIT!r}, n_init={_api.DEFAULT_N_INIT}).\n")
+          f"(method={_api.DEFAULT_METHOD!r}, init={_api.DEFAULT_INIT!r}, n_init={_api.DEFAULT_N_INIT!r}: "
+          f"{_api.auto_n_init(X.shape[0], X.shape[1], max(args.k))} restarts here).\n")
     header = f"{'k':>3}  {'Lloyd':>17}  {'Hartigan':>17}  {'Smartigan':>17}  {'default cluster()':>17}  {'time':>7}"
     print(header)
     print("-" * len(header))
@@ -681,6 +688,10 @@ def _demo(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------------
 # parser
+
+
+def _n_init_arg(text: str) -> Union[int, str]:
+    return "auto" if text == "auto" else _positive(text)
 
 
 def _positive(text: str) -> int:
@@ -713,8 +724,9 @@ def _add_data_options(p: argparse.ArgumentParser, method: bool) -> None:
                    help=f"how each restart starts (default {_api.DEFAULT_INIT})")
     p.add_argument("--n-iter", type=_positive, default=_api.DEFAULT_N_ITER,
                    help=f"sweep limit; Smartigan's schedule length (default {_api.DEFAULT_N_ITER})")
-    p.add_argument("--n-init", type=_positive, default=_api.DEFAULT_N_INIT,
-                   help=f"restarts, run in parallel; the best is kept (default {_api.DEFAULT_N_INIT})")
+    p.add_argument("--n-init", type=_n_init_arg, default=_api.DEFAULT_N_INIT,
+                   help="restarts, run in parallel; the best is kept (default auto: "
+                        f"{_api.AUTO_N_INIT_SMALL} while n*d*k <= 2**20, else {_api.AUTO_N_INIT_LARGE})")
     p.add_argument("--seed", type=_seed, default=None, help="seed in [0, 2**64) (default: random, printed)")
     p.add_argument("--threads", type=_positive, default=None, help="threads (default: all cores)")
     p.add_argument("--plot", metavar="FILE.png", help="draw the clustering and objective per sweep (needs matplotlib)")

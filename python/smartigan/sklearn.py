@@ -136,7 +136,9 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         ``init(X, n_clusters, random_state)`` and must return the centroids.
     n_init : int or "auto", default="auto"
         Independent restarts, run in parallel; the lowest objective wins.
-        ``"auto"`` means 1 for an array or callable ``init`` and 20 otherwise.
+        ``"auto"`` means 1 for an array or callable ``init``, otherwise
+        ``smartigan.cluster``'s ``"auto"`` (20 restarts while
+        ``n_samples * n_features * n_clusters <= 2**20``, else 10).
     max_iter : int, default=20
         Lloyd iterations or Hartigan sweeps at most; for Smartigan the length
         of the acceptance-factor schedule (polishing sweeps come on top).

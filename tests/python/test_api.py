@@ -36,7 +36,7 @@ def test_result_fields_and_invariants(X, method):
     assert r.objective == pytest.approx(recomputed(X, r), rel=1e-9)
     assert len(r.history) == len(r.moves) == r.n_sweeps
     assert r.history[-1] == pytest.approx(r.objective, rel=1e-9)
-    assert r.restart_objectives.shape == (smartigan._api.DEFAULT_N_INIT,)
+    assert r.restart_objectives.shape == (smartigan._api.auto_n_init(300, 3, 5),) == (20,)
     assert r.objective == r.restart_objectives.min()
     assert r.restart_objectives[r.best_restart] == r.objective
     assert r.seed == 1 and r.converged
@@ -280,3 +280,21 @@ def test_embedded_iris():
     assert X.shape == (150, 4) and X.dtype == np.float64
     assert np.bincount(y).tolist() == [50, 50, 50]
     assert X.sum() == pytest.approx(2078.7)
+
+
+def test_auto_n_init_by_problem_size():
+    # 600·4·3 multiply-adds per pass: small, twenty restarts.
+    rng = np.random.default_rng(0)
+    small = rng.normal(size=(600, 4))
+    assert cluster(small, 3, "lloyd", seed=0).restart_objectives.shape == (20,)
+    assert cluster(small, 3, "lloyd", seed=0, n_init="auto").restart_objectives.shape == (20,)
+    # 20,000·8·7 > 2**20: ten; an explicit count always wins.
+    large = rng.normal(size=(20_000, 8)).astype(np.float32)
+    assert cluster(large, 7, "lloyd", 2, seed=0).restart_objectives.shape == (10,)
+    assert cluster(large, 7, "lloyd", 2, seed=0, n_init=3).restart_objectives.shape == (3,)
+    assert smartigan._api.auto_n_init(2**18, 2, 2) == 20
+    assert smartigan._api.auto_n_init(2**18 + 1, 2, 2) == 10
+    # The stateful API resolves "auto" the same way.
+    c = smartigan.Clusterer(7, "lloyd", 2, seed=0)
+    c.fit(large)
+    assert c.result_ is not None and c.result_.restart_objectives.shape == (10,)

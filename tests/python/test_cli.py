@@ -280,7 +280,7 @@ def test_progress_bar(iris_npy, capsys):
     stepped = json.loads(out.out)
     from smartigan import _api
 
-    assert f"sweep 1/{_api.DEFAULT_N_ITER}" in out.err and f"{_api.DEFAULT_N_INIT} restarts" in out.err
+    assert f"sweep 1/{_api.DEFAULT_N_ITER}" in out.err and f"{_api.auto_n_init(150, 4, 5)} restarts" in out.err
     assert "\r" in out.err
     assert main(["fit", str(iris_npy), "-k", "5", "--seed", "3", "--progress", "never", "--json"]) == 0
     out2 = capsys.readouterr()
