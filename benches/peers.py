@@ -113,10 +113,10 @@ def child_main(args: argparse.Namespace) -> None:
             labels, centres = res.labels, res.centroids
             out["n_sweeps"] = int(res.n_sweeps)
         else:  # time per sweep: one restart stepped sweep by sweep
-            args_ = smartigan._api._core_args(
+            params = smartigan._api._core_params(
                 k, opts.get("method", "hartigan"), opts.get("n_iter", 50), seed,
                 "k-means++", 1, smartigan._api.DEFAULT_SCHEDULE, True, opts.get("n_threads"))
-            run = _core.Run(x, **args_)
+            run = _core.Run(x, params)
             times: List[float] = []
             cap = task.get("max_sweeps", 30)
             while len(times) < cap:
@@ -376,6 +376,8 @@ def main() -> None:
     ap.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "smartigan-bench"))
     ap.add_argument("--out", default=str(HERE / "RESULTS.md"))
     ap.add_argument("--timeout", type=float, default=None, help="seconds per peer process")
+    ap.add_argument("--reuse-fits", default=None, metavar="JSON",
+                    help="take the whole-fit tables from a saved RESULTS.json and run only the rest")
     ap.add_argument("--single-start", action="store_true",
                     help="whole fits only, every peer with one start, ratios to sklearn n_init=1 (used for W4)")
     ap.add_argument("--from-json", default=None, help="only rewrite the markdown from a saved RESULTS.json")
@@ -407,7 +409,9 @@ def main() -> None:
         print(f"[{time.time() - t_start:7.1f}s] {msg}", flush=True)
 
     # ---- whole fits
-    for name in names:
+    if args.reuse_fits:
+        report["fits"] = json.loads(Path(args.reuse_fits).read_text())["fits"]
+    for name in ([] if args.reuse_fits else names):
         spec = WORKLOADS[name]
         for dtype in dtypes:
             path = ensure_data(workdir, name, spec, dtype)
@@ -537,6 +541,8 @@ def main() -> None:
     report["elapsed"] = time.time() - t_start
     report["command"] = "python benches/peers.py" + (" --quick" if quick else "") + (
         f" --workloads {args.workloads}" if args.workloads else "") + (f" --reps {args.reps}" if args.reps else "")
+    if args.reuse_fits:
+        report["reused_fits"] = args.reuse_fits
     (Path(args.out).with_suffix(".json")).write_text(json.dumps(report, indent=1, default=str))
     plot(report, HERE / ("sweep_scaling_quick.png" if quick else "sweep_scaling.png"))
     write_markdown(report, Path(args.out), quick)
@@ -598,7 +604,10 @@ def write_markdown(report: Dict[str, Any], path: Path, quick: bool) -> None:
     L.append("")
     L.append(f"Machine: {cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, "
              f"numpy GEMM {report['gemm_f64'] / 1e9:.1f} GFlop/s (f64), {report['gemm_f32'] / 1e9:.1f} GFlop/s (f32). "
-             f"Run took {report['elapsed'] / 60:.1f} min. The machine is shared and noisy: every ratio below "
+             f"Run took {report['elapsed'] / 60:.1f} min" + (
+                 " (per-sweep, scaling and multi-start parts; the whole fits are from an earlier run of the same "
+                 "command and code, reused with `--reuse-fits`)" if report.get("reused_fits") else "") +
+             ". The machine is shared and noisy: every ratio below "
              "compares numbers measured in the same run.")
     L.append("")
     L.append("Every peer runs in its own process on the same bytes; time is the median wall time of the fit "
@@ -620,10 +629,13 @@ def write_markdown(report: Dict[str, Any], path: Path, quick: bool) -> None:
     L.append("|---|---|---|" + "---|" * len(labels))
     for key, row in report["sweeps"].items():
         sk = row.get("sklearn lloyd")
+        sk = sk if sk and sk > 0 else None
         cells = []
         for lab in labels:
             v = row.get(lab)
-            if v is None:
+            if v is None or v <= 0:
+                # Not measured, or a capped run too short for the difference
+                # of two timings to be positive (noise).
                 cells.append("—")
             else:
                 cells.append(f"{v * 1e3:.1f} ({v / row['floor']:.1f}×, {fmt(v / sk if sk else None, 2)}×)")
