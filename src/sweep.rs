@@ -104,10 +104,15 @@ pub(crate) fn sweep<T: Scalar>(
 /// One Lloyd iteration: every point to its nearest centroid (ties keep the
 /// current label), then all centroids recomputed; empty clusters are refilled
 /// deterministically. Returns the number of labels that changed. The
-/// assignment is screened by blocked products and decided exactly
-/// ([`crate::fast::assign_nearest`]), so it equals the plain one.
+/// assignment skips points whose bounds from the previous iteration prove
+/// they keep their label, screens the others by blocked products and
+/// decides exactly ([`crate::fast::assign_nearest_bounded`]), so it equals
+/// the plain one.
 pub(crate) fn lloyd_iteration<T: Scalar>(p: &mut Partition, data: &Data<'_, T>) -> usize {
-    let new_labels = crate::fast::assign_nearest(data, &p.centroids, p.k, Some(&p.labels));
+    let mut bounds = p.hint.lloyd.take();
+    let new_labels =
+        crate::fast::assign_nearest_bounded(data, &p.centroids, p.k, &p.labels, &mut bounds);
+    p.hint.lloyd = bounds;
     let mut changed = 0;
     for (label, new) in p.labels.iter_mut().zip(new_labels) {
         changed += usize::from(new != *label);
