@@ -59,9 +59,15 @@ use crate::sweep::join_weight;
 
 /// Rounds a non-negative quantity up (covers the one or two roundings of the
 /// operation that produced it, with room to spare).
-const UP: f64 = 1.0 + 4.0 * f64::EPSILON;
+pub(crate) const UP: f64 = 1.0 + 4.0 * f64::EPSILON;
 /// Rounds a non-negative quantity down.
-const DOWN: f64 = 1.0 - 4.0 * f64::EPSILON;
+pub(crate) const DOWN: f64 = 1.0 - 4.0 * f64::EPSILON;
+
+/// `γ` for `d` features: every `sq_dist` the references compute is within a
+/// factor `1 ± γ` of the exact squared distance.
+pub(crate) fn rounding_gamma(d: usize) -> f64 {
+    (d as f64 + 16.0) * f64::EPSILON
+}
 /// Snapshot memory allowed per restart, in `f64`s (32 MB): the number of
 /// checkpoints per sweep shrinks for very large `k·d`.
 const SNAPSHOT_BUDGET: usize = 1 << 22;
@@ -193,7 +199,7 @@ impl Bounds {
             interval: n.div_ceil(checks).max(1),
             centroids: Vec::new(),
             min_count: 0,
-            gamma: (d as f64 + 16.0) * f64::EPSILON,
+            gamma: rounding_gamma(d),
         })
     }
 

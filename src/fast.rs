@@ -24,7 +24,7 @@
 //! order, and every centroid update are bit-identical to the plain sweep,
 //! whatever the CPU, kernel, block size or thread count.
 
-use crate::bounds::Bounds;
+use crate::bounds::{rounding_gamma, Bounds, DOWN, UP};
 use crate::data::{sq_dist, Data, Scalar};
 use crate::kernel::{scale_for, Panel};
 use crate::state::Partition;
@@ -651,7 +651,7 @@ pub(crate) struct LloydBounds {
 /// has exact distances `‖x − μ_a‖ ≤ u + δ_a` and `‖x − μ_j‖ ≥ l − max_{j≠a} δ_j`.
 /// The reference keeps `a` unless some computed `sq_dist` is strictly below
 /// the computed `sq_dist` to `a`; each computed value is within a factor
-/// `1 ± γ` of the exact one (`γ = (d + 16)·2⁻⁵³`, as in [`crate::bounds`]),
+/// `1 ± γ` of the exact one ([`rounding_gamma`]),
 /// so `u²(1 + γ) ≤ l²(1 − γ)` proves it keeps `a`; the test uses `4γ` on
 /// both sides to cover its own rounding, and bounds are stored with `2γ`
 /// and rounded outwards.
@@ -663,7 +663,7 @@ pub(crate) fn assign_nearest_bounded<T: Scalar>(
     state: &mut Option<LloydBounds>,
 ) -> Vec<usize> {
     let (n, d) = (data.n, data.d);
-    let gamma = (d as f64 + 16.0) * f64::EPSILON;
+    let gamma = rounding_gamma(d);
     let previous = state
         .take()
         .filter(|b| b.upper.len() == n && b.centroids.len() == k * d && k <= u32::MAX as usize);
@@ -747,10 +747,6 @@ pub(crate) fn assign_nearest_bounded<T: Scalar>(
     out
 }
 
-/// Outward rounding of a bound after a rounded operation.
-const UP: f64 = 1.0 + 4.0 * f64::EPSILON;
-const DOWN: f64 = 1.0 - 4.0 * f64::EPSILON;
-
 /// What the assignment found for one point: the reference's nearest label,
 /// its computed `sq_dist`, and a lower bound on the computed `sq_dist` to
 /// every other centroid (`+∞` if there is none).
@@ -826,9 +822,8 @@ fn assign_body<T: Scalar>(
                 }
                 let dist = sq_dist(x, probe.centroid(j));
                 if dist < best {
-                    if best_j != j && best < f64::INFINITY {
-                        other = other.min(best);
-                    }
+                    // The displaced best is now an other (`+∞` changes nothing).
+                    other = other.min(best);
                     best = dist;
                     best_j = j;
                 } else {

@@ -211,6 +211,13 @@ fn floats<'py>(name: &str, x: &Bound<'py, PyAny>) -> PyResult<Floats<'py>> {
 }
 
 /// Clusters `x`; see `smartigan.cluster` for the documented front end.
+/// The restarts `n_init="auto"` runs for data of this shape (the core's
+/// rule, so that Python never restates it).
+#[pyfunction]
+fn auto_n_init(n_samples: usize, n_features: usize, k: usize) -> usize {
+    crate::defaults::n_init(n_samples, n_features, k)
+}
+
 #[pyfunction]
 #[pyo3(signature = (x, params, sample_weight=None))]
 fn fit<'py>(
@@ -566,6 +573,7 @@ impl PyRun {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit, m)?)?;
+    m.add_function(wrap_pyfunction!(auto_n_init, m)?)?;
     m.add_function(wrap_pyfunction!(predict, m)?)?;
     m.add_function(wrap_pyfunction!(transform, m)?)?;
     m.add_function(wrap_pyfunction!(fit_sparse, m)?)?;

@@ -119,14 +119,13 @@ impl Partition {
                 self.update_centroid(j);
             }
         }
-        for (i, &l) in self.labels.iter().enumerate() {
-            if !self.stale[l] {
-                continue;
-            }
-            data.load_shifted(i, &mut buf);
-            let centroid = &self.centroids[l * d..(l + 1) * d];
-            self.costs[l] += data.weight(i) * sq_dist(&buf, centroid);
-        }
+        add_costs(
+            data,
+            &self.labels,
+            &self.centroids,
+            Some(&self.stale),
+            &mut self.costs,
+        );
         self.stale.iter_mut().for_each(|s| *s = false);
     }
 
@@ -182,11 +181,7 @@ impl Partition {
             return self.costs.iter().sum();
         }
         let mut costs = vec![0.0; self.k];
-        let mut buf = vec![0.0; self.d];
-        for (i, &l) in self.labels.iter().enumerate() {
-            data.load_shifted(i, &mut buf);
-            costs[l] += data.weight(i) * sq_dist(&buf, self.centroid(l));
-        }
+        add_costs(data, &self.labels, &self.centroids, None, &mut costs);
         costs.iter().sum()
     }
 
@@ -228,6 +223,27 @@ impl Partition {
         );
         self.recompute(data);
         moved
+    }
+}
+
+/// Adds `w_i·sq_dist(x_i, μ_{label_i})` to `costs[label_i]` for every point
+/// in index order (only points of the clusters `only` marks, if given): the
+/// one summation order every cluster cost is computed in.
+fn add_costs<T: Scalar>(
+    data: &Data<'_, T>,
+    labels: &[usize],
+    centroids: &[f64],
+    only: Option<&[bool]>,
+    costs: &mut [f64],
+) {
+    let d = data.d;
+    let mut buf = vec![0.0; d];
+    for (i, &l) in labels.iter().enumerate() {
+        if only.is_some_and(|o| !o[l]) {
+            continue;
+        }
+        data.load_shifted(i, &mut buf);
+        costs[l] += data.weight(i) * sq_dist(&buf, &centroids[l * d..(l + 1) * d]);
     }
 }
 

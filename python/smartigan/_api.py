@@ -160,8 +160,11 @@ def auto_n_init(n_samples: int, n_features: int, k: int) -> int:
     >>> auto_n_init(150, 4, 3), auto_n_init(100_000, 32, 100)
     (20, 10)
     """
-    work = int(n_samples) * int(n_features) * int(k)
-    return AUTO_N_INIT_SMALL if work <= AUTO_SMALL_PROBLEM else AUTO_N_INIT_LARGE
+    sizes = [_int_param(name, v) for name, v in (("n_samples", n_samples), ("n_features", n_features), ("k", k))]
+    for name, v in zip(("n_samples", "n_features", "k"), sizes):
+        if v < 0:
+            raise ValueError(f"invalid {name}: {v} (must be non-negative)")
+    return _core.auto_n_init(*sizes)
 
 
 def _n_init_param(n_init: Any) -> Optional[int]:
