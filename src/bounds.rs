@@ -312,6 +312,12 @@ impl Bounds {
         Some((upper, rest.min(exact)))
     }
 
+    /// Hints the CPU to start loading point `i`'s bounds.
+    #[inline(always)]
+    pub fn prefetch(&self, i: usize) {
+        crate::data::prefetch(std::slice::from_ref(&self.points[i]));
+    }
+
     /// Whether point `i` provably stays (nothing updated): predicts which
     /// points of the next block need products.
     #[inline(always)]

@@ -251,29 +251,10 @@ impl<'a, T: Scalar> Data<'a, T> {
         &flat[i * self.d..(i + 1) * self.d]
     }
 
-    /// Hints the CPU to start loading row `i` into cache (no effect on
-    /// results; a no-op off x86-64).
+    /// Hints the CPU to start loading row `i` into cache.
     #[inline(always)]
     pub fn prefetch(&self, i: usize) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            let row = self.row(i);
-            let bytes = std::mem::size_of_val(row);
-            let base = row.as_ptr().cast::<i8>();
-            let mut off = 0;
-            while off < bytes {
-                // SAFETY: `base + off` lies inside the row; prefetching never
-                // faults and reads nothing observable.
-                #[allow(unused_unsafe)]
-                unsafe {
-                    _mm_prefetch::<_MM_HINT_T0>(base.add(off))
-                };
-                off += 64;
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = i;
+        prefetch(self.row(i));
     }
 
     /// Row `i`, widened to `f64` and shifted, written into `buf`.
@@ -297,6 +278,30 @@ impl<T: Scalar> IntoStandard for CowArray<'_, T, Ix2> {
             CowArray::from(self.as_standard_layout().into_owned())
         }
     }
+}
+
+/// Hints the CPU to start loading every cache line of `items` (no effect on
+/// results; a no-op off x86-64).
+#[inline(always)]
+pub(crate) fn prefetch<E>(items: &[E]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let bytes = std::mem::size_of_val(items);
+        let base = items.as_ptr().cast::<i8>();
+        let mut off = 0;
+        while off < bytes {
+            // SAFETY: `base + off` lies inside `items`; prefetching never
+            // faults and reads nothing observable.
+            #[allow(unused_unsafe)]
+            unsafe {
+                _mm_prefetch::<_MM_HINT_T0>(base.add(off))
+            };
+            off += 64;
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = items;
 }
 
 /// Squared Euclidean distance with four independent accumulators. The
