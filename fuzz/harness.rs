@@ -103,7 +103,9 @@ fn expected<T: Scalar>(x: ArrayView2<'_, T>, p: &Params) -> Expect {
     if p.k < 1 {
         return Expect::Parameter("k");
     }
-    if !(1..=smartigan::MAX_N_ITER).contains(&p.n_iter) {
+    if p.n_iter
+        .is_some_and(|v| !(1..=smartigan::MAX_N_ITER).contains(&v))
+    {
         return Expect::Parameter("n_iter");
     }
     if p.n_init

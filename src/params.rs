@@ -145,8 +145,9 @@ pub struct Params {
     pub k: usize,
     /// The algorithm.
     pub method: Method,
-    /// Lloyd iterations, Hartigan sweeps, or the length of Smartigan's schedule.
-    pub n_iter: usize,
+    /// The length of Smartigan's schedule, or the cap on Lloyd iterations and
+    /// Hartigan sweeps. `None` chooses by method ([`defaults::n_iter`]).
+    pub n_iter: Option<usize>,
     /// The initialisation of every restart.
     pub init: Init,
     /// Number of independent restarts; the best objective wins. `None`
@@ -172,11 +173,30 @@ pub mod defaults {
     use super::{Init, Method};
     /// Default method.
     pub const METHOD: Method = Method::Smartigan;
-    /// Default schedule length (Smartigan) and sweep cap (Lloyd, Hartigan).
-    /// Twenty is the cheapest length that met the bar with restarts among
-    /// those allowed; ten is excluded because, as a cap, it stops Lloyd short
-    /// of convergence (`benches/PAPER.md` §4.5, "the shared cap").
+    /// Default length of Smartigan's schedule: the cheapest length that met
+    /// the bar with restarts among those measured (`benches/PAPER.md` §4).
     pub const N_ITER: usize = 20;
+    /// Default cap on Lloyd iterations and Hartigan sweeps (scikit-learn's
+    /// `max_iter`). Both stop as soon as nothing changes, so the cap only
+    /// matters on data that converges very slowly; a short cap (the schedule
+    /// length, before) stopped them short of convergence on the benchmark's
+    /// larger workloads, which `converged = false` reported but users did
+    /// not expect.
+    pub const MAX_ITER: usize = 300;
+    /// `n_iter` when none is given: [`N_ITER`] for Smartigan (its schedule
+    /// length), [`MAX_ITER`] for Lloyd and Hartigan (a cap).
+    ///
+    /// ```
+    /// use smartigan::{defaults, Method};
+    /// assert_eq!(defaults::n_iter(Method::Smartigan), 20);
+    /// assert_eq!(defaults::n_iter(Method::Hartigan), 300);
+    /// ```
+    pub fn n_iter(method: Method) -> usize {
+        match method {
+            Method::Smartigan => N_ITER,
+            Method::Lloyd | Method::Hartigan => MAX_ITER,
+        }
+    }
     /// Restarts on small problems: restarts bought more objective per unit
     /// of time than longer schedules (`benches/PAPER.md` §4.4–4.5), and
     /// twenty of them met the bar above on every paper cell.
@@ -226,7 +246,7 @@ impl Params {
         Params {
             k,
             method: defaults::METHOD,
-            n_iter: defaults::N_ITER,
+            n_iter: None,
             init: defaults::init(),
             n_init: None,
             schedule: defaults::SCHEDULE,
@@ -243,7 +263,7 @@ impl Params {
     }
     /// Sets `n_iter`.
     pub fn n_iter(mut self, n_iter: usize) -> Self {
-        self.n_iter = n_iter;
+        self.n_iter = Some(n_iter);
         self
     }
     /// Sets the initialisation.
@@ -284,12 +304,14 @@ impl Params {
         if self.k < 1 {
             return Err(Error::invalid("k", self.k, "must be at least 1"));
         }
-        if !(1..=MAX_N_ITER).contains(&self.n_iter) {
-            return Err(Error::invalid(
-                "n_iter",
-                self.n_iter,
-                format!("must be between 1 and {MAX_N_ITER}"),
-            ));
+        if let Some(n_iter) = self.n_iter {
+            if !(1..=MAX_N_ITER).contains(&n_iter) {
+                return Err(Error::invalid(
+                    "n_iter",
+                    n_iter,
+                    format!("must be between 1 and {MAX_N_ITER}"),
+                ));
+            }
         }
         if let Some(n_init) = self.n_init {
             if !(1..=MAX_N_INIT).contains(&n_init) {
@@ -339,13 +361,14 @@ impl Params {
         Ok(ValidParams {
             seed: self.seed.unwrap_or_else(crate::rng::entropy_seed),
             n_threads,
+            n_iter: self.n_iter.unwrap_or_else(|| defaults::n_iter(self.method)),
             p: self,
         })
     }
 }
 
-/// Parameters that passed [`Params::check`]; the seed and thread count are
-/// resolved.
+/// Parameters that passed [`Params::check`]; the seed, thread count and
+/// `n_iter` are resolved.
 ///
 /// ```
 /// use smartigan::Params;
@@ -360,6 +383,7 @@ pub struct ValidParams {
     p: Params,
     seed: u64,
     n_threads: usize,
+    n_iter: usize,
 }
 
 impl ValidParams {
@@ -371,9 +395,10 @@ impl ValidParams {
     pub fn method(&self) -> Method {
         self.p.method
     }
-    /// Iterations, sweeps, or schedule length.
+    /// Smartigan's schedule length, or the Lloyd/Hartigan cap: the one
+    /// given, or [`defaults::n_iter`] for the method.
     pub fn n_iter(&self) -> usize {
-        self.p.n_iter
+        self.n_iter
     }
     /// The initialisation.
     pub fn init(&self) -> &Init {
@@ -408,7 +433,7 @@ impl ValidParams {
     /// for the default `(1.5, 1.0)`.
     pub fn acceptance_factor(&self, t: usize) -> f64 {
         let (start, end) = self.p.schedule;
-        start - (start - end) * (t as f64) / (self.p.n_iter as f64)
+        start - (start - end) * (t as f64) / (self.n_iter as f64)
     }
 
     /// The checks that need the data's shape.

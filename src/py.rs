@@ -88,7 +88,7 @@ fn non_negative(name: &'static str, v: i64, expected: &str) -> crate::Result<usi
 fn build_params(
     k: i64,
     method: &str,
-    n_iter: i64,
+    n_iter: Option<i64>,
     seed: Option<u64>,
     init: &str,
     init_centroids: Option<PyReadonlyArray2<'_, f64>>,
@@ -104,15 +104,17 @@ fn build_params(
     };
     let mut p = Params::new(k)
         .method(method.parse::<Method>()?)
-        .n_iter(non_negative(
-            "n_iter",
-            n_iter,
-            &format!("must be between 1 and {}", crate::MAX_N_ITER),
-        )?)
         .init(init)
         .schedule(schedule.0, schedule.1)
         .polish(polish);
     p.seed = seed;
+    if let Some(n_iter) = n_iter {
+        p = p.n_iter(non_negative(
+            "n_iter",
+            n_iter,
+            &format!("must be between 1 and {}, or None", crate::MAX_N_ITER),
+        )?);
+    }
     if let Some(n_init) = n_init {
         p = p.n_init(non_negative(
             "n_init",
@@ -166,7 +168,7 @@ impl PyParams {
     fn new(
         k: i64,
         method: &str,
-        n_iter: i64,
+        n_iter: Option<i64>,
         seed: Option<u64>,
         init: &str,
         init_centroids: Option<PyReadonlyArray2<'_, f64>>,
@@ -585,6 +587,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MAX_N_ITER", crate::MAX_N_ITER)?;
     m.add("DEFAULT_METHOD", crate::defaults::METHOD.name())?;
     m.add("DEFAULT_N_ITER", crate::defaults::N_ITER)?;
+    m.add("DEFAULT_MAX_ITER", crate::defaults::MAX_ITER)?;
     m.add("AUTO_N_INIT_SMALL", crate::defaults::N_INIT_SMALL)?;
     m.add("AUTO_N_INIT_LARGE", crate::defaults::N_INIT_LARGE)?;
     m.add("AUTO_SMALL_PROBLEM", crate::defaults::SMALL_PROBLEM)?;

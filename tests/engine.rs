@@ -409,3 +409,55 @@ fn automatic_n_init_follows_problem_size() {
     .unwrap();
     assert_eq!(r.restart_objectives.len(), 3);
 }
+
+#[test]
+fn default_n_iter_is_a_schedule_for_smartigan_and_a_loose_cap_otherwise() {
+    let resolved = |m: Method, n_iter: Option<usize>| {
+        let mut p = Params::new(3).method(m).seed(1);
+        p.n_iter = n_iter;
+        p.check().unwrap().n_iter()
+    };
+    assert_eq!(
+        resolved(Method::Smartigan, None),
+        smartigan::defaults::N_ITER
+    );
+    assert_eq!(resolved(Method::Lloyd, None), smartigan::defaults::MAX_ITER);
+    assert_eq!(
+        resolved(Method::Hartigan, None),
+        smartigan::defaults::MAX_ITER
+    );
+    for m in METHODS {
+        assert_eq!(resolved(m, Some(7)), 7);
+    }
+    // Uniform noise from random partitions: both need more than twenty
+    // iterations / sweeps. By default they run to convergence; a cap of 20
+    // stops them short, reported through `converged`.
+    let mut rng = smartigan::rng::Xoshiro256PlusPlus::seed_from_u64(5);
+    let x = Array2::from_shape_fn((3000, 2), |_| rng.unit_f64());
+    for m in [Method::Lloyd, Method::Hartigan] {
+        let p = Params::new(30)
+            .method(m)
+            .init(Init::RandomPartition)
+            .n_init(1)
+            .seed(1);
+        let full = fit(x.view(), p.clone()).unwrap();
+        let capped = fit(x.view(), p.n_iter(20)).unwrap();
+        assert!(
+            full.converged && full.n_sweeps > 20,
+            "{m}: {}",
+            full.n_sweeps
+        );
+        assert!(
+            !capped.converged && capped.n_sweeps == 20,
+            "{m}: {} {}",
+            capped.converged,
+            capped.n_sweeps
+        );
+        assert!(
+            full.objective < capped.objective,
+            "{m}: {} {}",
+            full.objective,
+            capped.objective
+        );
+    }
+}

@@ -709,9 +709,10 @@ def document(res: dict, target_pct: float, figure_rel: str) -> str:
               "were set from an earlier run of this benchmark (timings move with the machine and with kernel "
               "changes; objectives do not) or they should be updated. §4.7 shows how the compiled defaults "
               "actually perform.\n")
-    w("**The shared cap.** `n_iter` is a single default: Smartigan's schedule length, and the cap on Lloyd "
-      "iterations and Hartigan sweeps for a user who changes only `method`. Mean single-restart excess (%) of "
-      "Lloyd and Hartigan under each cap:\n")
+    w("**The shared cap.** When the defaults were chosen, `n_iter` was a single default: Smartigan's schedule "
+      "length, and the cap on Lloyd iterations and Hartigan sweeps for a user who changes only `method` (now "
+      "`n_iter=None` means 20 schedule sweeps for Smartigan and a cap of 300 for Lloyd and Hartigan). Mean "
+      "single-restart excess (%) of Lloyd and Hartigan under each cap:\n")
     w(caps_md(front) + "\n")
     w(f"A cap of 10 leaves Lloyd measurably short of convergence (and `converged` false) on the larger set and "
       f"on Breast Cancer; from 20 on, k-means++-started runs barely change. Hence n_iter ≥ {MIN_DEFAULT_N_ITER} "

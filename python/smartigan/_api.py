@@ -31,7 +31,10 @@ InitArg = Union[InitName, str, npt.ArrayLike]
 FloatArray = Union[npt.NDArray[np.float32], npt.NDArray[np.float64]]
 
 DEFAULT_METHOD: str = _core.DEFAULT_METHOD
+#: ``n_iter=None`` (default) means ``DEFAULT_N_ITER`` sweeps of Smartigan's
+#: schedule, or at most ``DEFAULT_MAX_ITER`` Lloyd iterations / Hartigan sweeps.
 DEFAULT_N_ITER: int = _core.DEFAULT_N_ITER
+DEFAULT_MAX_ITER: int = _core.DEFAULT_MAX_ITER
 NInit = Union[int, Literal["auto"]]
 #: ``"auto"``: ``AUTO_N_INIT_SMALL`` restarts while ``n_samples * n_features * k``
 #: is at most ``AUTO_SMALL_PROBLEM``, else ``AUTO_N_INIT_LARGE`` (see :func:`auto_n_init`).
@@ -209,7 +212,7 @@ def _core_params(
     return _core.Params(
         k=_int_param("k", k),
         method=method,
-        n_iter=_int_param("n_iter", n_iter),
+        n_iter=None if n_iter is None else _int_param("n_iter", n_iter),
         seed=_seed(seed),
         init=init_name,
         init_centroids=init_centroids,
@@ -279,7 +282,7 @@ def cluster(
     X: npt.ArrayLike,
     k: int,
     method: Method = DEFAULT_METHOD,  # type: ignore[assignment]
-    n_iter: int = DEFAULT_N_ITER,
+    n_iter: Optional[int] = None,
     seed: Optional[int] = None,
     *,
     init: InitArg = DEFAULT_INIT,
@@ -303,9 +306,12 @@ def cluster(
         ``"lloyd"``: nearest-centroid iterations. ``"hartigan"``: single-point
         transfers in a random order each sweep. ``"smartigan"``: Hartigan with
         an acceptance factor falling along ``schedule`` (the paper's variant).
-    n_iter : int
-        Lloyd iterations / Hartigan sweeps at most; for Smartigan the length
-        of the schedule.
+    n_iter : int or None
+        For Smartigan the length of the schedule (default ``None``:
+        ``DEFAULT_N_ITER`` = 20 sweeps; polishing sweeps come on top). For
+        Lloyd and Hartigan a cap on iterations / sweeps, which stop earlier
+        as soon as nothing changes (default ``None``: ``DEFAULT_MAX_ITER`` =
+        300, scikit-learn's ``max_iter``).
     seed : int or None
         Seed in ``[0, 2**64)``. Same seed, data and version give bit-identical
         results for any ``n_threads``. ``None`` draws one (see ``result.seed``).
@@ -400,7 +406,7 @@ class Clusterer:
         self,
         k: int,
         method: Method = DEFAULT_METHOD,  # type: ignore[assignment]
-        n_iter: int = DEFAULT_N_ITER,
+        n_iter: Optional[int] = None,
         seed: Optional[int] = None,
         *,
         init: InitArg = DEFAULT_INIT,

@@ -5,11 +5,12 @@ from typing import Any, Optional, Tuple, final
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Params", "auto_n_init", "fit", "predict", "transform", "fit_sparse", "predict_sparse", "transform_sparse", "Run", "__version__", "MAX_N_ITER", "DEFAULT_METHOD", "DEFAULT_N_ITER", "AUTO_N_INIT_SMALL", "AUTO_N_INIT_LARGE", "AUTO_SMALL_PROBLEM", "DEFAULT_INIT", "DEFAULT_SCHEDULE", "DEFAULT_POLISH"]
+__all__ = ["Params", "auto_n_init", "fit", "predict", "transform", "fit_sparse", "predict_sparse", "transform_sparse", "Run", "__version__", "MAX_N_ITER", "DEFAULT_METHOD", "DEFAULT_N_ITER", "DEFAULT_MAX_ITER", "AUTO_N_INIT_SMALL", "AUTO_N_INIT_LARGE", "AUTO_SMALL_PROBLEM", "DEFAULT_INIT", "DEFAULT_SCHEDULE", "DEFAULT_POLISH"]
 __version__: str
 MAX_N_ITER: int
 DEFAULT_METHOD: str
 DEFAULT_N_ITER: int
+DEFAULT_MAX_ITER: int
 AUTO_N_INIT_SMALL: int
 AUTO_N_INIT_LARGE: int
 AUTO_SMALL_PROBLEM: int
@@ -23,7 +24,7 @@ class Params:
         cls,
         k: int,
         method: str,
-        n_iter: int,
+        n_iter: Optional[int],
         seed: Optional[int],
         init: str,
         init_centroids: Optional[npt.NDArray[np.float64]],

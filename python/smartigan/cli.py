@@ -468,7 +468,8 @@ def _run(X: npt.NDArray[np.float64], k: int, method: str, args: argparse.Namespa
          seed: Optional[int]) -> Tuple[_api.ClusterResult, float]:
     """One fit, stepped with a progress bar when one can be shown; returns (result, seconds)."""
     kwargs: Dict[str, Any] = dict(init=args.init, n_init=args.n_init, n_threads=args.threads)
-    bar = Progress(method, args.n_iter, args.n_init, mode=args.progress)
+    expected = args.n_iter or (_api.DEFAULT_N_ITER if method == "smartigan" else _api.DEFAULT_MAX_ITER)
+    bar = Progress(method, expected, args.n_init, mode=args.progress)
     t0 = time.perf_counter()
     if not bar.enabled:
         result = _api.cluster(X, k, method, args.n_iter, seed, **kwargs)  # type: ignore[arg-type]
@@ -581,7 +582,7 @@ def _fit(args: argparse.Namespace) -> int:
         return 0
     print(f"data        {args.data}: {n} points, {d} features"
           + (f" ({', '.join(table.names)})" if table.names and d <= 8 else ""))
-    print(f"method      {args.method} (init {args.init}, {args.n_init} restarts, n_iter {args.n_iter}, seed {result.seed})")
+    print(f"method      {args.method} (init {args.init}, {args.n_init} restarts, n_iter {args.n_iter or 'default'}, seed {result.seed})")
     print(f"objective   {result.objective:.10g}")
     print(f"sweeps      {result.n_sweeps} ({'converged' if result.converged else 'stopped at the sweep limit'})")
     print(f"restarts    best #{result.best_restart}; objectives min {ro.min():.6g}, median {np.median(ro):.6g}, "
@@ -722,8 +723,9 @@ def _add_data_options(p: argparse.ArgumentParser, method: bool) -> None:
                        help=f"algorithm (default {_api.DEFAULT_METHOD})")
     p.add_argument("--init", default=_api.DEFAULT_INIT, choices=INITS,
                    help=f"how each restart starts (default {_api.DEFAULT_INIT})")
-    p.add_argument("--n-iter", type=_positive, default=_api.DEFAULT_N_ITER,
-                   help=f"sweep limit; Smartigan's schedule length (default {_api.DEFAULT_N_ITER})")
+    p.add_argument("--n-iter", type=_positive, default=None,
+                   help=f"Smartigan's schedule length (default {_api.DEFAULT_N_ITER}); for lloyd and "
+                        f"hartigan a cap on iterations/sweeps (default {_api.DEFAULT_MAX_ITER})")
     p.add_argument("--n-init", type=_n_init_arg, default=_api.DEFAULT_N_INIT,
                    help="restarts, run in parallel; the best is kept (default auto: "
                         f"{_api.AUTO_N_INIT_SMALL} while n*d*k <= 2**20, else {_api.AUTO_N_INIT_LARGE})")

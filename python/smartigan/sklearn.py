@@ -139,9 +139,11 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         ``"auto"`` means 1 for an array or callable ``init``, otherwise
         ``smartigan.cluster``'s ``"auto"`` (20 restarts while
         ``n_samples * n_features * n_clusters <= 2**20``, else 10).
-    max_iter : int, default=20
-        Lloyd iterations or Hartigan sweeps at most; for Smartigan the length
-        of the acceptance-factor schedule (polishing sweeps come on top).
+    max_iter : int or None, default=None
+        For Smartigan the length of the acceptance-factor schedule (``None``:
+        20; polishing sweeps come on top); for Lloyd and Hartigan a cap on
+        iterations / sweeps, which stop as soon as nothing changes (``None``:
+        300, as in scikit-learn).
     random_state : int, RandomState, Generator or None, default=None
         An int in ``[0, 2**64)`` is the seed itself (the same seed as
         ``smartigan.cluster(..., seed=random_state)``). A ``RandomState`` or
@@ -204,7 +206,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         method: str = "smartigan",
         init: Union[str, npt.ArrayLike, Callable[..., Any]] = "k-means++",
         n_init: Union[int, str] = "auto",
-        max_iter: int = _api.DEFAULT_N_ITER,
+        max_iter: Optional[int] = None,
         random_state: Union[int, np.random.RandomState, np.random.Generator, None] = None,
         n_threads: Optional[int] = None,
         schedule: Tuple[float, float] = _api.DEFAULT_SCHEDULE,
@@ -292,7 +294,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         data: Any = _validate_data(self, X, dtype=_FLOATS, order="C", accept_sparse="csr",
                                    ensure_min_samples=1)
         n_clusters = _positive_int("n_clusters", self.n_clusters)
-        max_iter = _positive_int("max_iter", self.max_iter)
+        max_iter = None if self.max_iter is None else _positive_int("max_iter", self.max_iter)
         n_samples = data.shape[0]
         if n_samples < n_clusters:
             raise ValueError(f"n_samples={n_samples} should be >= n_clusters={n_clusters}.")

@@ -298,3 +298,27 @@ def test_auto_n_init_by_problem_size():
     c = smartigan.Clusterer(7, "lloyd", 2, seed=0)
     c.fit(large)
     assert c.result_ is not None and c.result_.restart_objectives.shape == (10,)
+
+
+def test_default_n_iter_runs_lloyd_and_hartigan_to_convergence():
+    # Uniform noise from random partitions needs more than twenty
+    # iterations / sweeps: by default both converge; n_iter=20 caps them.
+    x = np.random.default_rng(0).random((3000, 2))
+    for method in ("lloyd", "hartigan"):
+        kw = dict(seed=1, init="random-partition", n_init=1)
+        full = cluster(x, 30, method, **kw)
+        assert full.converged and 20 < full.n_sweeps <= smartigan._api.DEFAULT_MAX_ITER
+        assert cluster(x, 30, method, None, **kw).objective == full.objective
+        capped = cluster(x, 30, method, 20, **kw)
+        assert not capped.converged and capped.n_sweeps == 20
+        assert full.objective < capped.objective
+        # Step-wise fitting and the estimator resolve the default the same way.
+        c = Clusterer(30, method, **kw).fit(x)
+        assert c.result_ is not None and c.result_.n_sweeps == full.n_sweeps
+        from smartigan.sklearn import KMeans
+
+        est = KMeans(30, method=method, init="random-partition", n_init=1, random_state=1).fit(x)
+        assert est.n_iter_ == full.n_sweeps
+    # Smartigan's schedule stays DEFAULT_N_ITER sweeps long.
+    short = cluster(x, 30, "smartigan", seed=1, n_init=1, polish=False)
+    assert short.n_sweeps == smartigan._api.DEFAULT_N_ITER == 20
