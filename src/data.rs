@@ -280,6 +280,32 @@ impl<T: Scalar> IntoStandard for CowArray<'_, T, Ix2> {
     }
 }
 
+/// [`sq_dist`] between `row − shift` (widened to `f64`, as
+/// [`Data::load_shifted`] gives it) and `b`, without copying the row: the
+/// same operations in the same order, so the same bits.
+#[inline(always)]
+pub(crate) fn sq_dist_shifted<T: Scalar>(row: &[T], shift: &[f64], b: &[f64]) -> f64 {
+    let mut acc = [0.0f64; 4];
+    let (cr, cs, cb) = (
+        row.chunks_exact(4),
+        shift.chunks_exact(4),
+        b.chunks_exact(4),
+    );
+    let (rr, rs, rb) = (cr.remainder(), cs.remainder(), cb.remainder());
+    for ((x, s), y) in cr.zip(cs).zip(cb) {
+        for l in 0..4 {
+            let t = (x[l].to_f64() - s[l]) - y[l];
+            acc[l] += t * t;
+        }
+    }
+    let mut total = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+    for ((x, s), y) in rr.iter().zip(rs).zip(rb) {
+        let t = (x.to_f64() - s) - y;
+        total += t * t;
+    }
+    total
+}
+
 /// Hints the CPU to start loading every cache line of `items` (no effect on
 /// results; a no-op off x86-64).
 #[inline(always)]
@@ -348,6 +374,34 @@ pub(crate) fn check_spread(r2: f64, n: usize, centre: &str) -> Result<()> {
 mod tests {
     use super::*;
     use ndarray::array;
+
+    /// The copy-free distance gives `sq_dist` of the shifted row bit for bit,
+    /// for both input types and every remainder of the four lanes.
+    #[test]
+    fn shifted_distance_equals_distance_of_the_shifted_row() {
+        let mut rng = crate::rng::Xoshiro256PlusPlus::seed_from_u64(4);
+        for d in 1..=13 {
+            let x = ndarray::Array2::from_shape_fn((5, d), |_| 1e3 + 7.0 * rng.unit_f64());
+            let x32 = x.mapv(|v| v as f32);
+            let b: Vec<f64> = (0..d).map(|_| rng.unit_f64() - 0.5).collect();
+            let (data, data32) = (Data::new(x.view(), None), Data::new(x32.view(), None));
+            let mut buf = vec![0.0; d];
+            for i in 0..5 {
+                data.load_shifted(i, &mut buf);
+                let want = sq_dist(&buf, &b).to_bits();
+                assert_eq!(
+                    sq_dist_shifted(data.row(i), &data.shift, &b).to_bits(),
+                    want
+                );
+                data32.load_shifted(i, &mut buf);
+                let want = sq_dist(&buf, &b).to_bits();
+                assert_eq!(
+                    sq_dist_shifted(data32.row(i), &data32.shift, &b).to_bits(),
+                    want
+                );
+            }
+        }
+    }
 
     #[test]
     fn sq_dist_matches_naive() {

@@ -2,7 +2,7 @@
 //! sums and centroids. Sums and centroids are `f64` and in the shifted
 //! coordinates of [`Data`], whatever the input type.
 
-use crate::data::{sq_dist, Data, Scalar};
+use crate::data::{sq_dist, sq_dist_shifted, Data, Scalar};
 use crate::fast::SweepHint;
 
 /// Labels plus the per-cluster statistics derived from them.
@@ -101,17 +101,17 @@ impl Partition {
                 .for_each(|s| *s = 0.0);
             self.costs[j] = 0.0;
         }
-        let mut buf = vec![0.0; d];
         for (i, &l) in self.labels.iter().enumerate() {
             if !self.stale[l] {
                 continue;
             }
-            data.load_shifted(i, &mut buf);
             let w = data.weight(i);
             self.counts[l] += 1;
             self.weights[l] += w;
-            for (s, v) in self.sums[l * d..(l + 1) * d].iter_mut().zip(&buf) {
-                *s += w * v;
+            // `w·v` for `v` of `load_shifted`'s row, without copying it.
+            let sums = &mut self.sums[l * d..(l + 1) * d];
+            for ((s, v), sh) in sums.iter_mut().zip(data.row(i)).zip(&data.shift) {
+                *s += w * (v.to_f64() - sh);
             }
         }
         for j in 0..k {
@@ -237,13 +237,12 @@ fn add_costs<T: Scalar>(
     costs: &mut [f64],
 ) {
     let d = data.d;
-    let mut buf = vec![0.0; d];
     for (i, &l) in labels.iter().enumerate() {
         if only.is_some_and(|o| !o[l]) {
             continue;
         }
-        data.load_shifted(i, &mut buf);
-        costs[l] += data.weight(i) * sq_dist(&buf, &centroids[l * d..(l + 1) * d]);
+        let centroid = &centroids[l * d..(l + 1) * d];
+        costs[l] += data.weight(i) * sq_dist_shifted(data.row(i), &data.shift, centroid);
     }
 }
 
