@@ -497,14 +497,19 @@ impl PyRun {
     ) -> PyResult<Self> {
         let weights = sample_weight.as_ref().map(|w| w.as_array());
         let params = params.inner.clone();
+        // Interruptible: drawing many restarts' starts can take a while.
         let run = match floats("x", x)? {
             Floats::F64(a) => {
                 let v = a.as_array();
-                py.detach(|| Run::new(v, weights, params))?
+                interruptible(py, |cancel| {
+                    Run::new_cancellable(v, weights, params, cancel)
+                })?
             }
             Floats::F32(a) => {
                 let v = a.as_array();
-                py.detach(|| Run::new(v, weights, params))?
+                interruptible(py, |cancel| {
+                    Run::new_cancellable(v, weights, params, cancel)
+                })?
             }
         };
         Ok(PyRun {

@@ -420,14 +420,31 @@ impl Run {
         sample_weight: Option<ArrayView1<'_, f64>>,
         params: Params,
     ) -> Result<Self> {
+        Self::new_cancellable(x, sample_weight, params, &AtomicBool::new(false))
+    }
+
+    /// [`Run::new`] that stops with [`Error::Interrupted`] soon after
+    /// `cancel` is set: every restart checks it before its initialisation
+    /// (k-means++ of many restarts on large data can take a while).
+    pub fn new_cancellable<T: Scalar>(
+        x: ArrayView2<'_, T>,
+        sample_weight: Option<ArrayView1<'_, f64>>,
+        params: Params,
+        cancel: &AtomicBool,
+    ) -> Result<Self> {
         let (params, data) = checked(x, sample_weight, params)?;
         let pool = build_pool(params.n_threads())?;
         let restarts = pool.install(|| {
             (0..params.n_init(data.n, data.d))
                 .into_par_iter()
-                .map(|i| Restart::new(&data, &params, i))
-                .collect()
-        });
+                .map(|i| {
+                    if cancel.load(Ordering::Relaxed) {
+                        return Err(Error::Interrupted);
+                    }
+                    Ok(Restart::new(&data, &params, i))
+                })
+                .collect::<Result<Vec<_>>>()
+        })?;
         Ok(Run {
             shape: (data.n, data.d),
             weights: sample_weight.map(|w| w.to_vec()),

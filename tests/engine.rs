@@ -347,6 +347,16 @@ fn interrupt_flag_stops_the_fit() {
         smartigan::fit_cancellable(x.view(), None, Params::new(10).n_init(4).seed(1), &cancel)
             .unwrap_err();
     assert_eq!(err, Error::Interrupted);
+    // Drawing a step-wise run's starts stops too; unset, it is `Run::new`.
+    let p = Params::new(10).n_init(4).seed(1);
+    let err = Run::new_cancellable(x.view(), None, p.clone(), &cancel).unwrap_err();
+    assert_eq!(err, Error::Interrupted);
+    let go = std::sync::atomic::AtomicBool::new(false);
+    let mut a = Run::new_cancellable(x.view(), None, p.clone(), &go).unwrap();
+    let mut b = Run::new(x.view(), None, p).unwrap();
+    while a.step(x.view()).unwrap() {}
+    while b.step(x.view()).unwrap() {}
+    assert_eq!(a.current(x.view()).unwrap(), b.current(x.view()).unwrap());
 }
 
 #[test]

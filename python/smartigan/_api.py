@@ -466,7 +466,8 @@ class Clusterer:
 
         ``X`` is referenced, not copied (for float32/float64 C-ordered input):
         do not modify it until the run is finished. Sparse input is supported
-        by :meth:`fit` but not step by step.
+        by :meth:`fit` but not step by step. Ctrl-C stops the drawing between
+        two restarts' starts (``KeyboardInterrupt``; no run is kept).
         """
         if is_sparse(X):
             raise TypeError("step-wise fitting needs dense X; use fit() for sparse input, or X.toarray()")

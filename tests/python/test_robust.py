@@ -331,6 +331,25 @@ def test_ctrl_c_interrupts_clusterer_fit():
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_ctrl_c_interrupts_start():
+    # 2000 k-means++ starts (k=200) take about a minute here; Ctrl-C stops
+    # the drawing between two starts, so start() returns within seconds.
+    X = blobs(4000, 50, 200, 3.0, 4)
+    m = Clusterer(200, seed=0, n_init=2000)
+    before = _os_threads()
+    timer = _interrupt_soon()
+    t0 = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        m.start(X)
+    elapsed = time.perf_counter() - t0
+    timer.join()
+    assert elapsed < 10, elapsed
+    assert _only_main_thread_left(before)
+    assert not m.running and m.result_ is None
+    assert Clusterer(3, seed=0).start(X[:300]).finish().labels_.shape == (300,)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_ctrl_c_interrupts_finish_and_the_run_can_resume():
     X = blobs(3000, 4, 20, 3.0, 3)
     kw = dict(n_iter=200, seed=1, n_init=6, init="random-partition", schedule=(3.0, 1.0))
