@@ -304,24 +304,8 @@ impl Params {
         if self.k < 1 {
             return Err(Error::invalid("k", self.k, "must be at least 1"));
         }
-        if let Some(n_iter) = self.n_iter {
-            if !(1..=MAX_N_ITER).contains(&n_iter) {
-                return Err(Error::invalid(
-                    "n_iter",
-                    n_iter,
-                    format!("must be between 1 and {MAX_N_ITER}"),
-                ));
-            }
-        }
-        if let Some(n_init) = self.n_init {
-            if !(1..=MAX_N_INIT).contains(&n_init) {
-                return Err(Error::invalid(
-                    "n_init",
-                    n_init,
-                    format!("must be between 1 and {MAX_N_INIT}"),
-                ));
-            }
-        }
+        check_count("n_iter", self.n_iter, MAX_N_ITER)?;
+        check_count("n_init", self.n_init, MAX_N_INIT)?;
         let (start, end) = self.schedule;
         if !(start.is_finite() && end.is_finite() && end > 0.0 && start >= end) {
             return Err(Error::invalid(
@@ -364,6 +348,18 @@ impl Params {
             n_iter: self.n_iter.unwrap_or_else(|| defaults::n_iter(self.method)),
             p: self,
         })
+    }
+}
+
+/// A count given as `value` (`None`: chosen later) must lie in `1..=max`.
+fn check_count(name: &'static str, value: Option<usize>, max: usize) -> Result<()> {
+    match value {
+        Some(v) if !(1..=max).contains(&v) => Err(Error::invalid(
+            name,
+            v,
+            format!("must be between 1 and {max}"),
+        )),
+        _ => Ok(()),
     }
 }
 

@@ -558,9 +558,7 @@ def _fit(args: argparse.Namespace) -> int:
     table = _load(args)
     X = table.data
     n, d = X.shape
-    if args.n_init == "auto":
-        # Resolved here, so that progress, tables and JSON show the count.
-        args.n_init = _api.auto_n_init(n, d, args.k)
+    _resolve_n_init(args, n, d)
     if args.k > n:
         raise CliError(f"-k {args.k} is larger than the number of points ({n}) in {args.data}")
     result, elapsed = _run(X, args.k, args.method, args, args.seed)
@@ -599,9 +597,7 @@ def _compare(args: argparse.Namespace) -> int:
     table = _load(args)
     X = table.data
     n, d = X.shape
-    if args.n_init == "auto":
-        # Resolved here, so that progress, tables and JSON show the count.
-        args.n_init = _api.auto_n_init(n, d, args.k)
+    _resolve_n_init(args, n, d)
     if args.k > n:
         raise CliError(f"-k {args.k} is larger than the number of points ({n}) in {args.data}")
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
@@ -689,6 +685,12 @@ def _demo(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------------
 # parser
+
+
+def _resolve_n_init(args: argparse.Namespace, n: int, d: int) -> None:
+    """Replace ``--n-init auto`` by its count, so that progress, tables and JSON show it."""
+    if args.n_init == "auto":
+        args.n_init = _api.auto_n_init(n, d, args.k)
 
 
 def _n_init_arg(text: str) -> Union[int, str]:
