@@ -146,13 +146,18 @@ impl<St> Restart<St> {
         // objective no lower are rounding noise: between clusters of
         // identical points, centroids off by an ulp make distances of 1e-26
         // look like improvements, and the moves would cycle for ever. Such a
-        // sweep ends the run as converged: no move lowers the objective by
-        // more than rounding error.
+        // sweep ends the run as converged, unless some point still has a
+        // move that beats rounding error: a noise move late in a sweep can
+        // open a real improvement for a point visited earlier, which the
+        // next sweep then takes.
         let exact_descent = matches!(
             self.phase,
             Phase::Lloyd | Phase::Hartigan | Phase::Polish(_)
         );
-        let stalled = exact_descent && moved > 0 && objective >= previous;
+        let stalled = exact_descent
+            && moved > 0
+            && objective >= previous
+            && !data.can_improve(&self.part, self.phase == Phase::Lloyd);
         self.n_sweeps += 1;
         self.moves.push(moved);
         self.history.push(objective);
@@ -227,8 +232,9 @@ pub struct Clustering<T> {
     pub n_sweeps: usize,
     /// Whether the best restart's last sweep moved nothing, or moved points
     /// without lowering the recomputed objective (rounding noise, which would
-    /// otherwise cycle). For Hartigan and polished Smartigan this means no
-    /// single-point move lowers the objective by more than rounding error.
+    /// otherwise cycle) while no point had a move beating rounding error.
+    /// For Hartigan and polished Smartigan this means no single-point move
+    /// lowers the objective by more than rounding error.
     pub converged: bool,
     /// Objective after each sweep of the best restart.
     pub history: Vec<f64>,

@@ -9,7 +9,7 @@ use crate::init::{initial_partition, Engine};
 use crate::params::ValidParams;
 use crate::rng::Xoshiro256PlusPlus;
 use crate::state::Partition;
-use crate::sweep::{lloyd_iteration, lloyd_iteration_reference, sweep};
+use crate::sweep::{improves_beyond_rounding, lloyd_iteration, lloyd_iteration_reference, sweep};
 use ndarray::Array2;
 
 /// A data representation together with its per-restart clustering state.
@@ -32,6 +32,12 @@ pub(crate) trait Source: Sync {
     fn lloyd_iteration(&self, st: &mut Self::State) -> usize;
     /// The (weighted) objective of the state.
     fn objective(&self, st: &Self::State) -> f64;
+    /// Whether some point still has a move (a Lloyd reassignment if `lloyd`,
+    /// else a Hartigan move) that lowers the objective by more than rounding
+    /// error can explain ([`improves_beyond_rounding`]). Asked only when a
+    /// descent step moved points without lowering the recomputed objective;
+    /// one O(n·k·d) pass.
+    fn can_improve(&self, st: &Self::State, lloyd: bool) -> bool;
     /// The labels of the state.
     fn labels(st: &Self::State) -> &[usize];
     /// Centroids in the caller's coordinates and type, and the objective
@@ -82,6 +88,26 @@ impl<T: Scalar> Source for Data<'_, T> {
 
     fn objective(&self, st: &Partition) -> f64 {
         st.objective(self)
+    }
+
+    fn can_improve(&self, st: &Partition, lloyd: bool) -> bool {
+        // Distances are formed in shifted coordinates, where their rounding
+        // error is at most a few ε·R² (R² the largest squared shifted row
+        // norm) beyond the relative margin.
+        let mut row = vec![0.0; self.d];
+        let mut r2 = 0.0f64;
+        for i in 0..self.n {
+            self.load_shifted(i, &mut row);
+            r2 = r2.max(row.iter().map(|v| v * v).sum::<f64>());
+        }
+        let abs_margin = 1e-16 * r2;
+        (0..self.n).any(|i| {
+            self.load_shifted(i, &mut row);
+            let (r, w) = (st.labels[i], self.weight(i));
+            improves_beyond_rounding(&st.counts, &st.weights, r, w, lloyd, abs_margin, |j| {
+                sq_dist(&row, st.centroid(j))
+            })
+        })
     }
 
     fn labels(st: &Partition) -> &[usize] {

@@ -21,7 +21,7 @@ use crate::rng::Xoshiro256PlusPlus;
 use crate::run::{fit_source, Clustering};
 use crate::source::Source;
 use crate::state::{nearest_by, refill};
-use crate::sweep::{choose_move, may_leave};
+use crate::sweep::{choose_move, improves_beyond_rounding, may_leave};
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2};
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -404,6 +404,20 @@ impl<T: Scalar> Source for SparseData<'_, T> {
         }
         self.recompute(st);
         moves
+    }
+
+    fn can_improve(&self, st: &SparseState, lloyd: bool) -> bool {
+        // Distances through dot products in unshifted coordinates round to
+        // within a few ε·(‖x‖² + ‖μ‖²), hence a margin on the largest norm.
+        let abs_margin = 1e-14 * self.norms.iter().fold(0.0f64, |m, &v| m.max(v));
+        let mut dots = vec![0.0; st.k];
+        (0..self.x.n_rows()).any(|i| {
+            self.dots(i, st, &mut dots);
+            let (r, w) = (st.labels[i], self.weight(i));
+            improves_beyond_rounding(&st.counts, &st.weights, r, w, lloyd, abs_margin, |j| {
+                self.dist(i, st, j, dots[j])
+            })
+        })
     }
 
     fn lloyd_iteration(&self, st: &mut SparseState) -> usize {

@@ -77,6 +77,43 @@ pub(crate) fn choose_move(
     (best < own).then_some(best_j)
 }
 
+/// Relative margin by which a move must beat the current cost before a
+/// stalled run (see `run.rs`) counts it as a real improvement rather than
+/// rounding noise. Recomputed objectives of large sums carry relative errors
+/// around `n·ε ≈ 1e-11`; genuine moves that a stalled sweep left behind (one
+/// move opening another) clear this by many orders of magnitude.
+pub(crate) const STALL_REL_MARGIN: f64 = 1e-10;
+
+/// Whether point `i` (weight `w`, in cluster `r`) has a move that lowers the
+/// objective by more than rounding can explain: for Hartigan (`lloyd =
+/// false`) a cluster whose join cost is below the leave gain by a relative
+/// [`STALL_REL_MARGIN`] plus `abs_margin`; for Lloyd (and for zero-weight
+/// points, which move to their nearest centroid) a centroid nearer than the
+/// own one by the same margins. `dist(j)` is the squared distance to
+/// centroid `j`.
+#[inline]
+pub(crate) fn improves_beyond_rounding(
+    counts: &[usize],
+    cluster_weights: &[f64],
+    r: usize,
+    w: f64,
+    lloyd: bool,
+    abs_margin: f64,
+    mut dist: impl FnMut(usize) -> f64,
+) -> bool {
+    let k = cluster_weights.len();
+    let beats = |cost: f64, current: f64| cost < current * (1.0 - STALL_REL_MARGIN) - abs_margin;
+    if lloyd || w == 0.0 {
+        let own = dist(r);
+        return (0..k).any(|j| j != r && beats(dist(j), own));
+    }
+    if !may_leave(counts, cluster_weights, r, w) {
+        return false;
+    }
+    let gain = leave_weight(w, cluster_weights[r]) * dist(r);
+    (0..k).any(|j| j != r && beats(join_weight(w, cluster_weights[j]) * dist(j), gain))
+}
+
 /// One Hartigan sweep with acceptance factor `factor`, visiting the points in
 /// `order`. Returns the number of moves.
 pub(crate) fn sweep<T: Scalar>(

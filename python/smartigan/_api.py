@@ -241,7 +241,8 @@ class ClusterResult:
     converged : bool
         Whether the last sweep moved nothing, or moved points without
         lowering the objective (rounding noise, e.g. between clusters of
-        identical points). For Hartigan and polished Smartigan: no single
+        identical points) while no point had a move beating rounding
+        error. For Hartigan and polished Smartigan: no single
         point can be moved to lower the objective by more than rounding error.
     history : ndarray of float64
         Objective after each sweep.
