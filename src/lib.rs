@@ -46,6 +46,7 @@ mod init;
 mod kernel;
 mod params;
 mod predict;
+mod refine;
 pub mod rng;
 mod run;
 mod source;

@@ -157,6 +157,10 @@ pub struct Params {
     pub schedule: (f64, f64),
     /// After Smartigan's schedule, run Hartigan sweeps until none moves.
     pub polish: bool,
+    /// After the method converges, try merge-split moves (merge two nearby
+    /// clusters, split a spread-out one, re-converge) and keep those that
+    /// lower the objective; see the crate documentation).
+    pub refine: bool,
     /// Threads of the per-call pool; `None` means all cores.
     pub n_threads: Option<usize>,
     /// Seed; `None` draws one from the operating system (reported in the result).
@@ -201,8 +205,12 @@ pub mod defaults {
     /// of time than longer schedules (`benches/PAPER.md` §4.4–4.5), and
     /// twenty of them met the bar above on every paper cell.
     pub const N_INIT_SMALL: usize = 20;
-    /// Restarts on larger problems (scikit-learn's classical count).
-    pub const N_INIT_LARGE: usize = 10;
+    /// Restarts on larger problems. With merge-split refinement every
+    /// single restart reached the best known objective on the benchmark's
+    /// W1–W3 for every seed tried (`benches/RESULTS-notes.md`), where ten
+    /// unrefined restarts did not on W2/W3; four keep a margin on harder data
+    /// and fill two or four cores.
+    pub const N_INIT_LARGE: usize = 4;
     /// The largest `n·d·k` (multiply-adds of one pass) that counts as small:
     /// below it twenty restarts together take a fraction of a second, so
     /// the extra ten are nearly free. Above it each restart costs real time;
@@ -218,7 +226,7 @@ pub mod defaults {
     /// ```
     /// use smartigan::defaults;
     /// assert_eq!(defaults::n_init(150, 4, 3), 20);
-    /// assert_eq!(defaults::n_init(100_000, 32, 100), 10);
+    /// assert_eq!(defaults::n_init(100_000, 32, 100), 4);
     /// ```
     pub fn n_init(n: usize, d: usize, k: usize) -> usize {
         let work = n.saturating_mul(d).saturating_mul(k);
@@ -233,6 +241,8 @@ pub mod defaults {
     /// Default: end Smartigan with Hartigan sweeps, so every result is a
     /// Hartigan local optimum (on the same restarts it never made one worse).
     pub const POLISH: bool = true;
+    /// Default: refine every restart by merge-split moves after it converges.
+    pub const REFINE: bool = true;
     /// Default initialisation: on the paper's data sets k-means++ starts gave
     /// the lowest objective for the time at every budget measured.
     pub fn init() -> Init {
@@ -251,6 +261,7 @@ impl Params {
             n_init: None,
             schedule: defaults::SCHEDULE,
             polish: defaults::POLISH,
+            refine: defaults::REFINE,
             n_threads: None,
             seed: None,
         }
@@ -284,6 +295,11 @@ impl Params {
     /// Turns Smartigan's final Hartigan polish on or off.
     pub fn polish(mut self, polish: bool) -> Self {
         self.polish = polish;
+        self
+    }
+    /// Turns the merge-split refinement after convergence on or off.
+    pub fn refine(mut self, refine: bool) -> Self {
+        self.refine = refine;
         self
     }
     /// Sets the size of the per-call thread pool.
@@ -414,6 +430,10 @@ impl ValidParams {
     /// Whether Smartigan ends with Hartigan sweeps.
     pub fn polish(&self) -> bool {
         self.p.polish
+    }
+    /// Whether restarts end with merge-split refinement.
+    pub fn refine(&self) -> bool {
+        self.p.refine
     }
     /// Resolved thread count.
     pub fn n_threads(&self) -> usize {

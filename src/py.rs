@@ -95,6 +95,7 @@ fn build_params(
     n_init: Option<i64>,
     schedule: (f64, f64),
     polish: bool,
+    refine: bool,
     n_threads: Option<i64>,
 ) -> crate::Result<Params> {
     let k = non_negative("k", k, "must be at least 1")?;
@@ -106,7 +107,8 @@ fn build_params(
         .method(method.parse::<Method>()?)
         .init(init)
         .schedule(schedule.0, schedule.1)
-        .polish(polish);
+        .polish(polish)
+        .refine(refine);
     p.seed = seed;
     if let Some(n_iter) = n_iter {
         p = p.n_iter(non_negative(
@@ -147,6 +149,7 @@ fn clustering_to_dict<'py, T: Scalar + Element>(
     let moves: Vec<i64> = c.moves.iter().map(|&m| m as i64).collect();
     d.set_item("moves", moves.into_pyarray(py))?;
     d.set_item("initial_objective", c.initial_objective)?;
+    d.set_item("refinements", c.refinements)?;
     d.set_item("restart_objectives", c.restart_objectives.into_pyarray(py))?;
     d.set_item("best_restart", c.best_restart)?;
     d.set_item("seed", c.seed)?;
@@ -163,7 +166,7 @@ struct PyParams {
 #[pymethods]
 impl PyParams {
     #[new]
-    #[pyo3(signature = (k, method, n_iter, seed, init, init_centroids, n_init, schedule, polish, n_threads))]
+    #[pyo3(signature = (k, method, n_iter, seed, init, init_centroids, n_init, schedule, polish, refine, n_threads))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         k: i64,
@@ -175,6 +178,7 @@ impl PyParams {
         n_init: Option<i64>,
         schedule: (f64, f64),
         polish: bool,
+        refine: bool,
         n_threads: Option<i64>,
     ) -> PyResult<Self> {
         let inner = build_params(
@@ -187,6 +191,7 @@ impl PyParams {
             n_init,
             schedule,
             polish,
+            refine,
             n_threads,
         )?;
         Ok(PyParams { inner })
@@ -599,5 +604,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_INIT", crate::defaults::init().name())?;
     m.add("DEFAULT_SCHEDULE", crate::defaults::SCHEDULE)?;
     m.add("DEFAULT_POLISH", crate::defaults::POLISH)?;
+    m.add("DEFAULT_REFINE", crate::defaults::REFINE)?;
     Ok(())
 }

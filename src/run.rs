@@ -3,15 +3,21 @@
 use crate::data::{check_finite, checked_weights, Data, Scalar};
 use crate::error::{Error, Result};
 use crate::init::Engine;
-use crate::params::{Method, Params, ValidParams, MAX_POLISH_SWEEPS};
+use crate::params::{defaults, Method, Params, ValidParams, MAX_POLISH_SWEEPS};
+use crate::refine::{Candidate, MAX_FAILURES};
 use crate::rng::{Stream, Xoshiro256PlusPlus};
 use crate::source::Source;
 use crate::state::Partition;
+use crate::sweep::STALL_REL_MARGIN;
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2};
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
+
+/// Steps a merge-split candidate may take to re-converge (the cap on Lloyd
+/// iterations and Hartigan sweeps).
+const MAX_TRIAL_STEPS: usize = defaults::MAX_ITER;
 
 /// Where a restart is in its method.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,6 +30,8 @@ enum Phase {
     Schedule(usize),
     /// Hartigan sweeps after the schedule; the field counts them.
     Polish(usize),
+    /// Merge-split refinement after convergence (`refine.rs`).
+    Refine,
     /// Finished.
     Done,
 }
@@ -41,6 +49,29 @@ pub(crate) struct Restart<St> {
     moves: Vec<usize>,
     initial_objective: f64,
     converged: bool,
+    refinement: Refinement<St>,
+}
+
+/// Where a restart's merge-split refinement stands.
+#[derive(Debug, Clone)]
+struct Refinement<St> {
+    /// The candidate being re-converged, if any.
+    trial: Option<Trial<St>>,
+    /// Candidates already tried on the current partition.
+    tried: Vec<Candidate>,
+    /// Rejected candidates in a row.
+    failures: usize,
+    /// Candidates kept.
+    accepted: usize,
+}
+
+/// A merge-split candidate being re-converged by the method's own steps.
+#[derive(Debug, Clone)]
+struct Trial<St> {
+    state: St,
+    /// Its objective after the last step.
+    objective: f64,
+    steps: usize,
 }
 
 impl<St> Restart<St> {
@@ -67,6 +98,12 @@ impl<St> Restart<St> {
             moves: Vec::new(),
             initial_objective,
             converged: false,
+            refinement: Refinement {
+                trial: None,
+                tried: Vec::new(),
+                failures: 0,
+                accepted: 0,
+            },
         }
     }
 
@@ -100,6 +137,7 @@ impl<St> Restart<St> {
         let n_iter = params.n_iter();
         let (moved, next) = match self.phase {
             Phase::Done => return,
+            Phase::Refine => return self.refine_step(data, params),
             Phase::Lloyd => {
                 let changed = data.lloyd_iteration(&mut self.part);
                 let done = changed == 0 || self.n_sweeps + 1 == n_iter;
@@ -162,7 +200,82 @@ impl<St> Restart<St> {
         self.moves.push(moved);
         self.history.push(objective);
         self.converged = moved == 0 || stalled;
-        self.phase = if stalled { Phase::Done } else { next };
+        // Refinement follows a method that ended on its own terms (converged,
+        // or Smartigan's schedule over without polish); a run stopped by the
+        // `n_iter` cap stops there, as the cap asks.
+        let ended_naturally = self.converged || matches!(self.phase, Phase::Schedule(_));
+        self.phase = match (
+            stalled || next == Phase::Done,
+            params.refine() && ended_naturally,
+        ) {
+            (false, _) => next,
+            (true, true) => Phase::Refine,
+            (true, false) => Phase::Done,
+        };
+    }
+
+    /// One step of the refinement: draws the next merge-split candidate if
+    /// none is being re-converged, then gives the candidate one Lloyd
+    /// iteration or Hartigan sweep (by method). A candidate that has settled
+    /// replaces the partition if its objective is lower by more than
+    /// rounding error, else it is dropped. `history` records the objective of
+    /// the kept partition after every step, so it never rises.
+    fn refine_step<S: Source<State = St>>(&mut self, data: &S, params: &ValidParams) {
+        let lloyd = params.method() == Method::Lloyd;
+        if self.refinement.trial.is_none() {
+            let Some((candidate, state)) = data.merge_split(&self.part, &self.refinement.tried)
+            else {
+                self.phase = Phase::Done;
+                return;
+            };
+            self.refinement.tried.push(candidate);
+            self.refinement.trial = Some(Trial {
+                objective: data.objective(&state),
+                state,
+                steps: 0,
+            });
+        }
+        if !lloyd {
+            self.draw_order();
+        }
+        let base = self.current_objective();
+        let Some(trial) = self.refinement.trial.as_mut() else {
+            return;
+        };
+        let moved = if lloyd {
+            data.lloyd_iteration(&mut trial.state)
+        } else {
+            data.sweep(&mut trial.state, &self.order, 1.0)
+        };
+        let objective = data.objective(&trial.state);
+        // The same stopping rule as the method's own descent (see `step`).
+        let stalled =
+            moved > 0 && objective >= trial.objective && !data.can_improve(&trial.state, lloyd);
+        trial.objective = objective;
+        trial.steps += 1;
+        let settled = moved == 0 || stalled;
+        let mut kept = base;
+        if settled || trial.steps >= MAX_TRIAL_STEPS {
+            let refinement = &mut self.refinement;
+            if let Some(trial) = refinement.trial.take() {
+                if trial.objective < base * (1.0 - STALL_REL_MARGIN) {
+                    kept = trial.objective;
+                    self.part = trial.state;
+                    self.converged = settled;
+                    refinement.tried.clear();
+                    refinement.failures = 0;
+                    refinement.accepted += 1;
+                } else {
+                    refinement.failures += 1;
+                    if refinement.failures >= MAX_FAILURES {
+                        self.phase = Phase::Done;
+                    }
+                }
+            }
+        }
+        self.n_sweeps += 1;
+        self.moves.push(moved);
+        self.history.push(kept);
     }
 
     /// Runs to the end, checking the cancellation flag between sweeps.
@@ -198,6 +311,7 @@ impl<St> Restart<St> {
             history: self.history,
             moves: self.moves,
             initial_objective: self.initial_objective,
+            refinements: self.refinement.accepted,
             restart_objectives,
             best_restart: best,
             seed,
@@ -242,6 +356,9 @@ pub struct Clustering<T> {
     pub moves: Vec<usize>,
     /// Objective of the best restart's initial partition.
     pub initial_objective: f64,
+    /// Merge-split moves the best restart's refinement kept (0 without
+    /// `refine`).
+    pub refinements: usize,
     /// Final objective of every restart, by restart index.
     pub restart_objectives: Vec<f64>,
     /// Index of the restart returned (lowest objective, ties to the lowest index).

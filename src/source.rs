@@ -7,6 +7,7 @@ use crate::data::{sq_dist, Data, Scalar};
 use crate::fast::sweep_blocked;
 use crate::init::{initial_partition, Engine};
 use crate::params::ValidParams;
+use crate::refine::{propose, Candidate};
 use crate::rng::Xoshiro256PlusPlus;
 use crate::state::Partition;
 use crate::sweep::{improves_beyond_rounding, lloyd_iteration, lloyd_iteration_reference, sweep};
@@ -40,6 +41,16 @@ pub(crate) trait Source: Sync {
     fn can_improve(&self, st: &Self::State, lloyd: bool) -> bool;
     /// The labels of the state.
     fn labels(st: &Self::State) -> &[usize];
+    /// The best merge-split move on `st` not in `tried`, with the state it
+    /// gives (not yet re-converged); `None` when none is left or the
+    /// representation has no refinement (sparse rows).
+    fn merge_split(
+        &self,
+        _st: &Self::State,
+        _tried: &[Candidate],
+    ) -> Option<(Candidate, Self::State)> {
+        None
+    }
     /// Centroids in the caller's coordinates and type, and the objective
     /// recomputed from exactly those centroids, so that the reported number
     /// is what a user gets from `((x - centroids[labels])**2).sum()` (times
@@ -108,6 +119,10 @@ impl<T: Scalar> Source for Data<'_, T> {
                 sq_dist(&row, st.centroid(j))
             })
         })
+    }
+
+    fn merge_split(&self, st: &Partition, tried: &[Candidate]) -> Option<(Candidate, Partition)> {
+        propose(st, self, tried)
     }
 
     fn labels(st: &Partition) -> &[usize] {

@@ -169,6 +169,7 @@ fn smartigan_respects_schedule_length_without_polish() {
             .n_iter(10)
             .schedule(1.4, 0.9)
             .polish(false)
+            .refine(false)
             .init(Init::RandomPartition)
             .seed(1),
     )

@@ -54,6 +54,8 @@ fn load() -> (Array2<f64>, Vec<Case>) {
             .n_iter(f[3].parse().unwrap())
             .schedule(f[4].parse().unwrap(), f[5].parse().unwrap())
             .polish(f[6] == "1")
+            // The reference implements the paper's methods; refinement is ours.
+            .refine(false)
             .seed(f[8].parse().unwrap());
         cases.push(Case {
             params,

@@ -68,6 +68,8 @@ fn sparse_equals_dense_for_every_method_and_init() {
                 .method(m)
                 .init(init.clone())
                 .n_init(3)
+                // Sparse rows have no merge-split refinement (yet).
+                .refine(false)
                 .seed(7);
             let dense = fit_cancellable(x.view(), None, p.clone(), &none).unwrap();
             let sparse = fit_sparse(csr.view(), None, p, &none).unwrap();
@@ -96,6 +98,7 @@ fn sparse_weights_and_given_centroids() {
             .method(Method::Hartigan)
             .init(init)
             .n_init(2)
+            .refine(false)
             .seed(3);
         let dense = fit_cancellable(x.view(), Some(w.view()), p.clone(), &none).unwrap();
         let sparse = fit_sparse(csr.view(), Some(w.view()), p, &none).unwrap();
@@ -231,4 +234,16 @@ fn overflowing_sparse_data_is_rejected() {
     };
     let err = fit_sparse(big.view(), None, Params::new(1), &AtomicBool::new(false)).unwrap_err();
     assert!(err.to_string().contains("too spread out"), "{err}");
+}
+
+#[test]
+fn sparse_rows_ignore_refine() {
+    let x = sparse_blobs(300, 40, 6, 3);
+    let csr = Csr::from_dense(&x);
+    let none = AtomicBool::new(false);
+    let p = Params::new(6).method(Method::Hartigan).n_init(2).seed(1);
+    let with = fit_sparse(csr.view(), None, p.clone().refine(true), &none).unwrap();
+    let without = fit_sparse(csr.view(), None, p.refine(false), &none).unwrap();
+    assert_eq!(with, without);
+    assert_eq!(with.refinements, 0);
 }

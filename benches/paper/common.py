@@ -37,11 +37,11 @@ def load(name: str) -> np.ndarray:
 # partition, a fresh permutation per sweep shared by both methods (same seed),
 # at most 10 sweeps, stop after a sweep without a move, no Hartigan polish,
 # Smartigan factor 1.5 - 0.5*(t+2)/10 for t = 0..9.
-PAPER_TABLE = dict(init="random-partition", n_iter=10, schedule=(1.4, 0.9), polish=False)
+PAPER_TABLE = dict(init="random-partition", n_iter=10, schedule=(1.4, 0.9), polish=False, refine=False)
 
 # The synthetic tables' protocol: factor max(1.5 - 0.5*i/10, 1) for sweeps
 # i = 1..10, i.e. 1.45 ... 1.00; the max() never binds within 10 sweeps.
-PAPER_SYNTH = dict(n_iter=10, schedule=(1.45, 0.95), polish=False)
+PAPER_SYNTH = dict(n_iter=10, schedule=(1.45, 0.95), polish=False, refine=False)
 
 
 def restarts(X: np.ndarray, k: int, method: str, n: int, seed: int, **kw) -> Tuple[np.ndarray, float]:

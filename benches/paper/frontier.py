@@ -102,8 +102,10 @@ def measure_config(X: np.ndarray, k: int, c: dict, n_min: int, n_max: int, budge
     Cost per restart: single-thread CPU time, the median of the pass and two
     repeats of ~50 ms; a pass longer than a second is its own median (it
     already spans hundreds of sweeps). Wall time of the pass is kept too."""
+    # The frontier was measured before merge-split refinement existed; its
+    # configurations stay unrefined so recorded runs remain comparable.
     kw = dict(init=c["init"], n_iter=c["n_iter"], polish=c["polish"], schedule=LIBRARY_SCHEDULE,
-              n_threads=1)
+              n_threads=1, refine=False)
     n = n_max
     if n_min < n_max:
         probe_n = min(4, n_min)
@@ -297,7 +299,7 @@ def refine(frontier: dict, cands: List[dict], target_pct: float, quick: bool, lo
             run = next(r for r in rec["runs"] if r["name"] == name)
             extra = 100 if quick else 400
             o, _ = restarts(load(rec["cell"]["data"]), rec["cell"]["k"], method, extra, 5000 + run["n"],
-                            init=init, n_iter=n_iter, polish=pol, schedule=LIBRARY_SCHEDULE)
+                            init=init, n_iter=n_iter, polish=pol, schedule=LIBRARY_SCHEDULE, refine=False)
             run["objs"] = np.concatenate([run["objs"], o])
             run["n"] = run["objs"].size
             run["refined"] = True

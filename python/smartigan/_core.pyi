@@ -5,7 +5,7 @@ from typing import Any, Optional, Tuple, final
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Params", "auto_n_init", "fit", "predict", "transform", "fit_sparse", "predict_sparse", "transform_sparse", "Run", "__version__", "MAX_N_ITER", "DEFAULT_METHOD", "DEFAULT_N_ITER", "DEFAULT_MAX_ITER", "AUTO_N_INIT_SMALL", "AUTO_N_INIT_LARGE", "AUTO_SMALL_PROBLEM", "DEFAULT_INIT", "DEFAULT_SCHEDULE", "DEFAULT_POLISH"]
+__all__ = ["Params", "auto_n_init", "fit", "predict", "transform", "fit_sparse", "predict_sparse", "transform_sparse", "Run", "__version__", "MAX_N_ITER", "DEFAULT_METHOD", "DEFAULT_N_ITER", "DEFAULT_MAX_ITER", "AUTO_N_INIT_SMALL", "AUTO_N_INIT_LARGE", "AUTO_SMALL_PROBLEM", "DEFAULT_INIT", "DEFAULT_SCHEDULE", "DEFAULT_POLISH", "DEFAULT_REFINE"]
 __version__: str
 MAX_N_ITER: int
 DEFAULT_METHOD: str
@@ -17,6 +17,7 @@ AUTO_SMALL_PROBLEM: int
 DEFAULT_INIT: str
 DEFAULT_SCHEDULE: Tuple[float, float]
 DEFAULT_POLISH: bool
+DEFAULT_REFINE: bool
 
 @final
 class Params:
@@ -31,6 +32,7 @@ class Params:
         n_init: Optional[int],
         schedule: Tuple[float, float],
         polish: bool,
+        refine: bool,
         n_threads: Optional[int],
     ) -> Params: ...
 

@@ -52,7 +52,7 @@ PAPER_IRIS = {
 # The protocol that reproduces the paper's Hartigan and Smartigan rows
 # (benches/PAPER.md): random partitions, at most 10 sweeps, no polish, and a
 # factor of 1.40, 1.35, ..., 0.95 in sweeps 0..9.
-PAPER_PROTOCOL = dict(init="random-partition", n_iter=10, polish=False)
+PAPER_PROTOCOL = dict(init="random-partition", n_iter=10, polish=False, refine=False)
 PAPER_SCHEDULE = (1.4, 0.9)
 
 
@@ -467,7 +467,7 @@ class Progress:
 def _run(X: npt.NDArray[np.float64], k: int, method: str, args: argparse.Namespace,
          seed: Optional[int]) -> Tuple[_api.ClusterResult, float]:
     """One fit, stepped with a progress bar when one can be shown; returns (result, seconds)."""
-    kwargs: Dict[str, Any] = dict(init=args.init, n_init=args.n_init, n_threads=args.threads)
+    kwargs: Dict[str, Any] = dict(init=args.init, n_init=args.n_init, n_threads=args.threads, refine=args.refine)
     expected = args.n_iter or (_api.DEFAULT_N_ITER if method == "smartigan" else _api.DEFAULT_MAX_ITER)
     bar = Progress(method, expected, args.n_init, mode=args.progress)
     t0 = time.perf_counter()
@@ -731,6 +731,8 @@ def _add_data_options(p: argparse.ArgumentParser, method: bool) -> None:
     p.add_argument("--n-init", type=_n_init_arg, default=_api.DEFAULT_N_INIT,
                    help="restarts, run in parallel; the best is kept (default auto: "
                         f"{_api.AUTO_N_INIT_SMALL} while n*d*k <= 2**20, else {_api.AUTO_N_INIT_LARGE})")
+    p.add_argument("--no-refine", dest="refine", action="store_false",
+                   help="skip the merge-split refinement after convergence (the paper's methods as printed)")
     p.add_argument("--seed", type=_seed, default=None, help="seed in [0, 2**64) (default: random, printed)")
     p.add_argument("--threads", type=_positive, default=None, help="threads (default: all cores)")
     p.add_argument("--plot", metavar="FILE.png", help="draw the clustering and objective per sweep (needs matplotlib)")

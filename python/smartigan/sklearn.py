@@ -138,7 +138,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         Independent restarts, run in parallel; the lowest objective wins.
         ``"auto"`` means 1 for an array or callable ``init``, otherwise
         ``smartigan.cluster``'s ``"auto"`` (20 restarts while
-        ``n_samples * n_features * n_clusters <= 2**20``, else 10).
+        ``n_samples * n_features * n_clusters <= 2**20``, else 4).
     max_iter : int or None, default=None
         For Smartigan the length of the acceptance-factor schedule (``None``:
         20; polishing sweeps come on top); for Lloyd and Hartigan a cap on
@@ -157,6 +157,10 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         at sweep ``max_iter``.
     polish : bool, default=True
         Finish Smartigan with Hartigan sweeps until no point moves.
+    refine : bool, default=True
+        After each restart converges, try merge-split moves (merge two
+        nearby clusters, split a spread-out one, re-converge) and keep those
+        that lower the inertia (see ``smartigan.cluster``).
 
     Attributes
     ----------
@@ -211,6 +215,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         n_threads: Optional[int] = None,
         schedule: Tuple[float, float] = _api.DEFAULT_SCHEDULE,
         polish: bool = _api.DEFAULT_POLISH,
+        refine: bool = _api.DEFAULT_REFINE,
     ) -> None:
         self.n_clusters = n_clusters
         self.method = method
@@ -221,6 +226,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         self.n_threads = n_threads
         self.schedule = schedule
         self.polish = polish
+        self.refine = refine
 
     # -- tags ---------------------------------------------------------------
 
@@ -309,7 +315,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         else:
             n_init = _positive_int("n_init", n_init)
         result = _api.cluster(data, n_clusters, self.method, max_iter, seed, init=init,  # type: ignore[arg-type]
-                              n_init=n_init, schedule=self.schedule, polish=self.polish,
+                              n_init=n_init, schedule=self.schedule, polish=self.polish, refine=self.refine,
                               n_threads=self.n_threads, sample_weight=weights)
         self.cluster_centers_ = result.centroids
         self.labels_ = result.labels

@@ -288,16 +288,16 @@ def test_auto_n_init_by_problem_size():
     small = rng.normal(size=(600, 4))
     assert cluster(small, 3, "lloyd", seed=0).restart_objectives.shape == (20,)
     assert cluster(small, 3, "lloyd", seed=0, n_init="auto").restart_objectives.shape == (20,)
-    # 20,000·8·7 > 2**20: ten; an explicit count always wins.
+    # 20,000·8·7 > 2**20: four; an explicit count always wins.
     large = rng.normal(size=(20_000, 8)).astype(np.float32)
-    assert cluster(large, 7, "lloyd", 2, seed=0).restart_objectives.shape == (10,)
+    assert cluster(large, 7, "lloyd", 2, seed=0).restart_objectives.shape == (4,)
     assert cluster(large, 7, "lloyd", 2, seed=0, n_init=3).restart_objectives.shape == (3,)
     assert smartigan._api.auto_n_init(2**18, 2, 2) == 20
-    assert smartigan._api.auto_n_init(2**18 + 1, 2, 2) == 10
+    assert smartigan._api.auto_n_init(2**18 + 1, 2, 2) == 4
     # The stateful API resolves "auto" the same way.
     c = smartigan.Clusterer(7, "lloyd", 2, seed=0)
     c.fit(large)
-    assert c.result_ is not None and c.result_.restart_objectives.shape == (10,)
+    assert c.result_ is not None and c.result_.restart_objectives.shape == (4,)
 
 
 def test_default_n_iter_runs_lloyd_and_hartigan_to_convergence():
@@ -305,7 +305,7 @@ def test_default_n_iter_runs_lloyd_and_hartigan_to_convergence():
     # iterations / sweeps: by default both converge; n_iter=20 caps them.
     x = np.random.default_rng(0).random((3000, 2))
     for method in ("lloyd", "hartigan"):
-        kw = dict(seed=1, init="random-partition", n_init=1)
+        kw = dict(seed=1, init="random-partition", n_init=1, refine=False)
         full = cluster(x, 30, method, **kw)
         assert full.converged and 20 < full.n_sweeps <= smartigan._api.DEFAULT_MAX_ITER
         assert cluster(x, 30, method, None, **kw).objective == full.objective
@@ -317,8 +317,36 @@ def test_default_n_iter_runs_lloyd_and_hartigan_to_convergence():
         assert c.result_ is not None and c.result_.n_sweeps == full.n_sweeps
         from smartigan.sklearn import KMeans
 
-        est = KMeans(30, method=method, init="random-partition", n_init=1, random_state=1).fit(x)
+        est = KMeans(30, method=method, init="random-partition", n_init=1, random_state=1, refine=False).fit(x)
         assert est.n_iter_ == full.n_sweeps
     # Smartigan's schedule stays DEFAULT_N_ITER sweeps long.
-    short = cluster(x, 30, "smartigan", seed=1, n_init=1, polish=False)
+    short = cluster(x, 30, "smartigan", seed=1, n_init=1, polish=False, refine=False)
     assert short.n_sweeps == smartigan._api.DEFAULT_N_ITER == 20
+
+
+def test_refine_repairs_merged_and_split_blobs_and_never_hurts():
+    # Well-separated blobs: single unrefined restarts from Forgy starts often
+    # put two blobs under one centroid and cut another in two; refinement
+    # repairs that, and every refined restart is at least as good.
+    rng = np.random.default_rng(3)
+    centres = rng.uniform(0, 20, size=(15, 6))
+    truth = np.arange(1500) % 15
+    x = centres[truth] + 0.3 * rng.standard_normal((1500, 6))
+    best = sum(((x[truth == j] - x[truth == j].mean(0)) ** 2).sum() for j in range(15))
+    repaired = 0
+    for seed in range(8):
+        plain = cluster(x, 15, "hartigan", seed=seed, init="forgy", n_init=1, refine=False)
+        refined = cluster(x, 15, "hartigan", seed=seed, init="forgy", n_init=1)
+        assert plain.refinements == 0
+        assert refined.objective <= plain.objective
+        assert refined.objective == pytest.approx(best, rel=1e-9)
+        repaired += refined.refinements > 0
+    assert repaired >= 2
+    # The stateful API and the estimator take the same switch.
+    c = Clusterer(15, "hartigan", seed=0, init="forgy", n_init=1, refine=False).fit(x)
+    assert c.result_ is not None and c.result_.refinements == 0 and "refine=False" in repr(c)
+    from smartigan.sklearn import KMeans
+
+    est = KMeans(15, method="hartigan", init="forgy", n_init=1, random_state=0, refine=False).fit(x)
+    assert est.get_params()["refine"] is False
+    assert est.inertia_ == pytest.approx(c.result_.objective, rel=1e-12)

@@ -60,6 +60,7 @@ BAD_PARAMS = [
     ("schedule type", dict(schedule=1.5), TypeError, "schedule must be a pair"),
     ("schedule strings", dict(schedule=("a", "b")), TypeError, "schedule must be a pair"),
     ("polish", dict(polish="yes"), TypeError, "polish must be True or False"),
+    ("refine", dict(refine=1), TypeError, "refine must be True or False"),
     ("n_init=0", dict(n_init=0), ValueError, "invalid n_init: 0"),
     ("n_init<0", dict(n_init=-3), ValueError, "invalid n_init: -3"),
     ("n_threads=0", dict(n_threads=0), ValueError, "invalid n_threads: 0"),
