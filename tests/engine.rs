@@ -37,6 +37,7 @@ fn hartigan_history_never_rises_and_ends_stable() {
             .method(Method::Hartigan)
             .init(Init::RandomPartition)
             .n_iter(1000)
+            .refine(false)
             .seed(9),
     )
     .unwrap();
@@ -395,7 +396,7 @@ fn automatic_n_init_follows_problem_size() {
         r.restart_objectives.len(),
         smartigan::defaults::N_INIT_SMALL
     );
-    // n·d·k = 20,000·8·7 = 1,120,000 > 2²⁰: ten.
+    // n·d·k = 20,000·8·7 = 1,120,000 > 2²⁰: four.
     let large = blobs(20_000, 8, 7, 1.0, 6);
     let r = fit(
         large.view(),
@@ -408,7 +409,7 @@ fn automatic_n_init_follows_problem_size() {
     );
     // Exactly at the threshold still counts as small; a given n_init wins.
     assert_eq!(smartigan::defaults::n_init(1 << 18, 2, 2), 20);
-    assert_eq!(smartigan::defaults::n_init((1 << 18) + 1, 2, 2), 10);
+    assert_eq!(smartigan::defaults::n_init((1 << 18) + 1, 2, 2), 4);
     let r = fit(
         large.view(),
         Params::new(7)
