@@ -134,6 +134,8 @@ pub(crate) struct Data<'a, T: Scalar> {
     weights: Option<Cow<'a, [f64]>>,
     /// `max |x − shift|` over all entries, computed on first use.
     max_abs: OnceLock<f64>,
+    /// `max ‖x_i − shift‖²` over all rows, computed on first use.
+    max_sq_norm: OnceLock<f64>,
     /// Accelerated or reference implementation (identical results).
     pub engine: Engine,
     /// Whether a restart may use spare threads inside a sweep.
@@ -153,6 +155,7 @@ impl<'a, T: Scalar> Data<'a, T> {
             shift: Vec::new(),
             weights,
             max_abs: OnceLock::new(),
+            max_sq_norm: OnceLock::new(),
             engine: Engine::Fast,
             parallel: false,
         };
@@ -183,6 +186,7 @@ impl<'a, T: Scalar> Data<'a, T> {
             shift,
             weights,
             max_abs: OnceLock::new(),
+            max_sq_norm: OnceLock::new(),
             engine: Engine::Fast,
             parallel: false,
         }
@@ -209,13 +213,21 @@ impl<'a, T: Scalar> Data<'a, T> {
     /// nothing overflows. Beyond it the objective would be `inf` and every
     /// comparison meaningless, so the caller gets an error instead.
     pub fn check_range(&self) -> Result<()> {
-        let mut buf = vec![0.0; self.d];
-        let mut r2 = 0.0f64;
-        for i in 0..self.n {
-            self.load_shifted(i, &mut buf);
-            r2 = r2.max(buf.iter().map(|v| v * v).sum::<f64>());
-        }
-        check_spread(r2, self.n, "the column means")
+        check_spread(self.max_sq_norm_shifted(), self.n, "the column means")
+    }
+
+    /// `R²`: the largest squared distance of a row to the column means (the
+    /// shift), computed once.
+    pub fn max_sq_norm_shifted(&self) -> f64 {
+        *self.max_sq_norm.get_or_init(|| {
+            let mut buf = vec![0.0; self.d];
+            let mut r2 = 0.0f64;
+            for i in 0..self.n {
+                self.load_shifted(i, &mut buf);
+                r2 = r2.max(buf.iter().map(|v| v * v).sum::<f64>());
+            }
+            r2
+        })
     }
 
     /// [`Data::with_shift`] with a known [`Data::max_abs_shifted`] (a hint

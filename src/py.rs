@@ -109,28 +109,27 @@ fn build_params(
         .schedule(schedule.0, schedule.1)
         .polish(polish)
         .refine(refine);
+    // Negative counts fail here (they do not fit `usize`); the core checks
+    // the ranges.
+    let count = |name, v: Option<i64>, expected: &str| {
+        v.map(|v| non_negative(name, v, expected)).transpose()
+    };
     p.seed = seed;
-    if let Some(n_iter) = n_iter {
-        p = p.n_iter(non_negative(
-            "n_iter",
-            n_iter,
-            &format!("must be between 1 and {}, or None", crate::MAX_N_ITER),
-        )?);
-    }
-    if let Some(n_init) = n_init {
-        p = p.n_init(non_negative(
-            "n_init",
-            n_init,
-            &format!("must be between 1 and {}", crate::MAX_N_INIT),
-        )?);
-    }
-    if let Some(t) = n_threads {
-        p = p.n_threads(non_negative(
-            "n_threads",
-            t,
-            "must be at least 1, or None for all cores",
-        )?);
-    }
+    p.n_iter = count(
+        "n_iter",
+        n_iter,
+        &format!("must be between 1 and {}, or None", crate::MAX_N_ITER),
+    )?;
+    p.n_init = count(
+        "n_init",
+        n_init,
+        &format!("must be between 1 and {}", crate::MAX_N_INIT),
+    )?;
+    p.n_threads = count(
+        "n_threads",
+        n_threads,
+        "must be at least 1, or None for all cores",
+    )?;
     Ok(p)
 }
 

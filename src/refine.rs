@@ -15,34 +15,23 @@
 //! local optimum of the method.
 //!
 //! Candidates `(split c, merge a+b)` are ranked by their predicted change
-//! `gain(c) − cost(a, b)`, computed exactly from the current partition,
-//! best first. After an accepted move everything is recomputed; refinement
-//! ends at the first rejected candidate ([`MAX_FAILURES`]), or when it has
-//! taken as many steps as the method did before it (`run.rs`). This is our extension, not
-//! part of the paper (its tables use `refine=False`); breathing k-means
-//! (Fritzke) and the split/merge steps of ISODATA follow the same idea.
+//! `gain(c) − cost(a, b)`, computed exactly from the current partition, and
+//! the best is tried. After an accepted move everything is recomputed;
+//! refinement ends at the first rejected candidate (on the benchmark's blobs
+//! and the paper's data sets every kept move came before the first
+//! rejection), or when it has taken as many steps as the method did before
+//! it (`run.rs`). This is our extension, not part of the paper (its tables
+//! use `refine=False`); breathing k-means (Fritzke) and the split/merge
+//! steps of ISODATA follow the same idea.
 
 use crate::data::{sq_dist, Data, Scalar};
 use crate::state::Partition;
 
-/// Rejected candidates in a row after which refinement ends. Candidates are
-/// tried best-predicted first; on the benchmark's blobs and the paper's data
-/// sets every kept move came before the first rejection.
-pub(crate) const MAX_FAILURES: usize = 1;
 /// Lloyd iterations of the 2-means split of one cluster.
 const SPLIT_ITERS: usize = 10;
 /// Clusters with the largest split gains that are considered for splitting,
 /// and cheapest merges considered for each.
 const SHORTLIST: usize = 4;
-
-/// One merge-split move: split cluster `split`, merge `absorbed` into `kept`
-/// (its label goes to the split's second half).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Candidate {
-    pub split: usize,
-    pub kept: usize,
-    pub absorbed: usize,
-}
 
 /// The best 2-means split found for one cluster: how much it lowers the
 /// cluster's cost, and which members form the second half.
@@ -74,9 +63,11 @@ fn split_cluster<T: Scalar>(data: &Data<'_, T>, members: &[usize], mean: &[f64])
     data.load_shifted(far, &mut first);
     let mut second: Vec<f64> = mean.iter().zip(&first).map(|(m, a)| 2.0 * m - a).collect();
     let mut in_second = vec![false; members.len()];
+    let mut sums = vec![0.0; 2 * d];
     for iter in 0..=SPLIT_ITERS {
         let mut changed = false;
-        let (mut sums, mut weights) = (vec![0.0; 2 * d], [0.0; 2]);
+        let mut weights = [0.0; 2];
+        sums.iter_mut().for_each(|s| *s = 0.0);
         for (slot, &i) in in_second.iter_mut().zip(members) {
             data.load_shifted(i, &mut row);
             let to_second = sq_dist(&row, &second) < sq_dist(&row, &first);
@@ -139,13 +130,9 @@ fn cheapest_merges(p: &Partition) -> Vec<(f64, usize, usize)> {
     pairs
 }
 
-/// The best untried merge-split move on `p` and the partition it gives
-/// (recomputed, not yet re-converged), or `None` when no candidate is left.
-pub(crate) fn propose<T: Scalar>(
-    p: &Partition,
-    data: &Data<'_, T>,
-    tried: &[Candidate],
-) -> Option<(Candidate, Partition)> {
+/// The partition the best merge-split move on `p` gives (recomputed, not
+/// yet re-converged), or `None` when there is no candidate.
+pub(crate) fn propose<T: Scalar>(p: &Partition, data: &Data<'_, T>) -> Option<Partition> {
     let k = p.k;
     if k < 3 {
         return None;
@@ -161,33 +148,30 @@ pub(crate) fn propose<T: Scalar>(
     splits.sort_by(|x, y| y.1.gain.total_cmp(&x.1.gain).then(x.0.cmp(&y.0)));
     splits.truncate(SHORTLIST);
     let merges = cheapest_merges(p);
-    let mut best: Option<(f64, Candidate, usize)> = None;
+    // (predicted change, split rank, kept, absorbed): the first best wins.
+    let mut best: Option<(f64, usize, usize, usize)> = None;
     for (rank, (c, split)) in splits.iter().enumerate() {
         let usable = merges.iter().filter(|m| m.1 != *c && m.2 != *c);
         for &(cost, a, b) in usable.take(SHORTLIST) {
-            let cand = Candidate {
-                split: *c,
-                kept: a,
-                absorbed: b,
-            };
             let change = split.gain - cost;
-            if tried.contains(&cand) || best.as_ref().is_some_and(|b| b.0 >= change) {
-                continue;
+            if best.is_none_or(|e| e.0 < change) {
+                best = Some((change, rank, a, b));
             }
-            best = Some((change, cand, rank));
         }
     }
-    let (_, cand, rank) = best?;
+    let (_, rank, kept, absorbed) = best?;
+    // Merge `absorbed` into `kept`; the freed label goes to the split's
+    // second half.
     let mut q = p.clone();
     for l in q.labels.iter_mut() {
-        if *l == cand.absorbed {
-            *l = cand.kept;
+        if *l == absorbed {
+            *l = kept;
         }
     }
     for &i in &splits[rank].1.second {
-        q.labels[i] = cand.absorbed;
+        q.labels[i] = absorbed;
     }
-    for j in [cand.split, cand.kept, cand.absorbed] {
+    for j in [splits[rank].0, kept, absorbed] {
         q.stale[j] = true;
     }
     q.recompute_stale(data);
@@ -195,5 +179,5 @@ pub(crate) fn propose<T: Scalar>(
     // sweep's bounds check every point's label and every centroid's
     // displacement, so they stay valid.
     q.hint.lloyd = None;
-    Some((cand, q))
+    Some(q)
 }

@@ -7,7 +7,7 @@ use crate::data::{sq_dist, Data, Scalar};
 use crate::fast::sweep_blocked;
 use crate::init::{initial_partition, Engine};
 use crate::params::ValidParams;
-use crate::refine::{propose, Candidate};
+use crate::refine::propose;
 use crate::rng::Xoshiro256PlusPlus;
 use crate::state::Partition;
 use crate::sweep::{improves_beyond_rounding, lloyd_iteration, lloyd_iteration_reference, sweep};
@@ -41,14 +41,10 @@ pub(crate) trait Source: Sync {
     fn can_improve(&self, st: &Self::State, lloyd: bool) -> bool;
     /// The labels of the state.
     fn labels(st: &Self::State) -> &[usize];
-    /// The best merge-split move on `st` not in `tried`, with the state it
-    /// gives (not yet re-converged); `None` when none is left or the
+    /// The state the best merge-split move on `st` gives (not yet
+    /// re-converged); `None` when there is no candidate or the
     /// representation has no refinement (sparse rows).
-    fn merge_split(
-        &self,
-        _st: &Self::State,
-        _tried: &[Candidate],
-    ) -> Option<(Candidate, Self::State)> {
+    fn merge_split(&self, _st: &Self::State) -> Option<Self::State> {
         None
     }
     /// Centroids in the caller's coordinates and type, and the objective
@@ -105,13 +101,8 @@ impl<T: Scalar> Source for Data<'_, T> {
         // Distances are formed in shifted coordinates, where their rounding
         // error is at most a few ε·R² (R² the largest squared shifted row
         // norm) beyond the relative margin.
+        let abs_margin = 1e-16 * self.max_sq_norm_shifted();
         let mut row = vec![0.0; self.d];
-        let mut r2 = 0.0f64;
-        for i in 0..self.n {
-            self.load_shifted(i, &mut row);
-            r2 = r2.max(row.iter().map(|v| v * v).sum::<f64>());
-        }
-        let abs_margin = 1e-16 * r2;
         (0..self.n).any(|i| {
             self.load_shifted(i, &mut row);
             let (r, w) = (st.labels[i], self.weight(i));
@@ -121,8 +112,8 @@ impl<T: Scalar> Source for Data<'_, T> {
         })
     }
 
-    fn merge_split(&self, st: &Partition, tried: &[Candidate]) -> Option<(Candidate, Partition)> {
-        propose(st, self, tried)
+    fn merge_split(&self, st: &Partition) -> Option<Partition> {
+        propose(st, self)
     }
 
     fn labels(st: &Partition) -> &[usize] {
