@@ -306,14 +306,17 @@ pub fn run(data: &[u8]) -> bool {
             0.5 + f64::from(b.u8()) / 256.0,
         ),
     };
+    let n_iter = b.below(20) + usize::from(!wild);
     let mut p = Params::new(k)
         .method(method)
         .init(init)
-        .n_iter(b.below(20) + usize::from(!wild))
         .n_init(b.below(4) + usize::from(!wild))
         .schedule(schedule.0, schedule.1)
         .polish(b.u8() % 4 != 0)
+        .refine(b.u8() % 2 == 0)
         .seed(b.u64());
+    // Also the default (`None`: the method's own schedule or cap).
+    p.n_iter = (b.u8() % 4 != 0).then_some(n_iter);
     p.n_threads = match b.u8() % 8 {
         0 => None,
         1 if wild => Some(0),

@@ -33,6 +33,62 @@ const SPLIT_ITERS: usize = 10;
 /// and cheapest merges considered for each.
 const SHORTLIST: usize = 4;
 
+/// What refinement reads of the points, dense or sparse: weights, and each
+/// row as something whose squared distance to a dense centre and whose
+/// weighted sum can be formed. Rows are in the coordinates the centroids
+/// are in (shifted for dense data).
+pub(crate) trait Rows {
+    /// One row, as a visit holds it.
+    type Row<'r>
+    where
+        Self: 'r;
+    /// Number of coordinates.
+    fn dim(&self) -> usize;
+    fn weight(&self, i: usize) -> f64;
+    /// Row `i`; dense rows are copied into `buf` (`dim` long), sparse ones
+    /// are read in place.
+    fn row<'r>(&'r self, i: usize, buf: &'r mut [f64]) -> Self::Row<'r>;
+    /// `‖x − c‖²` for a dense `c` with `c_norm = ‖c‖²` (dense rows compute
+    /// it directly and ignore `c_norm`).
+    fn sq_dist_to(x: &Self::Row<'_>, c: &[f64], c_norm: f64) -> f64;
+    /// `sum += w·x`.
+    fn add_to(x: &Self::Row<'_>, w: f64, sum: &mut [f64]);
+}
+
+impl<T: Scalar> Rows for Data<'_, T> {
+    type Row<'r>
+        = &'r [f64]
+    where
+        Self: 'r;
+
+    fn dim(&self) -> usize {
+        self.d
+    }
+
+    fn weight(&self, i: usize) -> f64 {
+        Data::weight(self, i)
+    }
+
+    fn row<'r>(&'r self, i: usize, buf: &'r mut [f64]) -> &'r [f64] {
+        self.load_shifted(i, buf);
+        buf
+    }
+
+    fn sq_dist_to(x: &&[f64], c: &[f64], _c_norm: f64) -> f64 {
+        sq_dist(x, c)
+    }
+
+    fn add_to(x: &&[f64], w: f64, sum: &mut [f64]) {
+        for (s, v) in sum.iter_mut().zip(x.iter()) {
+            *s += w * v;
+        }
+    }
+}
+
+fn sq_norm(c: &[f64]) -> f64 {
+    c.iter().map(|v| v * v).sum()
+}
+
 /// The best 2-means split found for one cluster: how much it lowers the
 /// cluster's cost, and which members form the second half.
 struct Split {
@@ -44,15 +100,16 @@ struct Split {
 /// the halves start from the member farthest from the mean (ties to the
 /// lowest index) and its mirror image through the mean, then Lloyd
 /// iterations refine them. `None` when one half ends up without weight.
-fn split_cluster<T: Scalar>(data: &Data<'_, T>, members: &[usize], mean: &[f64]) -> Option<Split> {
-    let d = data.d;
-    let mut row = vec![0.0; d];
+fn split_cluster<R: Rows>(rows: &R, members: &[usize], mean: &[f64]) -> Option<Split> {
+    let d = rows.dim();
+    let mut buf = vec![0.0; d];
+    let mean_norm = sq_norm(mean);
     let (mut far, mut far_dist, mut cost) = (usize::MAX, -1.0, 0.0);
     for &i in members {
-        data.load_shifted(i, &mut row);
-        let dist = sq_dist(&row, mean);
-        cost += data.weight(i) * dist;
-        if data.weight(i) > 0.0 && dist > far_dist {
+        let x = rows.row(i, &mut buf);
+        let dist = R::sq_dist_to(&x, mean, mean_norm);
+        cost += rows.weight(i) * dist;
+        if rows.weight(i) > 0.0 && dist > far_dist {
             (far, far_dist) = (i, dist);
         }
     }
@@ -60,7 +117,7 @@ fn split_cluster<T: Scalar>(data: &Data<'_, T>, members: &[usize], mean: &[f64])
         return None;
     }
     let mut first = vec![0.0; d];
-    data.load_shifted(far, &mut first);
+    R::add_to(&rows.row(far, &mut buf), 1.0, &mut first);
     let mut second: Vec<f64> = mean.iter().zip(&first).map(|(m, a)| 2.0 * m - a).collect();
     let mut in_second = vec![false; members.len()];
     let mut sums = vec![0.0; 2 * d];
@@ -68,16 +125,16 @@ fn split_cluster<T: Scalar>(data: &Data<'_, T>, members: &[usize], mean: &[f64])
         let mut changed = false;
         let mut weights = [0.0; 2];
         sums.iter_mut().for_each(|s| *s = 0.0);
+        let (first_norm, second_norm) = (sq_norm(&first), sq_norm(&second));
         for (slot, &i) in in_second.iter_mut().zip(members) {
-            data.load_shifted(i, &mut row);
-            let to_second = sq_dist(&row, &second) < sq_dist(&row, &first);
+            let x = rows.row(i, &mut buf);
+            let to_second =
+                R::sq_dist_to(&x, &second, second_norm) < R::sq_dist_to(&x, &first, first_norm);
             changed |= to_second != *slot;
             *slot = to_second;
-            let (w, half) = (data.weight(i), usize::from(to_second));
+            let (w, half) = (rows.weight(i), usize::from(to_second));
             weights[half] += w;
-            for (s, v) in sums[half * d..(half + 1) * d].iter_mut().zip(&row) {
-                *s += w * v;
-            }
+            R::add_to(&x, w, &mut sums[half * d..(half + 1) * d]);
         }
         if weights[0] <= 0.0 || weights[1] <= 0.0 {
             return None;
@@ -93,10 +150,16 @@ fn split_cluster<T: Scalar>(data: &Data<'_, T>, members: &[usize], mean: &[f64])
         }
     }
     // The halves' costs about their own means (the centroids they get).
+    let (first_norm, second_norm) = (sq_norm(&first), sq_norm(&second));
     let mut halves = 0.0;
     for (&s, &i) in in_second.iter().zip(members) {
-        data.load_shifted(i, &mut row);
-        halves += data.weight(i) * sq_dist(&row, if s { &second } else { &first });
+        let x = rows.row(i, &mut buf);
+        let dist = if s {
+            R::sq_dist_to(&x, &second, second_norm)
+        } else {
+            R::sq_dist_to(&x, &first, first_norm)
+        };
+        halves += rows.weight(i) * dist;
     }
     Some(Split {
         gain: cost - halves,
@@ -110,16 +173,19 @@ fn split_cluster<T: Scalar>(data: &Data<'_, T>, members: &[usize], mean: &[f64])
 }
 
 /// For every cluster, its cheapest merge partner: `(cost, a, b)` with
-/// `a < b`, each pair once, cheapest first (ties by index).
-fn cheapest_merges(p: &Partition) -> Vec<(f64, usize, usize)> {
-    let k = p.k;
+/// `a < b`, each pair once, cheapest first (ties by index). `centroids` is
+/// `k × d`, row after row.
+fn cheapest_merges(weights: &[f64], centroids: &[f64]) -> Vec<(f64, usize, usize)> {
+    let k = weights.len();
+    let d = centroids.len() / k.max(1);
+    let centroid = |j: usize| &centroids[j * d..(j + 1) * d];
     let mut pairs: Vec<(f64, usize, usize)> = (0..k)
         .filter_map(|a| {
             (0..k)
                 .filter(|&b| b != a)
                 .map(|b| {
-                    let (wa, wb) = (p.weights[a], p.weights[b]);
-                    let cost = wa * wb / (wa + wb) * sq_dist(p.centroid(a), p.centroid(b));
+                    let (wa, wb) = (weights[a], weights[b]);
+                    let cost = wa * wb / (wa + wb) * sq_dist(centroid(a), centroid(b));
                     (cost, a.min(b), a.max(b))
                 })
                 .min_by(|x, y| x.0.total_cmp(&y.0).then((x.1, x.2).cmp(&(y.1, y.2))))
@@ -130,24 +196,33 @@ fn cheapest_merges(p: &Partition) -> Vec<(f64, usize, usize)> {
     pairs
 }
 
-/// The partition the best merge-split move on `p` gives (recomputed, not
-/// yet re-converged), or `None` when there is no candidate.
-pub(crate) fn propose<T: Scalar>(p: &Partition, data: &Data<'_, T>) -> Option<Partition> {
-    let k = p.k;
+/// The labels after the best merge-split move on the partition `labels`
+/// (cluster `weights`, dense `k × d` `centroids`), and the three clusters it
+/// changes; `None` when there is no candidate.
+pub(crate) fn propose_labels<R: Rows>(
+    rows: &R,
+    labels: &[usize],
+    weights: &[f64],
+    centroids: &[f64],
+) -> Option<(Vec<usize>, [usize; 3])> {
+    let k = weights.len();
+    let d = rows.dim();
     if k < 3 {
         return None;
     }
     let mut members: Vec<Vec<usize>> = vec![Vec::new(); k];
-    for (i, &l) in p.labels.iter().enumerate() {
+    for (i, &l) in labels.iter().enumerate() {
         members[l].push(i);
     }
     let mut splits: Vec<(usize, Split)> = (0..k)
         .filter(|&c| members[c].len() >= 2)
-        .filter_map(|c| split_cluster(data, &members[c], p.centroid(c)).map(|s| (c, s)))
+        .filter_map(|c| {
+            split_cluster(rows, &members[c], &centroids[c * d..(c + 1) * d]).map(|s| (c, s))
+        })
         .collect();
     splits.sort_by(|x, y| y.1.gain.total_cmp(&x.1.gain).then(x.0.cmp(&y.0)));
     splits.truncate(SHORTLIST);
-    let merges = cheapest_merges(p);
+    let merges = cheapest_merges(weights, centroids);
     // (predicted change, split rank, kept, absorbed): the first best wins.
     let mut best: Option<(f64, usize, usize, usize)> = None;
     for (rank, (c, split)) in splits.iter().enumerate() {
@@ -162,16 +237,25 @@ pub(crate) fn propose<T: Scalar>(p: &Partition, data: &Data<'_, T>) -> Option<Pa
     let (_, rank, kept, absorbed) = best?;
     // Merge `absorbed` into `kept`; the freed label goes to the split's
     // second half.
-    let mut q = p.clone();
-    for l in q.labels.iter_mut() {
+    let mut out = labels.to_vec();
+    for l in out.iter_mut() {
         if *l == absorbed {
             *l = kept;
         }
     }
     for &i in &splits[rank].1.second {
-        q.labels[i] = absorbed;
+        out[i] = absorbed;
     }
-    for j in [splits[rank].0, kept, absorbed] {
+    Some((out, [splits[rank].0, kept, absorbed]))
+}
+
+/// The partition the best merge-split move on `p` gives (recomputed, not
+/// yet re-converged), or `None` when there is no candidate.
+pub(crate) fn propose<T: Scalar>(p: &Partition, data: &Data<'_, T>) -> Option<Partition> {
+    let (labels, touched) = propose_labels(data, &p.labels, &p.weights, &p.centroids)?;
+    let mut q = p.clone();
+    q.labels = labels;
+    for j in touched {
         q.stale[j] = true;
     }
     q.recompute_stale(data);

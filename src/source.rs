@@ -42,11 +42,8 @@ pub(crate) trait Source: Sync {
     /// The labels of the state.
     fn labels(st: &Self::State) -> &[usize];
     /// The state the best merge-split move on `st` gives (not yet
-    /// re-converged); `None` when there is no candidate or the
-    /// representation has no refinement (sparse rows).
-    fn merge_split(&self, _st: &Self::State) -> Option<Self::State> {
-        None
-    }
+    /// re-converged); `None` when there is no candidate.
+    fn merge_split(&self, st: &Self::State) -> Option<Self::State>;
     /// Centroids in the caller's coordinates and type, and the objective
     /// recomputed from exactly those centroids, so that the reported number
     /// is what a user gets from `((x - centroids[labels])**2).sum()` (times

@@ -17,6 +17,7 @@ use crate::data::{check_spread, checked_weights, Scalar};
 use crate::error::{Error, Result};
 use crate::init::{forgy_indices, kmeans_plus_plus_indices};
 use crate::params::{Init, Params, ValidParams};
+use crate::refine::{propose_labels, Rows};
 use crate::rng::Xoshiro256PlusPlus;
 use crate::run::{fit_source, Clustering};
 use crate::source::Source;
@@ -306,6 +307,19 @@ impl<'a, T: Scalar> SparseData<'a, T> {
             .collect()
     }
 
+    /// The means `S_j / W_j` as a dense `k × d` matrix, row after row
+    /// (zero for a weightless cluster).
+    fn dense_centroids(&self, st: &SparseState) -> Vec<f64> {
+        let (k, d) = (st.k, self.x.n_cols);
+        let mut out = vec![0.0; k * d];
+        for (c, col) in st.sums.chunks_exact(k).enumerate() {
+            for (j, (&s, &w)) in col.iter().zip(&st.weights).enumerate() {
+                out[j * d + c] = if w > 0.0 { s / w } else { 0.0 };
+            }
+        }
+        out
+    }
+
     /// Dense copies of rows `idx`.
     fn densify(&self, idx: &[usize]) -> Vec<f64> {
         let d = self.x.n_cols;
@@ -317,6 +331,44 @@ impl<'a, T: Scalar> SparseData<'a, T> {
             }
         }
         out
+    }
+}
+
+impl<T: Scalar> Rows for SparseData<'_, T> {
+    type Row<'r>
+        = (&'r [usize], &'r [T])
+    where
+        Self: 'r;
+
+    fn dim(&self) -> usize {
+        self.x.n_cols
+    }
+
+    fn weight(&self, i: usize) -> f64 {
+        SparseData::weight(self, i)
+    }
+
+    fn row<'r>(&'r self, i: usize, _buf: &'r mut [f64]) -> Self::Row<'r> {
+        self.x.row(i)
+    }
+
+    /// As [`CsrView::sq_dist_dense`]: O(nnz) through `c_norm`.
+    fn sq_dist_to(x: &(&[usize], &[T]), c: &[f64], c_norm: f64) -> f64 {
+        let cross: f64 =
+            x.0.iter()
+                .zip(x.1)
+                .map(|(&col, v)| {
+                    let v = v.to_f64();
+                    v * v - 2.0 * v * c[col]
+                })
+                .sum();
+        (c_norm + cross).max(0.0)
+    }
+
+    fn add_to(x: &(&[usize], &[T]), w: f64, sum: &mut [f64]) {
+        for (&col, v) in x.0.iter().zip(x.1) {
+            sum[col] += w * v.to_f64();
+        }
     }
 }
 
@@ -472,16 +524,22 @@ impl<T: Scalar> Source for SparseData<'_, T> {
             .sum()
     }
 
+    /// The dense merge-split move ([`crate::refine`]) with sparse rows; the
+    /// new state's sums are recomputed from its labels.
+    fn merge_split(&self, st: &SparseState) -> Option<SparseState> {
+        let centroids = self.dense_centroids(st);
+        let (labels, _) = propose_labels(self, &st.labels, &st.weights, &centroids)?;
+        Some(self.state_from_labels(st.k, labels))
+    }
+
     fn labels(st: &SparseState) -> &[usize] {
         &st.labels
     }
 
     fn finalize(&self, st: &SparseState) -> (Array2<T>, f64) {
         let (k, d) = (st.k, self.x.n_cols);
-        let centroids = Array2::from_shape_fn((k, d), |(j, c)| {
-            let w = st.weights[j];
-            T::from_f64(if w > 0.0 { st.sums[c * k + j] / w } else { 0.0 })
-        });
+        let means = self.dense_centroids(st);
+        let centroids = Array2::from_shape_fn((k, d), |(j, c)| T::from_f64(means[j * d + c]));
         let wide: Vec<f64> = centroids.iter().map(|v| v.to_f64()).collect();
         let cnorms = row_sq_norms(&wide, d);
         let objective = st

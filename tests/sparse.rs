@@ -62,26 +62,32 @@ fn sparse_equals_dense_for_every_method_and_init() {
     let csr = Csr::from_dense(&x);
     assert!(csr.data.len() < 400 * 60 / 4);
     let none = AtomicBool::new(false);
+    let mut refined = 0;
     for m in [Method::Lloyd, Method::Hartigan, Method::Smartigan] {
         for init in [Init::RandomPartition, Init::Forgy, Init::KMeansPlusPlus] {
-            let p = Params::new(5)
-                .method(m)
-                .init(init.clone())
-                .n_init(3)
-                // Sparse rows have no merge-split refinement (yet).
-                .refine(false)
-                .seed(7);
-            let dense = fit_cancellable(x.view(), None, p.clone(), &none).unwrap();
-            let sparse = fit_sparse(csr.view(), None, p, &none).unwrap();
-            assert_eq!(sparse.labels, dense.labels, "{m} {init:?}");
-            assert_eq!(sparse.n_sweeps, dense.n_sweeps, "{m} {init:?}");
-            assert!((sparse.objective - dense.objective).abs() <= 1e-9 * dense.objective);
-            for (a, b) in sparse.centroids.iter().zip(dense.centroids.iter()) {
-                assert!((a - b).abs() <= 1e-9 * b.abs().max(1.0));
+            for refine in [false, true] {
+                let p = Params::new(5)
+                    .method(m)
+                    .init(init.clone())
+                    .n_init(3)
+                    .refine(refine)
+                    .seed(7);
+                let dense = fit_cancellable(x.view(), None, p.clone(), &none).unwrap();
+                let sparse = fit_sparse(csr.view(), None, p, &none).unwrap();
+                let what = format!("{m} {init:?} refine {refine}");
+                assert_eq!(sparse.labels, dense.labels, "{what}");
+                assert_eq!(sparse.n_sweeps, dense.n_sweeps, "{what}");
+                assert_eq!(sparse.refinements, dense.refinements, "{what}");
+                assert!((sparse.objective - dense.objective).abs() <= 1e-9 * dense.objective);
+                for (a, b) in sparse.centroids.iter().zip(dense.centroids.iter()) {
+                    assert!((a - b).abs() <= 1e-9 * b.abs().max(1.0));
+                }
+                check_result(x.view(), 5, &sparse, 1e-9);
+                refined += sparse.refinements;
             }
-            check_result(x.view(), 5, &sparse, 1e-9);
         }
     }
+    eprintln!("refined {refined}");
 }
 
 #[test]
@@ -236,14 +242,50 @@ fn overflowing_sparse_data_is_rejected() {
     assert!(err.to_string().contains("too spread out"), "{err}");
 }
 
+/// Groups on disjoint columns with a common background column, so that
+/// each group's own partition is the optimum by a wide margin.
+fn disjoint_groups(n: usize, groups: usize, cols: usize, seed: u64) -> Array2<f64> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    Array2::from_shape_fn((n, groups * cols + 1), |(i, j)| {
+        let own = j / cols == i % groups;
+        if j == groups * cols || (own && rng.unit_f64() < 0.7) {
+            1.0 + (rng.unit_f64() * 2.0).floor()
+        } else {
+            0.0
+        }
+    })
+}
+
 #[test]
-fn sparse_rows_ignore_refine() {
-    let x = sparse_blobs(300, 40, 6, 3);
+fn sparse_refinement_never_hurts_and_repairs_merged_groups() {
+    let (groups, n) = (12, 600);
+    let x = disjoint_groups(n, groups, 6, 5);
     let csr = Csr::from_dense(&x);
     let none = AtomicBool::new(false);
-    let p = Params::new(6).method(Method::Hartigan).n_init(2).seed(1);
-    let with = fit_sparse(csr.view(), None, p.clone().refine(true), &none).unwrap();
-    let without = fit_sparse(csr.view(), None, p.refine(false), &none).unwrap();
-    assert_eq!(with, without);
-    assert_eq!(with.refinements, 0);
+    let truth: Vec<usize> = (0..n).map(|i| i % groups).collect();
+    let (mut plain_wrong, mut refined_wrong) = (0, 0);
+    for m in [Method::Lloyd, Method::Hartigan, Method::Smartigan] {
+        for seed in 0..8 {
+            let p = Params::new(groups)
+                .method(m)
+                .init(Init::Forgy)
+                .n_init(1)
+                .seed(seed);
+            let plain = fit_sparse(csr.view(), None, p.clone().refine(false), &none).unwrap();
+            let refined = fit_sparse(csr.view(), None, p.refine(true), &none).unwrap();
+            assert!(refined.objective <= plain.objective, "{m} seed {seed}");
+            check_result(x.view(), groups, &refined, 1e-9);
+            let same_as_truth = |labels: &[usize]| {
+                (0..n).all(|i| (0..n).all(|j| (labels[i] == labels[j]) == (truth[i] == truth[j])))
+            };
+            plain_wrong += usize::from(!same_as_truth(plain.labels.as_slice().unwrap()));
+            refined_wrong += usize::from(!same_as_truth(refined.labels.as_slice().unwrap()));
+        }
+    }
+    eprintln!("plain wrong {plain_wrong} refined wrong {refined_wrong}");
+    assert!(
+        plain_wrong > 0,
+        "the data should trap unrefined runs sometimes"
+    );
+    assert_eq!(refined_wrong, 0);
 }

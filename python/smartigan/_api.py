@@ -343,7 +343,7 @@ def cluster(
         helps most, re-converge with the method's own steps, and keep the
         result only if the objective fell. Repairs the "two groups under one
         centroid, one group under two" optima that no single-point move can
-        leave. Dense data only (ignored for sparse input).
+        leave. Dense and sparse input alike.
     n_threads : int or None
         Threads for this call (default: all cores).
     sample_weight : array-like of shape (n_samples,) or None
