@@ -341,7 +341,7 @@ def check_defaults(frontier: dict, seeds_paper: int, seeds_large: int, log=print
     defaults = dict(method=_api.DEFAULT_METHOD, init=_api.DEFAULT_INIT, n_iter=_api.DEFAULT_N_ITER,
                     # "auto" gives this on every paper cell (they are small).
                     n_init=_api.AUTO_N_INIT_SMALL, schedule=tuple(_api.DEFAULT_SCHEDULE),
-                    polish=_default_polish())
+                    polish=_default_polish(), refine=_api.DEFAULT_REFINE)
     rows = []
     for rec in frontier["cells"]:
         cell = rec["cell"]

@@ -452,7 +452,8 @@ def iris_checks_text(chk: Optional[dict]) -> str:
 
 def _defaults_line(d: dict) -> str:
     return (f"method=\"{d['method']}\", init=\"{d['init']}\", n_iter={d['n_iter']}, n_init={d['n_init']}, "
-            f"schedule={tuple(d['schedule'])}, polish={d['polish']}")
+            f"schedule={tuple(d['schedule'])}, polish={d['polish']}"
+            + (f", refine={d['refine']}" if "refine" in d else ""))
 
 
 def document(res: dict, target_pct: float, figure_rel: str) -> str:

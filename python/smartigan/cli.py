@@ -392,7 +392,7 @@ class Progress:
     label : str
         Shown before the bar (the method).
     total : int
-        Sweeps expected (``n_iter``); the bar shows extra sweeps as polishing.
+        Sweeps expected (``n_iter``); the bar shows extra sweeps as ``beyond``.
     n_init : int
         Number of restarts (run in parallel, shown in the line).
     stream : text stream, optional
@@ -403,6 +403,9 @@ class Progress:
     delay : float
         Seconds before the first draw in ``"auto"`` mode, so quick runs stay
         silent.
+    beyond : str
+        What sweeps past ``total`` are doing (Smartigan's polishing sweeps,
+        the re-converging steps of merge-split refinement).
 
     Examples
     --------
@@ -420,8 +423,9 @@ class Progress:
     """
 
     def __init__(self, label: str, total: int, n_init: int, stream: Optional[TextIO] = None,
-                 mode: str = "auto", delay: float = 0.5) -> None:
+                 mode: str = "auto", delay: float = 0.5, beyond: str = "polishing") -> None:
         self.label = label
+        self.beyond = beyond
         self.total = max(int(total), 1)
         self.n_init = n_init
         self.stream = stream if stream is not None else sys.stderr
@@ -449,7 +453,7 @@ class Progress:
         width = 20
         filled = int(width * min(sweep, self.total) / self.total)
         bar = "#" * filled + "-" * (width - filled)
-        phase = f"sweep {sweep}/{self.total}" if sweep <= self.total else f"sweep {sweep}, polishing"
+        phase = f"sweep {sweep}/{self.total}" if sweep <= self.total else f"sweep {sweep}, {self.beyond}"
         restarts = f"{self.n_init} restart{'s' if self.n_init != 1 else ''}"
         line = f"{self.label} [{bar}] {phase} | {restarts} | best {objective:.6g} | {now:.1f}s"
         cols = shutil.get_terminal_size((100, 20)).columns
@@ -469,7 +473,8 @@ def _run(X: npt.NDArray[np.float64], k: int, method: str, args: argparse.Namespa
     """One fit, stepped with a progress bar when one can be shown; returns (result, seconds)."""
     kwargs: Dict[str, Any] = dict(init=args.init, n_init=args.n_init, n_threads=args.threads, refine=args.refine)
     expected = args.n_iter or (_api.DEFAULT_N_ITER if method == "smartigan" else _api.DEFAULT_MAX_ITER)
-    bar = Progress(method, expected, args.n_init, mode=args.progress)
+    beyond = "polishing or refining" if args.refine else "polishing"
+    bar = Progress(method, expected, args.n_init, mode=args.progress, beyond=beyond)
     t0 = time.perf_counter()
     if not bar.enabled:
         result = _api.cluster(X, k, method, args.n_iter, seed, **kwargs)  # type: ignore[arg-type]

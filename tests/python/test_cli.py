@@ -316,6 +316,10 @@ def test_progress_auto_waits_for_long_runs():
     bar.update(12, 1.0)
     bar.close()
     assert "sweep 12, polishing" in tty.text and tty.text.endswith("\r")
+    tty.text = ""
+    bar = cli.Progress("smartigan", 10, 2, stream=tty, mode="always", beyond="polishing or refining")
+    bar.update(15, 1.0)
+    assert "sweep 15, polishing or refining" in tty.text
 
 
 def test_piped_subprocess_is_quiet_and_correct(iris_npy):
