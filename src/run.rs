@@ -4,6 +4,7 @@ use crate::data::{check_finite, checked_weights, Data, Scalar};
 use crate::error::{Error, Result};
 use crate::init::Engine;
 use crate::params::{defaults, Method, Params, ValidParams, MAX_POLISH_SWEEPS};
+use crate::refine::SplitCache;
 use crate::rng::{Stream, Xoshiro256PlusPlus};
 use crate::source::Source;
 use crate::state::Partition;
@@ -64,6 +65,8 @@ struct Refinement<St> {
     accepted: usize,
     /// Steps refinement has taken.
     steps: usize,
+    /// Splits of earlier proposals (speed only).
+    cache: SplitCache,
 }
 
 /// A merge-split candidate being re-converged by the method's own steps.
@@ -103,6 +106,7 @@ impl<St> Restart<St> {
                 trial: None,
                 accepted: 0,
                 steps: 0,
+                cache: SplitCache::default(),
             },
         }
     }
@@ -237,7 +241,7 @@ impl<St> Restart<St> {
         let mut trial = match self.refinement.trial.take() {
             Some(trial) => trial,
             None => {
-                let Some(state) = data.merge_split(&self.part) else {
+                let Some(state) = data.merge_split(&self.part, &mut self.refinement.cache) else {
                     self.phase = Phase::Done;
                     return;
                 };

@@ -7,7 +7,7 @@ use crate::data::{sq_dist, Data, Scalar};
 use crate::fast::sweep_blocked;
 use crate::init::{initial_partition, Engine};
 use crate::params::ValidParams;
-use crate::refine::propose;
+use crate::refine::{propose, SplitCache};
 use crate::rng::Xoshiro256PlusPlus;
 use crate::state::Partition;
 use crate::sweep::{improves_beyond_rounding, lloyd_iteration, lloyd_iteration_reference, sweep};
@@ -42,8 +42,9 @@ pub(crate) trait Source: Sync {
     /// The labels of the state.
     fn labels(st: &Self::State) -> &[usize];
     /// The state the best merge-split move on `st` gives (not yet
-    /// re-converged); `None` when there is no candidate.
-    fn merge_split(&self, st: &Self::State) -> Option<Self::State>;
+    /// re-converged); `None` when there is no candidate. `cache` holds the
+    /// restart's splits from earlier proposals.
+    fn merge_split(&self, st: &Self::State, cache: &mut SplitCache) -> Option<Self::State>;
     /// Centroids in the caller's coordinates and type, and the objective
     /// recomputed from exactly those centroids, so that the reported number
     /// is what a user gets from `((x - centroids[labels])**2).sum()` (times
@@ -109,8 +110,8 @@ impl<T: Scalar> Source for Data<'_, T> {
         })
     }
 
-    fn merge_split(&self, st: &Partition) -> Option<Partition> {
-        propose(st, self)
+    fn merge_split(&self, st: &Partition, cache: &mut SplitCache) -> Option<Partition> {
+        propose(st, self, cache)
     }
 
     fn labels(st: &Partition) -> &[usize] {

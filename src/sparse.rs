@@ -17,7 +17,7 @@ use crate::data::{check_spread, checked_weights, Scalar};
 use crate::error::{Error, Result};
 use crate::init::{forgy_indices, kmeans_plus_plus_indices};
 use crate::params::{Init, Params, ValidParams};
-use crate::refine::{propose_labels, Rows};
+use crate::refine::{propose_labels, Rows, SplitCache};
 use crate::rng::Xoshiro256PlusPlus;
 use crate::run::{fit_source, Clustering};
 use crate::source::Source;
@@ -526,9 +526,9 @@ impl<T: Scalar> Source for SparseData<'_, T> {
 
     /// The dense merge-split move ([`crate::refine`]) with sparse rows; the
     /// new state's sums are recomputed from its labels.
-    fn merge_split(&self, st: &SparseState) -> Option<SparseState> {
+    fn merge_split(&self, st: &SparseState, cache: &mut SplitCache) -> Option<SparseState> {
         let centroids = self.dense_centroids(st);
-        let (labels, _) = propose_labels(self, &st.labels, &st.weights, &centroids)?;
+        let (labels, _) = propose_labels(self, &st.labels, &st.weights, &centroids, cache)?;
         Some(self.state_from_labels(st.k, labels))
     }
 
