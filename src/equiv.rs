@@ -80,6 +80,12 @@ fn fast_fits_equal_reference_fits_on_ties() {
     all_methods(far.view(), 4, 8);
     let tiny = x.mapv(|v| v * 1e-200);
     all_methods(tiny.view(), 4, 8);
+    // Small `k·d` runs the plain sweep; these take the blocked one.
+    let wide =
+        ndarray::Array2::from_shape_fn((800, 12), |(i, j)| ((i * (j + 2) + i / 7) % 4) as f64);
+    all_methods(wide.view(), 12, 3);
+    all_methods(wide.mapv(|v| 1e9 + v * 1e-4).view(), 12, 8);
+    all_methods(wide.mapv(|v| v * 1e-200).view(), 12, 8);
 }
 
 #[test]
