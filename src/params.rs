@@ -159,7 +159,7 @@ pub struct Params {
     pub polish: bool,
     /// After the method converges, try merge-split moves (merge two nearby
     /// clusters, split a spread-out one, re-converge) and keep those that
-    /// lower the objective; see the crate documentation).
+    /// lower the objective ("Merge-split refinement" in `docs/algorithms.md`).
     pub refine: bool,
     /// Threads of the per-call pool; `None` means all cores.
     pub n_threads: Option<usize>,

@@ -133,21 +133,27 @@ impl<'a, T: Scalar> CsrView<'a, T> {
         cols.iter().zip(vals).map(|(&c, x)| x.to_f64() * v[c]).sum()
     }
 
-    /// `‖x_i − μ‖²` for a dense `μ` with `mu_norm = ‖μ‖²`, as
-    /// `‖μ‖² + Σ_{nonzeros} (x_c² − 2·x_c·μ_c)`: exact algebra, O(nnz(x_i)).
+    /// `‖x_i − μ‖²` for a dense `μ` with `mu_norm = ‖μ‖²` ([`sparse_sq_dist`]).
     #[inline(always)]
     fn sq_dist_dense(&self, i: usize, mu: &[f64], mu_norm: f64) -> f64 {
-        let (cols, vals) = self.row(i);
-        let cross: f64 = cols
-            .iter()
-            .zip(vals)
-            .map(|(&c, v)| {
-                let v = v.to_f64();
-                v * v - 2.0 * v * mu[c]
-            })
-            .sum();
-        (mu_norm + cross).max(0.0)
+        sparse_sq_dist(self.row(i), mu, mu_norm)
     }
+}
+
+/// `‖x − μ‖²` for a sparse row `x = (columns, values)` and a dense `μ` with
+/// `mu_norm = ‖μ‖²`, as `‖μ‖² + Σ_{nonzeros} (x_c² − 2·x_c·μ_c)`: exact
+/// algebra, O(nnz(x)).
+#[inline(always)]
+fn sparse_sq_dist<T: Scalar>((cols, vals): (&[usize], &[T]), mu: &[f64], mu_norm: f64) -> f64 {
+    let cross: f64 = cols
+        .iter()
+        .zip(vals)
+        .map(|(&c, v)| {
+            let v = v.to_f64();
+            v * v - 2.0 * v * mu[c]
+        })
+        .sum();
+    (mu_norm + cross).max(0.0)
 }
 
 /// Squared norms of the rows of a row-major matrix with `d` columns.
@@ -352,17 +358,8 @@ impl<T: Scalar> Rows for SparseData<'_, T> {
         self.x.row(i)
     }
 
-    /// As [`CsrView::sq_dist_dense`]: O(nnz) through `c_norm`.
     fn sq_dist_to(x: &(&[usize], &[T]), c: &[f64], c_norm: f64) -> f64 {
-        let cross: f64 =
-            x.0.iter()
-                .zip(x.1)
-                .map(|(&col, v)| {
-                    let v = v.to_f64();
-                    v * v - 2.0 * v * c[col]
-                })
-                .sum();
-        (c_norm + cross).max(0.0)
+        sparse_sq_dist(*x, c, c_norm)
     }
 
     fn add_to(x: &(&[usize], &[T]), w: f64, sum: &mut [f64]) {
