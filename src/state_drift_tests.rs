@@ -94,3 +94,61 @@ fn recomputing_touched_clusters_equals_recomputing_all() {
         }
     }
 }
+
+/// The per-cluster parallel recomputation gives the sequential one's bits
+/// with and without weights, with one cluster emptied,
+/// on 1 to 4 threads.
+#[test]
+#[allow(clippy::unwrap_used)]
+fn parallel_recomputation_equals_sequential() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
+    let (n, d, k) = (5000, 30, 17);
+    assert!(n * d >= super::PARALLEL_RECOMPUTE_MIN);
+    let x = Array2::from_shape_fn((n, d), |_| 50.0 + rng.unit_f64() * 10.0);
+    let w: Vec<f64> = (0..n).map(|_| 0.5 + rng.unit_f64()).collect();
+    let bits = |v: &[f64]| v.iter().map(|a| a.to_bits()).collect::<Vec<_>>();
+    for weighted in [false, true] {
+        let mut data = Data::new(
+            x.view(),
+            weighted.then(|| std::borrow::Cow::Borrowed(&w[..])),
+        );
+        let labels: Vec<usize> = (0..n).map(|i| i % k).collect();
+        let mut base = Partition::from_labels(&data, k, labels);
+        let mut buf = vec![0.0; d];
+        for _ in 0..300 {
+            let (i, to) = (rng.below(n), 5 + rng.below(k - 5));
+            let from = base.labels[i];
+            if from != to && base.counts[from] > 1 {
+                data.load_shifted(i, &mut buf);
+                let wi = if weighted { w[i] } else { 1.0 };
+                base.move_point(i, &buf, wi, to);
+            }
+        }
+        // Cluster 3 emptied behind the sums' back (labels are what counts):
+        // its centroid must come out as zeros.
+        for l in base.labels.iter_mut().filter(|l| **l == 3) {
+            *l = 0;
+        }
+        base.stale[3] = true;
+        base.stale[0] = true;
+        let mut sequential = base.clone();
+        data.parallel = false;
+        sequential.recompute_stale(&data);
+        data.parallel = true;
+        for threads in 1..=4 {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let mut parallel = base.clone();
+            pool.install(|| parallel.recompute_stale(&data));
+            assert_eq!(parallel.counts, sequential.counts);
+            assert_eq!(parallel.stale, sequential.stale);
+            assert_eq!(bits(&parallel.weights), bits(&sequential.weights));
+            assert_eq!(bits(&parallel.sums), bits(&sequential.sums));
+            assert_eq!(bits(&parallel.centroids), bits(&sequential.centroids));
+            assert_eq!(bits(&parallel.costs), bits(&sequential.costs));
+        }
+        assert!(sequential.centroid(3).iter().all(|&v| v == 0.0));
+    }
+}

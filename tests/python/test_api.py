@@ -67,6 +67,20 @@ def test_same_seed_bit_identical_for_any_thread_count(method):
         assert r.objective == ref.objective
 
 
+@pytest.mark.parametrize("method", METHODS)
+def test_single_restart_on_spare_threads_is_bit_identical(method):
+    # One restart with threads to spare splits its own work over the pool
+    # (block products, the recomputation between sweeps and Lloyd
+    # iterations): large enough for every split to engage.
+    X = blobs(6000, 24, 12, 2.0, 5)
+    ref = cluster(X, 12, method, seed=7, n_init=1, n_threads=1)
+    for t in (2, 3):
+        r = cluster(X, 12, method, seed=7, n_init=1, n_threads=t)
+        np.testing.assert_array_equal(r.labels, ref.labels)
+        np.testing.assert_array_equal(r.centroids, ref.centroids)
+        np.testing.assert_array_equal(r.history, ref.history)
+
+
 def test_float32_is_used_as_is_and_returns_float32(X):
     X32 = X.astype(np.float32)
     r = cluster(X32, 4, seed=0)
