@@ -960,20 +960,40 @@ fn sq_dist_lanes<const L: usize>(x: &[f64], ct: &[f64], out: &mut [f64; L]) {
     }
 }
 
-/// For the points `start..start + len`: every `(i, sq_dist(x_i, y_t))` with
-/// the exact distance strictly below `closest[i]`, per trial `t`, in index
-/// order. Points that provably have no such distance are skipped on the way
-/// (see [`plus_plus_lanes`]).
+/// For the points `start..start + len` and every restart `r` of `trs`:
+/// every `(i, sq_dist(x_i, y_t))` with the exact distance strictly below
+/// that restart's `closest[i]`, per trial `t`, in index order (`[r][t]`).
+/// Points that provably have no such distance are skipped on the way (see
+/// [`plus_plus_lanes`]). The restarts share one read of each row: their
+/// passes are independent, so each restart's lists are exactly those of a
+/// pass of its own.
 pub(crate) fn plus_plus_changes<T: Scalar>(
     data: &Data<'_, T>,
-    tr: &PlusPlusTrials<'_>,
+    trs: &[PlusPlusTrials<'_>],
     start: usize,
     len: usize,
-) -> Vec<Vec<(u32, f64)>> {
-    let mut out = vec![Vec::new(); tr.trials];
-    plus_plus_dispatch(data, tr, start, len, &mut out);
+) -> Vec<TrialChanges> {
+    let mut out: Vec<TrialChanges> = trs.iter().map(|tr| vec![Vec::new(); tr.trials]).collect();
+    if let Some(first) = trs.first() {
+        plus_plus_dispatch(
+            data,
+            trs,
+            first.lanes == 8,
+            first.fused,
+            start,
+            len,
+            &mut out,
+        );
+    }
     out
 }
+
+/// One restart's changes in a k-means++ pass over some points: per trial,
+/// the `(point, distance)` pairs below the point's `closest`, in index order.
+pub(crate) type TrialChanges = Vec<Vec<(u32, f64)>>;
+
+/// Most restarts one k-means++ pass serves (one bit each per point).
+pub(crate) const PP_MAX_RESTARTS: usize = 64;
 
 /// Whether `f64::mul_add` compiles to one instruction in the kernels that
 /// [`multiversion!`] selects on this CPU.
@@ -992,21 +1012,23 @@ pub(crate) fn fused_multiply_add() -> bool {
     }
 }
 
-multiversion!(plus_plus_body, plus_plus_dispatch, (data: &Data<'_, T>, tr: &PlusPlusTrials<'_>, start: usize, len: usize, out: &mut [Vec<(u32, f64)>]) -> ());
+multiversion!(plus_plus_body, plus_plus_dispatch, (data: &Data<'_, T>, trs: &[PlusPlusTrials<'_>], eight: bool, fused: bool, start: usize, len: usize, out: &mut [TrialChanges]) -> ());
 
 #[inline(always)]
 fn plus_plus_body<T: Scalar>(
     data: &Data<'_, T>,
-    tr: &PlusPlusTrials<'_>,
+    trs: &[PlusPlusTrials<'_>],
+    eight: bool,
+    fused: bool,
     start: usize,
     len: usize,
-    out: &mut [Vec<(u32, f64)>],
+    out: &mut [TrialChanges],
 ) {
-    match (tr.lanes == 8, tr.fused) {
-        (true, true) => plus_plus_lanes::<T, 8, true>(data, tr, start, len, out),
-        (true, false) => plus_plus_lanes::<T, 8, false>(data, tr, start, len, out),
-        (false, true) => plus_plus_lanes::<T, PP_LANES, true>(data, tr, start, len, out),
-        (false, false) => plus_plus_lanes::<T, PP_LANES, false>(data, tr, start, len, out),
+    match (eight, fused) {
+        (true, true) => plus_plus_lanes::<T, 8, true>(data, trs, start, len, out),
+        (true, false) => plus_plus_lanes::<T, 8, false>(data, trs, start, len, out),
+        (false, true) => plus_plus_lanes::<T, PP_LANES, true>(data, trs, start, len, out),
+        (false, false) => plus_plus_lanes::<T, PP_LANES, false>(data, trs, start, len, out),
     }
 }
 
@@ -1020,21 +1042,21 @@ const PP_TILE: usize = 2;
 /// rather than all lanes at once.
 const SCALAR_LANES: u32 = 3;
 
-/// `out[r][t] = x_r · y_t` for the `PP_TILE` rows of `xs` (`d` values each)
-/// and the lanes of `ct`, in any rounding (it only feeds the screen). Each
+/// `out[r][t] = x_r · y_t` for the `PP_TILE` rows `r0`, `r1` (`d` values
+/// each) and the lanes of `ct`, in any rounding (it only feeds the screen). Each
 /// row sums its coordinates in [`DOT_CHAINS`] interleaved partial sums: with
 /// one chain per row every multiply-add waited for the previous one
 /// (latency 4 cycles, two issued per cycle), and the loop ran at a quarter
 /// of the multiply-add rate.
 #[inline(always)]
 fn dot_tile<const L: usize, const FMA: bool>(
-    xs: &[f64],
+    r0: &[f64],
+    r1: &[f64],
     d: usize,
     ct: &[f64],
     out: &mut [[f64; L]; PP_TILE],
 ) {
     let mut a = [[0.0f64; L]; 2 * DOT_CHAINS];
-    let (r0, r1) = xs.split_at(d);
     let full = d / DOT_CHAINS * DOT_CHAINS;
     let fma = |acc: &mut [f64; L], x: f64, y: &[f64]| {
         for (a, &yv) in acc.iter_mut().zip(y) {
@@ -1075,9 +1097,10 @@ fn dot_tile<const L: usize, const FMA: bool>(
 const DOT_CHAINS: usize = 4;
 
 /// The pass over the points `start..start + len` behind
-/// [`plus_plus_changes`]. A point is skipped when it provably records
-/// nothing: `closest[i] == 0`, or the triangle test of `tr.limits` (no row
-/// read), or the screen below. The others get the exact distances of the
+/// [`plus_plus_changes`]. For each restart, a point is skipped when it
+/// provably records nothing: `closest[i] == 0`, or the triangle test of
+/// `tr.limits` (no row read), or the screen below. A row is read once for
+/// all the restarts that did not skip it by then. The others get the exact distances of the
 /// lanes the screen left open ([`sq_dist`] one by one for a few lanes,
 /// [`sq_dist_lanes`] for all at once otherwise: the same bits), and the
 /// changes are recorded exactly as the reference would make them.
@@ -1103,49 +1126,64 @@ const DOT_CHAINS: usize = 4;
 #[inline(always)]
 fn plus_plus_lanes<T: Scalar, const L: usize, const FMA: bool>(
     data: &Data<'_, T>,
-    tr: &PlusPlusTrials<'_>,
+    trs: &[PlusPlusTrials<'_>],
     start: usize,
     len: usize,
-    out: &mut [Vec<(u32, f64)>],
+    out: &mut [TrialChanges],
 ) {
     let d = data.d;
     let end = start + len;
     // The triangle test first, branch-free (its outcome is unpredictable):
-    // the indices of the points that remain, in order.
+    // per point, one bit for each restart that still needs its row.
+    let mut need = vec![0u64; len];
+    let mut open = vec![0usize; trs.len()];
+    for ((r, tr), open) in trs.iter().enumerate().zip(&mut open) {
+        for ((&cl, &a), need) in tr.closest[start..end]
+            .iter()
+            .zip(&tr.assign[start..end])
+            .zip(&mut need)
+        {
+            let limit = tr
+                .limits
+                .get(a as usize)
+                .copied()
+                .unwrap_or(f64::NEG_INFINITY);
+            let pruned = (cl == 0.0) | ((cl >= tr.floor) & (cl <= limit));
+            *need |= u64::from(!pruned) << r;
+            *open += usize::from(!pruned);
+        }
+    }
+    // The points some restart needs, in order.
     let mut todo = vec![0usize; len];
     let mut m = 0;
-    for (i, (&cl, &a)) in tr.closest[start..end]
-        .iter()
-        .zip(&tr.assign[start..end])
-        .enumerate()
-    {
-        let limit = tr
-            .limits
-            .get(a as usize)
-            .copied()
-            .unwrap_or(f64::NEG_INFINITY);
-        let pruned = (cl == 0.0) | ((cl >= tr.floor) & (cl <= limit));
+    for (i, &bits) in need.iter().enumerate() {
         todo[m] = start + i;
-        m += usize::from(!pruned);
+        m += usize::from(bits != 0);
     }
     let todo = &todo[..m];
     let mut xs = vec![0.0; PP_BLOCK * d];
-    let mut screen = Screen::<L>::new(tr, d);
-    let mut exact = 0;
+    let mut screens: Vec<Screen<L>> = trs.iter().map(|tr| Screen::new(tr, d)).collect();
+    let mut rows = Vec::with_capacity(PP_BLOCK);
+    let mut exact = vec![0usize; trs.len()];
     for who in todo.chunks(PP_BLOCK) {
         for (r, &i) in who.iter().enumerate() {
             data.load_shifted(i, &mut xs[r * d..(r + 1) * d]);
         }
-        // Whole tiles (rows past `who.len()` are stale and ignored).
-        let rows = who.len().div_ceil(PP_TILE) * PP_TILE;
-        exact += screen.block::<FMA>(tr, &xs[..rows * d], who, out);
+        for (r, ((tr, screen), out)) in trs.iter().zip(&mut screens).zip(out.iter_mut()).enumerate()
+        {
+            rows.clear();
+            rows.extend((0..who.len()).filter(|&t| (need[who[t] - start] >> r) & 1 == 1));
+            exact[r] += screen.block::<FMA>(tr, &xs, &rows, who, out);
+        }
     }
-    if let Some(stats) = tr.stats {
-        use std::sync::atomic::Ordering::Relaxed;
-        let zero = tr.closest[start..end].iter().filter(|&&c| c == 0.0).count();
-        stats.visited.fetch_add(len - zero, Relaxed);
-        stats.triangle.fetch_add(len - zero - m, Relaxed);
-        stats.screened.fetch_add(m - exact, Relaxed);
+    for ((tr, &open), &exact) in trs.iter().zip(&open).zip(&exact) {
+        if let Some(stats) = tr.stats {
+            use std::sync::atomic::Ordering::Relaxed;
+            let zero = tr.closest[start..end].iter().filter(|&&c| c == 0.0).count();
+            stats.visited.fetch_add(len - zero, Relaxed);
+            stats.triangle.fetch_add(len - zero - open, Relaxed);
+            stats.screened.fetch_add(open - exact, Relaxed);
+        }
     }
 }
 
@@ -1189,21 +1227,28 @@ impl<const L: usize> Screen<L> {
         }
     }
 
-    /// Screens the points `who` (rows `xs`, whole tiles) and records the
-    /// changes of those that pass. Returns how many passed.
+    /// Screens the points `who[p]` for the positions `p` of `rows` (their
+    /// rows are `xs[p·d..]`) and records the changes of those that pass.
+    /// Returns how many passed.
     #[inline(always)]
     fn block<const FMA: bool>(
         &mut self,
         tr: &PlusPlusTrials<'_>,
         xs: &[f64],
+        rows: &[usize],
         who: &[usize],
         out: &mut [Vec<(u32, f64)>],
     ) -> usize {
         let d = self.d;
+        let row = |p: usize| &xs[p * d..(p + 1) * d];
         let mut passed = 0;
-        for (tile, ids) in xs.chunks_exact(PP_TILE * d).zip(who.chunks(PP_TILE)) {
-            dot_tile::<L, FMA>(tile, d, tr.ct, &mut self.dots);
-            for ((&i, g), x) in ids.iter().zip(&self.dots).zip(tile.chunks_exact(d)) {
+        for tile in rows.chunks(PP_TILE) {
+            // A lone last row fills both rows of the tile (the second
+            // result is not read).
+            let (p0, p1) = (tile[0], tile[tile.len() - 1]);
+            dot_tile::<L, FMA>(row(p0), row(p1), d, tr.ct, &mut self.dots);
+            for (&p, g) in tile.iter().zip(&self.dots) {
+                let (i, x) = (who[p], row(p));
                 let cl = tr.closest[i];
                 let a = tr.norms[i];
                 let limit = cl + (self.rel * (a + self.b_max) + self.underflow);

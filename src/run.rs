@@ -83,9 +83,14 @@ impl<St> Restart<St> {
     /// visiting orders come from streams that depend only on (seed, index),
     /// not on the method: Hartigan and Smartigan runs with the same seed are
     /// paired restart by restart, as in the paper's protocol.
-    fn new<S: Source<State = St>>(data: &S, params: &ValidParams, index: usize) -> Self {
-        let mut init_rng = Xoshiro256PlusPlus::stream(params.seed(), index as u64, Stream::Init);
-        let part = data.initial_state(params, &mut init_rng);
+    /// `start`: the centroids [`Source::joint_starts`] computed for it.
+    fn new<S: Source<State = St>>(
+        data: &S,
+        params: &ValidParams,
+        index: usize,
+        start: Option<Vec<f64>>,
+    ) -> Self {
+        let part = data.initial_state(params, &mut init_stream(params, index), start);
         let initial_objective = data.objective(&part);
         let phase = match params.method() {
             Method::Lloyd => Phase::Lloyd,
@@ -402,6 +407,41 @@ fn checked<'a, T: Scalar>(
     Ok((params, data))
 }
 
+/// The random stream restart `index` draws its start from.
+fn init_stream(params: &ValidParams, index: usize) -> Xoshiro256PlusPlus {
+    Xoshiro256PlusPlus::stream(params.seed(), index as u64, Stream::Init)
+}
+
+/// Every restart's start, where restarts share the work of their starts
+/// ([`Source::joint_starts`]: k-means++ on dense rows), else `None` (each
+/// restart draws its own as it begins). Restarts are grouped so that the
+/// shared passes' extra memory (12 bytes per point and restart) stays
+/// within the data's own size in `f64`, or what the restarts running in
+/// parallel would use anyway. The groups change no result.
+fn joint_starts<S: Source>(
+    data: &S,
+    params: &ValidParams,
+    n_init: usize,
+    cancel: &AtomicBool,
+) -> Result<Vec<Option<Vec<f64>>>> {
+    let group = (2 * data.d() / 3)
+        .max(params.n_threads())
+        .clamp(1, crate::fast::PP_MAX_RESTARTS);
+    let mut starts = Vec::with_capacity(n_init);
+    for first in (0..n_init).step_by(group) {
+        if cancel.load(Ordering::Relaxed) {
+            return Err(Error::Interrupted);
+        }
+        let members = first..(first + group).min(n_init);
+        let mut rngs: Vec<_> = members.clone().map(|i| init_stream(params, i)).collect();
+        match data.joint_starts(params, &mut rngs) {
+            Some(centroids) => starts.extend(centroids.into_iter().map(Some)),
+            None => starts.extend(members.map(|_| None)),
+        }
+    }
+    Ok(starts)
+}
+
 /// Whether there are more threads than restarts: then a restart's blocked
 /// sweep splits each block's product over threads (the result is the same
 /// either way).
@@ -490,11 +530,13 @@ where
     // Only the best restart so far is kept (O(n + k·d) per running restart);
     // "best" is (objective, index)-lexicographic, so the reduction's result
     // does not depend on how rayon groups the restarts.
+    let starts = pool.install(|| joint_starts(data, params, n_init, cancel))?;
     let best = pool.install(|| {
-        (0..n_init)
+        starts
             .into_par_iter()
-            .map(|i| {
-                let mut r = Restart::new(data, params, i);
+            .enumerate()
+            .map(|(i, start)| {
+                let mut r = Restart::new(data, params, i, start);
                 r.run_to_end(data, params, cancel)?;
                 let (_, obj) = data.finalize(&r.part);
                 if let Ok(mut o) = objectives.lock() {
@@ -566,13 +608,14 @@ impl Run {
         let (params, data) = checked(x, sample_weight, params)?;
         let pool = build_pool(params.n_threads())?;
         let restarts = pool.install(|| {
-            (0..params.n_init(data.n, data.d))
+            joint_starts(&data, &params, params.n_init(data.n, data.d), cancel)?
                 .into_par_iter()
-                .map(|i| {
+                .enumerate()
+                .map(|(i, start)| {
                     if cancel.load(Ordering::Relaxed) {
                         return Err(Error::Interrupted);
                     }
-                    Ok(Restart::new(&data, &params, i))
+                    Ok(Restart::new(&data, &params, i, start))
                 })
                 .collect::<Result<Vec<_>>>()
         })?;

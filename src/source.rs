@@ -5,8 +5,8 @@
 
 use crate::data::{sq_dist, Data, Scalar};
 use crate::fast::sweep_blocked;
-use crate::init::{initial_partition, Engine};
-use crate::params::ValidParams;
+use crate::init::{assign_to_centroids, initial_partition, kmeans_plus_plus_joint, Engine};
+use crate::params::{Init, ValidParams};
 use crate::refine::{propose, SplitCache};
 use crate::rng::Xoshiro256PlusPlus;
 use crate::state::Partition;
@@ -23,8 +23,25 @@ pub(crate) trait Source: Sync {
     fn n(&self) -> usize;
     /// Number of features.
     fn d(&self) -> usize;
-    /// The initial state of one restart, drawn from its init stream.
-    fn initial_state(&self, params: &ValidParams, rng: &mut Xoshiro256PlusPlus) -> Self::State;
+    /// The initial state of one restart, drawn from its init stream, or
+    /// built from `start`, the centroids [`Source::joint_starts`] gave it.
+    fn initial_state(
+        &self,
+        params: &ValidParams,
+        rng: &mut Xoshiro256PlusPlus,
+        start: Option<Vec<f64>>,
+    ) -> Self::State;
+    /// The starting centroids of several restarts (one init stream each,
+    /// `rngs`) computed together, where that shares work, or `None` where
+    /// every restart starts on its own. Either way the restarts start from
+    /// the same states.
+    fn joint_starts(
+        &self,
+        _params: &ValidParams,
+        _rngs: &mut [Xoshiro256PlusPlus],
+    ) -> Option<Vec<Vec<f64>>> {
+        None
+    }
     /// One Hartigan sweep with acceptance factor `factor` in the given order,
     /// followed by a fresh recomputation of the statistics (so incremental
     /// updates never drift beyond one sweep). Returns the number of moves.
@@ -71,8 +88,30 @@ impl<T: Scalar> Source for Data<'_, T> {
         self.d
     }
 
-    fn initial_state(&self, params: &ValidParams, rng: &mut Xoshiro256PlusPlus) -> Partition {
-        initial_partition(self, params, rng, self.engine)
+    fn initial_state(
+        &self,
+        params: &ValidParams,
+        rng: &mut Xoshiro256PlusPlus,
+        start: Option<Vec<f64>>,
+    ) -> Partition {
+        match start {
+            Some(centroids) => assign_to_centroids(self, params.k(), centroids, self.engine),
+            None => initial_partition(self, params, rng, self.engine),
+        }
+    }
+
+    fn joint_starts(
+        &self,
+        params: &ValidParams,
+        rngs: &mut [Xoshiro256PlusPlus],
+    ) -> Option<Vec<Vec<f64>>> {
+        // Every k-means++ pass reads every row; restarts share those reads
+        // (the accelerated k-means++ covers unit weights only).
+        let shares = self.engine == Engine::Fast
+            && !self.is_weighted()
+            && rngs.len() > 1
+            && matches!(params.init(), Init::KMeansPlusPlus);
+        shares.then(|| kmeans_plus_plus_joint(self, params.k(), rngs))
     }
 
     fn sweep(&self, st: &mut Partition, order: &[usize], factor: f64) -> usize {

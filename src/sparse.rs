@@ -381,7 +381,13 @@ impl<T: Scalar> Source for SparseData<'_, T> {
         self.x.n_cols()
     }
 
-    fn initial_state(&self, params: &ValidParams, rng: &mut Xoshiro256PlusPlus) -> SparseState {
+    fn initial_state(
+        &self,
+        params: &ValidParams,
+        rng: &mut Xoshiro256PlusPlus,
+        _start: Option<Vec<f64>>,
+    ) -> SparseState {
+        // `joint_starts` is not implemented here: `_start` is always `None`.
         let (n, k, d) = (self.x.n_rows(), params.k(), self.x.n_cols);
         let centroids = match params.init() {
             Init::RandomPartition => {
