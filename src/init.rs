@@ -8,6 +8,7 @@ use crate::params::{Init, ValidParams};
 use crate::rng::Xoshiro256PlusPlus;
 use crate::state::Partition;
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Which implementation runs: the accelerated one, or the plain reference
 /// it must equal bit for bit (kept for the equivalence tests).
@@ -117,7 +118,7 @@ fn kmeans_plus_plus<T: Scalar>(
     rng: &mut Xoshiro256PlusPlus,
 ) -> Vec<f64> {
     let fused = crate::fast::fused_multiply_add();
-    let mut out = kmeans_plus_plus_with(data, k, std::slice::from_mut(rng), fused, None);
+    let mut out = kmeans_plus_plus_with(data, k, std::slice::from_mut(rng), fused, None, None);
     out.pop().unwrap_or_default()
 }
 
@@ -129,14 +130,17 @@ fn kmeans_plus_plus<T: Scalar>(
 /// by one, single-threaded); the screen's arithmetic is not shared. Cores
 /// that share memory bandwidth gain more. Extra memory: `12·n` bytes per
 /// restart while it runs.
+///
+/// Stops early, with unfinished centres, once `cancel` is set.
 pub(crate) fn kmeans_plus_plus_joint<T: Scalar>(
     data: &Data<'_, T>,
     k: usize,
     rngs: &mut [Xoshiro256PlusPlus],
+    cancel: &AtomicBool,
 ) -> Vec<Vec<f64>> {
     let fused = crate::fast::fused_multiply_add();
     rngs.chunks_mut(crate::fast::PP_MAX_RESTARTS)
-        .flat_map(|group| kmeans_plus_plus_with(data, k, group, fused, None))
+        .flat_map(|group| kmeans_plus_plus_with(data, k, group, fused, None, Some(cancel)))
         .collect()
 }
 
@@ -263,13 +267,15 @@ impl PlusPlus {
 
 /// [`kmeans_plus_plus_joint`] for at most `PP_MAX_RESTARTS` restarts, with
 /// the screen's products fused or not (the tests run both), counting what
-/// the pass skips into `stats` when given.
+/// the pass skips into `stats` when given, and stopping early once
+/// `cancel` is set.
 fn kmeans_plus_plus_with<T: Scalar>(
     data: &Data<'_, T>,
     k: usize,
     rngs: &mut [Xoshiro256PlusPlus],
     fused: bool,
     stats: Option<&crate::fast::PlusPlusStats>,
+    cancel: Option<&AtomicBool>,
 ) -> Vec<Vec<f64>> {
     let (n, d) = (data.n, data.d);
     let max_abs = data.max_abs_shifted();
@@ -343,6 +349,9 @@ fn kmeans_plus_plus_with<T: Scalar>(
         })
         .collect();
     for c in 1..k {
+        if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            break;
+        }
         for (run, rng) in runs.iter_mut().zip(rngs.iter_mut()) {
             run.draw_trials(data, c, lanes, rng);
         }
@@ -642,7 +651,7 @@ mod tests {
                         .map(|&s| Xoshiro256PlusPlus::seed_from_u64(s))
                         .collect();
                     let fast = pool.install(|| {
-                        kmeans_plus_plus_with(&data, k, &mut rngs, fused, Some(&stats))
+                        kmeans_plus_plus_with(&data, k, &mut rngs, fused, Some(&stats), None)
                     });
                     assert_eq!(fast.len(), restarts);
                     for (r, (c, rng)) in fast.iter().zip(&mut rngs).enumerate() {

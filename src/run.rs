@@ -434,10 +434,14 @@ fn joint_starts<S: Source>(
         }
         let members = first..(first + group).min(n_init);
         let mut rngs: Vec<_> = members.clone().map(|i| init_stream(params, i)).collect();
-        match data.joint_starts(params, &mut rngs) {
+        match data.joint_starts(params, &mut rngs, cancel) {
             Some(centroids) => starts.extend(centroids.into_iter().map(Some)),
             None => starts.extend(members.map(|_| None)),
         }
+    }
+    // A start cut short by `cancel` is never used.
+    if cancel.load(Ordering::Relaxed) {
+        return Err(Error::Interrupted);
     }
     Ok(starts)
 }

@@ -12,6 +12,7 @@ use crate::rng::Xoshiro256PlusPlus;
 use crate::state::Partition;
 use crate::sweep::{improves_beyond_rounding, lloyd_iteration, lloyd_iteration_reference, sweep};
 use ndarray::Array2;
+use std::sync::atomic::AtomicBool;
 
 /// A data representation together with its per-restart clustering state.
 pub(crate) trait Source: Sync {
@@ -34,11 +35,13 @@ pub(crate) trait Source: Sync {
     /// The starting centroids of several restarts (one init stream each,
     /// `rngs`) computed together, where that shares work, or `None` where
     /// every restart starts on its own. Either way the restarts start from
-    /// the same states.
+    /// the same states. Once `cancel` is set it may return early with
+    /// unusable centroids (the caller checks).
     fn joint_starts(
         &self,
         _params: &ValidParams,
         _rngs: &mut [Xoshiro256PlusPlus],
+        _cancel: &AtomicBool,
     ) -> Option<Vec<Vec<f64>>> {
         None
     }
@@ -104,6 +107,7 @@ impl<T: Scalar> Source for Data<'_, T> {
         &self,
         params: &ValidParams,
         rngs: &mut [Xoshiro256PlusPlus],
+        cancel: &AtomicBool,
     ) -> Option<Vec<Vec<f64>>> {
         // Every k-means++ pass reads every row; restarts share those reads
         // (the accelerated k-means++ covers unit weights only).
@@ -111,7 +115,7 @@ impl<T: Scalar> Source for Data<'_, T> {
             && !self.is_weighted()
             && rngs.len() > 1
             && matches!(params.init(), Init::KMeansPlusPlus);
-        shares.then(|| kmeans_plus_plus_joint(self, params.k(), rngs))
+        shares.then(|| kmeans_plus_plus_joint(self, params.k(), rngs, cancel))
     }
 
     fn sweep(&self, st: &mut Partition, order: &[usize], factor: f64) -> usize {
