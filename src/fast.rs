@@ -170,13 +170,8 @@ impl Block {
         for (t, &i) in idx.iter().enumerate() {
             let row = &mut self.x64[t * d..(t + 1) * d];
             data.load_shifted(i, row);
-            let mut s = 0.0;
-            for (v, o) in row.iter().zip(&mut self.x32[t * d..(t + 1) * d]) {
-                s += v * v;
-                let a = v.abs();
-                max_abs = if a > max_abs { a } else { max_abs };
-                *o = (v * scale) as f32;
-            }
+            let (s, m) = scale_row(row, scale, &mut self.x32[t * d..(t + 1) * d]);
+            max_abs = max_abs.max(m);
             self.a[t] = s * half;
         }
         self.usable = self.panel.usable && max_abs * scale <= 2.0;
@@ -195,6 +190,38 @@ impl Block {
             panel.product(&self.x32, len, &mut self.g);
         }
     }
+}
+
+/// Writes `row·scale` rounded to `f32` into `out` and returns `(‖row‖², max
+/// |row|)`. The sum is taken in eight independent partial sums (any order
+/// serves the screen that reads it): with one running sum every addition
+/// waited for the previous one (measured: about 8 % of a Smartigan sweep on
+/// W3, d = 256; within noise at d = 32).
+#[inline(always)]
+fn scale_row(row: &[f64], scale: f64, out: &mut [f32]) -> (f64, f64) {
+    const C: usize = 8;
+    for (o, v) in out.iter_mut().zip(row) {
+        *o = (v * scale) as f32;
+    }
+    let (mut sum, mut max) = ([0.0f64; C], [0.0f64; C]);
+    let chunks = row.chunks_exact(C);
+    let rest = chunks.remainder();
+    for v in chunks {
+        let v: &[f64; C] = v.try_into().unwrap_or(&[0.0; C]);
+        for l in 0..C {
+            sum[l] += v[l] * v[l];
+            let a = v[l].abs();
+            max[l] = if a > max[l] { a } else { max[l] };
+        }
+    }
+    for (l, v) in rest.iter().enumerate() {
+        sum[l] += v * v;
+        let a = v.abs();
+        max[l] = if a > max[l] { a } else { max[l] };
+    }
+    let s = sum.iter().sum();
+    let m = max.iter().fold(0.0f64, |m, &v| if v > m { v } else { m });
+    (s, m)
 }
 
 /// Per-cluster bookkeeping of a blocked sweep.
