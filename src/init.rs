@@ -295,49 +295,18 @@ fn kmeans_plus_plus_with<T: Scalar>(
             .collect();
     }
     let lanes = if trials <= 8 { 8 } else { LANES };
-    // `‖x_i‖²` (any order; only the screen reads it), shared by the restarts.
-    let mut norms = vec![0.0; n];
-    norms
-        .par_chunks_mut(PP_CHUNK)
-        .enumerate()
-        .for_each(|(c, norm)| {
-            let mut buf = vec![0.0; d];
-            for (o, a) in norm.iter_mut().enumerate() {
-                data.load_shifted(c * PP_CHUNK + o, &mut buf);
-                *a = buf.iter().map(|b| b * b).sum();
-            }
-        });
     let mut runs: Vec<PlusPlus> = rngs
         .iter_mut()
         .map(|rng| {
             let mut centroids = vec![0.0; k * d];
             let first = rng.below(n);
             data.load_shifted(first, &mut centroids[..d]);
-            let mut closest = vec![0.0; n];
-            closest
-                .par_chunks_mut(PP_CHUNK)
-                .enumerate()
-                .for_each(|(c, out)| {
-                    let mut buf = vec![0.0; d];
-                    for (o, v) in out.iter_mut().enumerate() {
-                        data.load_shifted(c * PP_CHUNK + o, &mut buf);
-                        *v = sq_dist(&buf, &centroids[..d]);
-                    }
-                });
-            let mut ends = Vec::with_capacity(n.div_ceil(PP_CHUNK));
-            let mut pot = 0.0;
-            for ch in closest.chunks(PP_CHUNK) {
-                for v in ch {
-                    pot += v;
-                }
-                ends.push(pot);
-            }
             PlusPlus {
                 centroids,
-                closest,
+                closest: vec![0.0; n],
                 assign: vec![0; n],
-                ends,
-                pot,
+                ends: Vec::with_capacity(n.div_ceil(PP_CHUNK)),
+                pot: 0.0,
                 idxs: vec![0; trials],
                 cands: vec![0.0; trials * d],
                 ct: vec![0.0; d * lanes],
@@ -348,6 +317,44 @@ fn kmeans_plus_plus_with<T: Scalar>(
             }
         })
         .collect();
+    // One pass for `‖x_i‖²` (any order; only the screen reads it, shared by
+    // the restarts) and every restart's `closest` to its first centre.
+    let mut norms = vec![0.0; n];
+    {
+        // Per chunk of points, every restart's slice of `closest`.
+        let mut per_chunk: Vec<Vec<&mut [f64]>> =
+            (0..n.div_ceil(PP_CHUNK)).map(|_| Vec::new()).collect();
+        let mut firsts: Vec<&[f64]> = Vec::with_capacity(runs.len());
+        for run in runs.iter_mut() {
+            firsts.push(&run.centroids[..d]);
+            for (mine, part) in per_chunk.iter_mut().zip(run.closest.chunks_mut(PP_CHUNK)) {
+                mine.push(part);
+            }
+        }
+        norms
+            .par_chunks_mut(PP_CHUNK)
+            .zip(per_chunk)
+            .enumerate()
+            .for_each(|(c, (norm, mut closest))| {
+                let mut buf = vec![0.0; d];
+                for (o, a) in norm.iter_mut().enumerate() {
+                    data.load_shifted(c * PP_CHUNK + o, &mut buf);
+                    *a = buf.iter().map(|b| b * b).sum();
+                    for (cl, first) in closest.iter_mut().zip(&firsts) {
+                        cl[o] = sq_dist(&buf, first);
+                    }
+                }
+            });
+    }
+    for run in &mut runs {
+        // The reference's cumulative sums at the chunk ends.
+        for ch in run.closest.chunks(PP_CHUNK) {
+            for v in ch {
+                run.pot += v;
+            }
+            run.ends.push(run.pot);
+        }
+    }
     for c in 1..k {
         if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
             break;
