@@ -124,12 +124,12 @@ fn kmeans_plus_plus<T: Scalar>(
 
 /// [`kmeans_plus_plus`] for several restarts at once, each from its own
 /// stream (`rngs`): the same centres as one call per restart, bit for bit.
-/// Their passes over the data run in lockstep, centre by centre, and share
-/// each read of a row. Reading the rows is about a fifth of one restart's
-/// pass on one core (W2: ten restarts took 4.0 s together against 4.8 s one
-/// by one, single-threaded); the screen's arithmetic is not shared. Cores
-/// that share memory bandwidth gain more. Extra memory: `12·n` bytes per
-/// restart while it runs.
+/// The restarts go in groups ([`joint_group`]) whose passes over the data
+/// run in lockstep, centre by centre, and share each read of a row. Reading
+/// the rows is about a fifth of one restart's pass on one core (W2: ten
+/// restarts took 4.0 s together against 4.8 s one by one, single-threaded);
+/// the screen's arithmetic is not shared. Cores that share memory bandwidth
+/// gain more.
 ///
 /// Stops early, with unfinished centres, once `cancel` is set.
 pub(crate) fn kmeans_plus_plus_joint<T: Scalar>(
@@ -139,9 +139,29 @@ pub(crate) fn kmeans_plus_plus_joint<T: Scalar>(
     cancel: &AtomicBool,
 ) -> Vec<Vec<f64>> {
     let fused = crate::fast::fused_multiply_add();
-    rngs.chunks_mut(crate::fast::PP_MAX_RESTARTS)
+    let group = joint_group(
+        data.d,
+        std::mem::size_of::<T>(),
+        k,
+        rayon::current_num_threads(),
+    );
+    rngs.chunks_mut(group)
         .flat_map(|group| kmeans_plus_plus_with(data, k, group, fused, None, Some(cancel)))
         .collect()
+}
+
+/// Restarts whose k-means++ passes run together. Each holds, while its pass
+/// runs, `closest` and `assign` (12 bytes per point) and the pass's change
+/// lists, up to 16 bytes per point and trial (the first centres change
+/// almost every point). A group keeps that within a quarter of the data's
+/// own size (`elem` bytes per entry, `d` per row), or what `threads`
+/// restarts drawn one per thread would hold anyway, and within
+/// `fast::PP_MAX_RESTARTS`. The grouping changes no result.
+fn joint_group(d: usize, elem: usize, k: usize, threads: usize) -> usize {
+    let trials = 2 + (k as f64).ln().floor() as usize;
+    let per_restart = 12 + 16 * trials;
+    let budget = (elem * d / 4).max(threads * per_restart);
+    (budget / per_restart).clamp(1, crate::fast::PP_MAX_RESTARTS)
 }
 
 /// One restart's k-means++ in progress in [`kmeans_plus_plus_with`].

@@ -414,36 +414,23 @@ fn init_stream(params: &ValidParams, index: usize) -> Xoshiro256PlusPlus {
 
 /// Every restart's start, where restarts share the work of their starts
 /// ([`Source::joint_starts`]: k-means++ on dense rows), else `None` (each
-/// restart draws its own as it begins). Restarts are grouped so that the
-/// shared passes' extra memory (12 bytes per point and restart) stays
-/// within the data's own size in `f64`, or what the restarts running in
-/// parallel would use anyway. The groups change no result.
+/// restart draws its own as it begins).
 fn joint_starts<S: Source>(
     data: &S,
     params: &ValidParams,
     n_init: usize,
     cancel: &AtomicBool,
 ) -> Result<Vec<Option<Vec<f64>>>> {
-    let group = (2 * data.d() / 3)
-        .max(params.n_threads())
-        .clamp(1, crate::fast::PP_MAX_RESTARTS);
-    let mut starts = Vec::with_capacity(n_init);
-    for first in (0..n_init).step_by(group) {
-        if cancel.load(Ordering::Relaxed) {
-            return Err(Error::Interrupted);
-        }
-        let members = first..(first + group).min(n_init);
-        let mut rngs: Vec<_> = members.clone().map(|i| init_stream(params, i)).collect();
-        match data.joint_starts(params, &mut rngs, cancel) {
-            Some(centroids) => starts.extend(centroids.into_iter().map(Some)),
-            None => starts.extend(members.map(|_| None)),
-        }
-    }
+    let mut rngs: Vec<_> = (0..n_init).map(|i| init_stream(params, i)).collect();
+    let starts = data.joint_starts(params, &mut rngs, cancel);
     // A start cut short by `cancel` is never used.
     if cancel.load(Ordering::Relaxed) {
         return Err(Error::Interrupted);
     }
-    Ok(starts)
+    Ok(match starts {
+        Some(centroids) => centroids.into_iter().map(Some).collect(),
+        None => vec![None; n_init],
+    })
 }
 
 /// Whether there are more threads than restarts: then a restart's blocked
