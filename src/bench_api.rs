@@ -114,3 +114,19 @@ impl SweepState {
         &self.part.labels
     }
 }
+
+/// The k-means++ starts of `restarts` restarts of `seed` drawn together, as
+/// a fit draws them (the centroids, shifted): for timing the start alone.
+pub fn plus_plus_starts<T: Scalar>(
+    x: ArrayView2<'_, T>,
+    k: usize,
+    seed: u64,
+    restarts: usize,
+) -> Vec<Vec<f64>> {
+    let data = Data::new(x, None);
+    let mut rngs: Vec<Xoshiro256PlusPlus> = (0..restarts)
+        .map(|r| Xoshiro256PlusPlus::stream(seed, r as u64, Stream::Init))
+        .collect();
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    crate::init::kmeans_plus_plus_joint(&data, k, &mut rngs, &cancel)
+}

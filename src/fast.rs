@@ -906,12 +906,23 @@ fn nearest_exactly(probe: &Partition, x: &[f64], current: Option<usize>) -> Near
 /// Most lanes of the batched exact distance kernel (one per k-means++ trial).
 pub(crate) const PP_LANES: usize = 16;
 
+/// Lanes of the k-means++ pass for `trials` trials: 4, 8 or [`PP_LANES`].
+/// Spare lanes cost as much as used ones (`k ≤ 20` has at most 4 trials,
+/// `k < e⁷ ≈ 1097` at most 8).
+pub(crate) fn plus_plus_lanes_for(trials: usize) -> usize {
+    match trials {
+        0..=4 => 4,
+        5..=8 => 8,
+        _ => PP_LANES,
+    }
+}
+
 /// One k-means++ centre's trial candidates, and what each point knows.
 pub(crate) struct PlusPlusTrials<'a> {
     /// Candidates transposed: `ct[c·lanes + t]` is coordinate `c` of
     /// candidate `t`; lanes past `trials` repeat candidate 0.
     pub ct: &'a [f64],
-    /// 8 or 16.
+    /// [`plus_plus_lanes_for`] the trials: 4, 8 or 16.
     pub lanes: usize,
     /// Number of candidates (at most [`PP_LANES`]).
     pub trials: usize,
@@ -1002,15 +1013,7 @@ pub(crate) fn plus_plus_changes<T: Scalar>(
 ) -> Vec<TrialChanges> {
     let mut out: Vec<TrialChanges> = trs.iter().map(|tr| vec![Vec::new(); tr.trials]).collect();
     if let Some(first) = trs.first() {
-        plus_plus_dispatch(
-            data,
-            trs,
-            first.lanes == 8,
-            first.fused,
-            start,
-            len,
-            &mut out,
-        );
+        plus_plus_dispatch(data, trs, first.lanes, first.fused, start, len, &mut out);
     }
     out
 }
@@ -1039,89 +1042,69 @@ pub(crate) fn fused_multiply_add() -> bool {
     }
 }
 
-multiversion!(plus_plus_body, plus_plus_dispatch, (data: &Data<'_, T>, trs: &[PlusPlusTrials<'_>], eight: bool, fused: bool, start: usize, len: usize, out: &mut [TrialChanges]) -> ());
+multiversion!(plus_plus_body, plus_plus_dispatch, (data: &Data<'_, T>, trs: &[PlusPlusTrials<'_>], lanes: usize, fused: bool, start: usize, len: usize, out: &mut [TrialChanges]) -> ());
 
 #[inline(always)]
 fn plus_plus_body<T: Scalar>(
     data: &Data<'_, T>,
     trs: &[PlusPlusTrials<'_>],
-    eight: bool,
+    lanes: usize,
     fused: bool,
     start: usize,
     len: usize,
     out: &mut [TrialChanges],
 ) {
-    match (eight, fused) {
-        (true, true) => plus_plus_lanes::<T, 8, true>(data, trs, start, len, out),
-        (true, false) => plus_plus_lanes::<T, 8, false>(data, trs, start, len, out),
-        (false, true) => plus_plus_lanes::<T, PP_LANES, true>(data, trs, start, len, out),
-        (false, false) => plus_plus_lanes::<T, PP_LANES, false>(data, trs, start, len, out),
+    match (lanes, fused) {
+        (4, true) => plus_plus_lanes::<T, 4, true>(data, trs, start, len, out),
+        (4, false) => plus_plus_lanes::<T, 4, false>(data, trs, start, len, out),
+        (8, true) => plus_plus_lanes::<T, 8, true>(data, trs, start, len, out),
+        (8, false) => plus_plus_lanes::<T, 8, false>(data, trs, start, len, out),
+        (_, true) => plus_plus_lanes::<T, PP_LANES, true>(data, trs, start, len, out),
+        (_, false) => plus_plus_lanes::<T, PP_LANES, false>(data, trs, start, len, out),
     }
 }
 
 /// Points screened together (a multiple of [`PP_TILE`]).
 const PP_BLOCK: usize = 64;
-/// Points per register tile of the screen's products (two rows keep every
-/// pointer of the tile in a register; each candidate load then feeds two
-/// fused multiply-adds).
-const PP_TILE: usize = 2;
+/// Most rows of a register tile of the screen's products.
+const PP_TILE: usize = 8;
+/// Lanes of one register tile (rows × trial lanes): 8 vectors of four `f64`
+/// accumulators, half the AVX2 register file, so that the candidate loads and
+/// row broadcasts fit beside them without spilling, while eight independent
+/// multiply-add chains cover the instruction's latency (two issued a cycle,
+/// four or five cycles each). A tile of two rows with four partial sums
+/// per row (16 vectors of accumulators) spilled to the stack on every step.
+const TILE_LANES: usize = 32;
 /// Up to this many lanes passing the screen, they are computed one by one
 /// rather than all lanes at once.
 const SCALAR_LANES: u32 = 3;
 
-/// `out[r][t] = x_r · y_t` for the `PP_TILE` rows `r0`, `r1` (`d` values
-/// each) and the lanes of `ct`, in any rounding (it only feeds the screen). Each
-/// row sums its coordinates in [`DOT_CHAINS`] interleaved partial sums: with
-/// one chain per row every multiply-add waited for the previous one
-/// (latency 4 cycles, two issued per cycle), and the loop ran at a quarter
-/// of the multiply-add rate.
+/// `out[r][t] = x_r · y_t` for the `R` rows of `rows` (`d` values each) and
+/// the lanes of `ct`, in any rounding (it only feeds the screen): one
+/// multiply-add chain per row and lane.
 #[inline(always)]
-fn dot_tile<const L: usize, const FMA: bool>(
-    r0: &[f64],
-    r1: &[f64],
+fn dot_tile<const L: usize, const R: usize, const FMA: bool>(
+    rows: [&[f64]; R],
     d: usize,
     ct: &[f64],
     out: &mut [[f64; L]; PP_TILE],
 ) {
-    let mut a = [[0.0f64; L]; 2 * DOT_CHAINS];
-    let full = d / DOT_CHAINS * DOT_CHAINS;
-    let fma = |acc: &mut [f64; L], x: f64, y: &[f64]| {
-        for (a, &yv) in acc.iter_mut().zip(y) {
-            *a = if FMA { x.mul_add(yv, *a) } else { *a + x * yv };
-        }
-    };
-    for ((x0, x1), y) in r0[..full]
-        .chunks_exact(DOT_CHAINS)
-        .zip(r1[..full].chunks_exact(DOT_CHAINS))
-        .zip(ct.chunks_exact(DOT_CHAINS * L))
-    {
-        let [a0, a1, a2, a3, b0, b1, b2, b3] = &mut a;
-        fma(a0, x0[0], &y[..L]);
-        fma(b0, x1[0], &y[..L]);
-        fma(a1, x0[1], &y[L..2 * L]);
-        fma(b1, x1[1], &y[L..2 * L]);
-        fma(a2, x0[2], &y[2 * L..3 * L]);
-        fma(b2, x1[2], &y[2 * L..3 * L]);
-        fma(a3, x0[3], &y[3 * L..4 * L]);
-        fma(b3, x1[3], &y[3 * L..4 * L]);
-    }
-    for c in full..d {
-        let y = &ct[c * L..(c + 1) * L];
-        let [a0, _, _, _, b0, ..] = &mut a;
-        fma(a0, r0[c], y);
-        fma(b0, r1[c], y);
-    }
-    for (r, o) in out.iter_mut().enumerate() {
-        let p = &a[r * DOT_CHAINS..(r + 1) * DOT_CHAINS];
-        for t in 0..L {
-            o[t] = (p[0][t] + p[1][t]) + (p[2][t] + p[3][t]);
+    let rows = rows.map(|r| &r[..d]);
+    let mut acc = [[0.0f64; L]; R];
+    for (c, y) in ct[..d * L].chunks_exact(L).enumerate() {
+        for (a, x) in acc.iter_mut().zip(&rows) {
+            let xv = x[c];
+            for (a, &yv) in a.iter_mut().zip(y) {
+                *a = if FMA {
+                    xv.mul_add(yv, *a)
+                } else {
+                    *a + xv * yv
+                };
+            }
         }
     }
+    out[..R].copy_from_slice(&acc);
 }
-
-/// Independent partial sums per row in [`dot_tile`] (the body above is
-/// written out for four).
-const DOT_CHAINS: usize = 4;
 
 /// The pass over the points `start..start + len` behind
 /// [`plus_plus_changes`]. For each restart, a point is skipped when it
@@ -1269,11 +1252,22 @@ impl<const L: usize> Screen<L> {
         let d = self.d;
         let row = |p: usize| &xs[p * d..(p + 1) * d];
         let mut passed = 0;
-        for tile in rows.chunks(PP_TILE) {
-            // A lone last row fills both rows of the tile (the second
-            // result is not read).
-            let (p0, p1) = (tile[0], tile[tile.len() - 1]);
-            dot_tile::<L, FMA>(row(p0), row(p1), d, tr.ct, &mut self.dots);
+        let tile_rows = (TILE_LANES / L).clamp(1, PP_TILE);
+        for tile in rows.chunks(tile_rows) {
+            // A short last tile repeats its last row (those results are
+            // not read).
+            let at = |r: usize| row(tile[r.min(tile.len() - 1)]);
+            match tile_rows {
+                8 => dot_tile::<L, 8, FMA>(
+                    [at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7)],
+                    d,
+                    tr.ct,
+                    &mut self.dots,
+                ),
+                4 => dot_tile::<L, 4, FMA>([at(0), at(1), at(2), at(3)], d, tr.ct, &mut self.dots),
+                2 => dot_tile::<L, 2, FMA>([at(0), at(1)], d, tr.ct, &mut self.dots),
+                _ => dot_tile::<L, 1, FMA>([at(0)], d, tr.ct, &mut self.dots),
+            }
             for (&p, g) in tile.iter().zip(&self.dots) {
                 let (i, x) = (who[p], row(p));
                 let cl = tr.closest[i];

@@ -255,7 +255,9 @@ impl PlusPlus {
     fn choose(&mut self, c: usize, d: usize, lanes: usize, chunks: &[TrialChanges]) {
         // The reference's potentials, Σ_i min(dist, closest) in index order,
         // one independent running sum per trial (lane), a chunk at a time.
-        if lanes == 8 {
+        if lanes == 4 {
+            potentials::<4>(&self.closest, chunks, &mut self.rows, &mut self.lane_ends);
+        } else if lanes == 8 {
             potentials::<8>(&self.closest, chunks, &mut self.rows, &mut self.lane_ends);
         } else {
             potentials::<LANES>(&self.closest, chunks, &mut self.rows, &mut self.lane_ends);
@@ -314,7 +316,7 @@ fn kmeans_plus_plus_with<T: Scalar>(
             .map(|rng| kmeans_plus_plus_reference(data, k, rng))
             .collect();
     }
-    let lanes = if trials <= 8 { 8 } else { LANES };
+    let lanes = crate::fast::plus_plus_lanes_for(trials);
     let mut runs: Vec<PlusPlus> = rngs
         .iter_mut()
         .map(|rng| {
@@ -789,7 +791,7 @@ mod tests {
         let closest: Vec<f64> = (0..n).map(|i| sq_dist(&row(i), &mu)).collect();
         let norms: Vec<f64> = (0..n).map(|i| row(i).iter().map(|v| v * v).sum()).collect();
         let trials = cands.len();
-        let lanes = 8;
+        let lanes = crate::fast::plus_plus_lanes_for(trials);
         let ys: Vec<f64> = cands.iter().flat_map(|&c| row(c)).collect();
         let mut ct = vec![0.0; d * lanes];
         let mut cand_norms = vec![0.0; LANES];
@@ -835,6 +837,21 @@ mod tests {
                 .collect()
         };
         key(&fast) == key(&brute)
+    }
+
+    #[test]
+    fn pass_equals_brute_force_for_every_lane_count() {
+        // 4, 8 and 16 lanes (up to 4, 8 and 16 trials), spare lanes included.
+        let x = crate::fast::tests::blobs(700, 11, 9, 21);
+        let cands: Vec<usize> = (0..16).map(|t| 5 + 41 * t).collect();
+        for trials in [1, 3, 4, 5, 8, 9, 13, 16] {
+            for fused in [true, false] {
+                assert!(
+                    pass_equals_brute_force(&x, 3, &cands[..trials], fused),
+                    "{trials} trials, fused {fused}"
+                );
+            }
+        }
     }
 
     #[test]
