@@ -24,6 +24,10 @@ pub struct SweepState {
     part: Partition,
     order: Vec<usize>,
     hint: SweepHint,
+    /// The data's shift and largest shifted entry, computed once as a fit
+    /// does (not in every timed sweep).
+    shift: Vec<f64>,
+    max_abs: f64,
 }
 
 impl SweepState {
@@ -42,6 +46,8 @@ impl SweepState {
             part,
             order: (0..data.n).collect(),
             hint: SweepHint::default(),
+            shift: data.shift.clone(),
+            max_abs: data.max_abs_shifted(),
         };
         let mut order_rng = Xoshiro256PlusPlus::stream(seed, 0, Stream::Order);
         order_rng.shuffle(&mut s.order);
@@ -67,13 +73,15 @@ impl SweepState {
             },
             order: Vec::new(),
             hint: SweepHint::default(),
+            shift: Vec::new(),
+            max_abs: 0.0,
         }
     }
 
     /// One Hartigan sweep (acceptance factor `factor`) in the fixed order,
     /// followed by the recomputation of the sums. Returns the moves.
     pub fn sweep<T: Scalar>(&mut self, x: ArrayView2<'_, T>, factor: f64, v: Variant) -> usize {
-        let data = Data::new(x, None);
+        let data = self.data(x);
         if self.part.k == 0 || data.n != self.order.len() {
             return 0;
         }
@@ -102,11 +110,15 @@ impl SweepState {
 
     /// One Lloyd iteration (the screened, parallel assignment).
     pub fn lloyd<T: Scalar>(&mut self, x: ArrayView2<'_, T>) -> usize {
-        let data = Data::new(x, None);
+        let data = self.data(x);
         if self.part.k == 0 {
             return 0;
         }
         crate::sweep::lloyd_iteration(&mut self.part, &data)
+    }
+
+    fn data<'a, T: Scalar>(&self, x: ArrayView2<'a, T>) -> Data<'a, T> {
+        Data::with_shift_and_max(x, None, self.shift.clone(), self.max_abs)
     }
 
     /// The labels.
