@@ -118,18 +118,17 @@ fn kmeans_plus_plus<T: Scalar>(
     rng: &mut Xoshiro256PlusPlus,
 ) -> Vec<f64> {
     let fused = crate::fast::fused_multiply_add();
-    let mut out = kmeans_plus_plus_with(data, k, std::slice::from_mut(rng), fused, None, None);
+    let mut out =
+        kmeans_plus_plus_with(data, k, std::slice::from_mut(rng), fused, None, None, None);
     out.pop().unwrap_or_default()
 }
 
 /// [`kmeans_plus_plus`] for several restarts at once, each from its own
 /// stream (`rngs`): the same centres as one call per restart, bit for bit.
 /// The restarts go in groups ([`joint_group`]) whose passes over the data
-/// run in lockstep, centre by centre, and share each read of a row. Reading
-/// the rows is about a fifth of one restart's pass on one core (W2: ten
-/// restarts took 4.0 s together against 4.8 s one by one, single-threaded);
-/// the screen's arithmetic is not shared. Cores that share memory bandwidth
-/// gain more.
+/// run in lockstep, centre by centre, and share each read of a row; the
+/// screen's arithmetic is not shared. On W2-like data (two threads) ten
+/// starts took 2.2 s in groups of two and 1.7 s in one group.
 ///
 /// Stops early, with unfinished centres, once `cancel` is set.
 pub(crate) fn kmeans_plus_plus_joint<T: Scalar>(
@@ -139,29 +138,41 @@ pub(crate) fn kmeans_plus_plus_joint<T: Scalar>(
     cancel: &AtomicBool,
 ) -> Vec<Vec<f64>> {
     let fused = crate::fast::fused_multiply_add();
-    let group = joint_group(
-        data.d,
-        std::mem::size_of::<T>(),
-        k,
-        rayon::current_num_threads(),
-    );
+    let groups = rngs
+        .len()
+        .div_ceil(joint_group(data.d, std::mem::size_of::<T>()))
+        .max(1);
+    // Groups of equal size (give or take one), not one full and one short.
+    let group = rngs.len().div_ceil(groups).max(1);
     rngs.chunks_mut(group)
-        .flat_map(|group| kmeans_plus_plus_with(data, k, group, fused, None, Some(cancel)))
+        .flat_map(|group| kmeans_plus_plus_with(data, k, group, fused, None, Some(cancel), None))
         .collect()
 }
 
-/// Restarts whose k-means++ passes run together. Each holds, while its pass
-/// runs, `closest` and `assign` (12 bytes per point) and the pass's change
-/// lists, up to 16 bytes per point and trial (the first centres change
-/// almost every point). A group keeps that within a quarter of the data's
-/// own size (`elem` bytes per entry, `d` per row), or what `threads`
-/// restarts drawn one per thread would hold anyway, and within
-/// `fast::PP_MAX_RESTARTS`. The grouping changes no result.
-fn joint_group(d: usize, elem: usize, k: usize, threads: usize) -> usize {
-    let trials = 2 + (k as f64).ln().floor() as usize;
-    let per_restart = 12 + 16 * trials;
-    let budget = (elem * d / 4).max(threads * per_restart);
-    (budget / per_restart).clamp(1, crate::fast::PP_MAX_RESTARTS)
+/// Most restarts whose k-means++ passes run together. Each holds
+/// [`PP_STATE_BYTES`] per point while its pass runs (the change lists of
+/// a pass are bounded separately, [`wave_chunks`]); a group keeps that
+/// within the data's own size (`elem` bytes per entry, `d` per row), and
+/// within `fast::PP_MAX_RESTARTS`. The grouping changes no result.
+fn joint_group(d: usize, elem: usize) -> usize {
+    (elem * d / PP_STATE_BYTES).clamp(1, crate::fast::PP_MAX_RESTARTS)
+}
+
+/// Bytes per point of one restart's k-means++ state: `closest` (8),
+/// `assign` (4) and the trials' change bits (2).
+const PP_STATE_BYTES: usize = 14;
+
+/// Change lists one pass may hold at once, in bytes (besides
+/// `2 · threads` chunks, which it may always hold).
+const WAVE_BYTES: usize = 1 << 26;
+
+/// Chunks of points whose changes are listed at once for `restarts`
+/// restarts of `trials` trials: the lists of a chunk take at most
+/// `16 · trials · restarts` bytes per point (every point changing for every
+/// trial); a wave holds [`WAVE_BYTES`] of that, or two chunks per thread.
+fn wave_chunks(trials: usize, restarts: usize, threads: usize) -> usize {
+    let per_chunk = PP_CHUNK * 16 * trials.max(1) * restarts.max(1);
+    (WAVE_BYTES / per_chunk).max(2 * threads).max(1)
 }
 
 /// One restart's k-means++ in progress in [`kmeans_plus_plus_with`].
@@ -187,7 +198,13 @@ struct PlusPlus {
     cand_norms: Vec<f64>,
     /// The triangle test's limit per chosen centre.
     limits: Vec<f64>,
-    /// Scratch of [`potentials`].
+    /// Bit `t` of `changed[i]`: the pass found trial `t` strictly closer to
+    /// point `i` than `closest[i]`.
+    changed: Vec<u16>,
+    /// The trial chosen for the current centre.
+    best: usize,
+    /// Scratch of [`potentials`]: every trial's running sums at the end of
+    /// every chunk tallied so far.
     rows: Vec<f64>,
     lane_ends: Vec<f64>,
 }
@@ -250,18 +267,45 @@ impl PlusPlus {
         }
     }
 
-    /// Chooses centre `c` from the pass's changes (`[chunk][trial]`): the
-    /// trial that leaves the smallest potential, as the reference does.
-    fn choose(&mut self, c: usize, d: usize, lanes: usize, chunks: &[TrialChanges]) {
-        // The reference's potentials, Σ_i min(dist, closest) in index order,
-        // one independent running sum per trial (lane), a chunk at a time.
-        if lanes == 4 {
-            potentials::<4>(&self.closest, chunks, &mut self.rows, &mut self.lane_ends);
-        } else if lanes == 8 {
-            potentials::<8>(&self.closest, chunks, &mut self.rows, &mut self.lane_ends);
-        } else {
-            potentials::<LANES>(&self.closest, chunks, &mut self.rows, &mut self.lane_ends);
+    /// Takes in the pass's changes for the chunks `first..` (`[chunk][trial]`):
+    /// every trial's potential `Σ_i min(dist, closest)` continues, in index
+    /// order as the reference sums it, one independent running sum per trial
+    /// (lane), a chunk at a time; and the changed points are marked.
+    fn tally(&mut self, first: usize, lanes: usize, chunks: &[TrialChanges], mark: bool) {
+        let (cl, rows, ends) = (&self.closest, &mut self.rows, &mut self.lane_ends);
+        match lanes {
+            4 => potentials::<4>(cl, first, chunks, rows, ends),
+            8 => potentials::<8>(cl, first, chunks, rows, ends),
+            _ => potentials::<LANES>(cl, first, chunks, rows, ends),
         }
+        if !mark {
+            return;
+        }
+        let n = self.closest.len();
+        for (o, lists) in chunks.iter().enumerate() {
+            let start = (first + o) * PP_CHUNK;
+            self.changed[start..(start + PP_CHUNK).min(n)].fill(0);
+            for (t, list) in lists.iter().enumerate() {
+                for &(i, _) in list {
+                    self.changed[i as usize] |= 1 << t;
+                }
+            }
+        }
+    }
+
+    /// Applies the chosen trial's changes from the pass's lists (all of
+    /// them, `[chunk][trial]`), when the pass ran in one wave.
+    fn apply_lists(&mut self, c: usize, chunks: &[TrialChanges]) {
+        for &(i, v) in chunks.iter().flat_map(|ch| ch[self.best].iter()) {
+            self.closest[i as usize] = v;
+            self.assign[i as usize] = c as u32;
+        }
+    }
+
+    /// Chooses centre `c` once every chunk is tallied: the trial that leaves
+    /// the smallest potential, as the reference does. The points it changes
+    /// are updated by [`PlusPlus::apply_lists`] or [`apply_choices`].
+    fn pick(&mut self, c: usize, d: usize, lanes: usize) {
         let trials = self.idxs.len();
         let sums = self.lane_ends.chunks_exact(lanes).last().unwrap_or(&[]);
         let mut best_pot = f64::INFINITY;
@@ -273,12 +317,9 @@ impl PlusPlus {
             }
         }
         let best_t = best_t.min(trials - 1);
+        self.best = best_t;
         self.centroids[c * d..(c + 1) * d]
             .copy_from_slice(&self.cands[best_t * d..(best_t + 1) * d]);
-        for &(i, v) in chunks.iter().flat_map(|ch| ch[best_t].iter()) {
-            self.closest[i as usize] = v;
-            self.assign[i as usize] = c as u32;
-        }
         // The winner's sums are the reference's next cumulative sums.
         for (e, lane) in self.ends.iter_mut().zip(self.lane_ends.chunks_exact(lanes)) {
             *e = lane[best_t];
@@ -287,10 +328,58 @@ impl PlusPlus {
     }
 }
 
+/// Every restart's chosen trial for centre `c` replaces `closest` (and
+/// `assign`) of the points it changed, with the distance recomputed by
+/// [`sq_dist`]: the bits the pass found (its lanes have `sq_dist`'s bits),
+/// without keeping the pass's lists. A row is read once for all restarts;
+/// only points some winner changed are read (most points at the first
+/// centres, few later).
+fn apply_choices<T: Scalar>(data: &Data<'_, T>, runs: &mut [PlusPlus], c: usize) {
+    let (n, d) = (data.n, data.d);
+    type Part<'a> = (&'a mut [f64], &'a mut [u32], &'a [u16], u16, &'a [f64]);
+    let mut per_chunk: Vec<Vec<Part<'_>>> = (0..n.div_ceil(PP_CHUNK)).map(|_| Vec::new()).collect();
+    for run in runs.iter_mut() {
+        let bit = 1u16 << run.best;
+        let cand = &run.cands[run.best * d..(run.best + 1) * d];
+        for ((mine, (cl, asg)), changed) in per_chunk
+            .iter_mut()
+            .zip(
+                run.closest
+                    .chunks_mut(PP_CHUNK)
+                    .zip(run.assign.chunks_mut(PP_CHUNK)),
+            )
+            .zip(run.changed.chunks(PP_CHUNK))
+        {
+            mine.push((cl, asg, changed, bit, cand));
+        }
+    }
+    per_chunk
+        .into_par_iter()
+        .enumerate()
+        .for_each(|(ch, mut parts)| {
+            let mut buf = vec![0.0; d];
+            let len = parts.first().map_or(0, |p| p.0.len());
+            for o in 0..len {
+                let mut loaded = false;
+                for (cl, asg, changed, bit, cand) in parts.iter_mut() {
+                    if changed[o] & *bit != 0 {
+                        if !loaded {
+                            data.load_shifted(ch * PP_CHUNK + o, &mut buf);
+                            loaded = true;
+                        }
+                        cl[o] = sq_dist(&buf, cand);
+                        asg[o] = c as u32;
+                    }
+                }
+            }
+        });
+}
+
 /// [`kmeans_plus_plus_joint`] for at most `PP_MAX_RESTARTS` restarts, with
 /// the screen's products fused or not (the tests run both), counting what
-/// the pass skips into `stats` when given, and stopping early once
-/// `cancel` is set.
+/// the pass skips into `stats` when given, stopping early once `cancel` is
+/// set, and listing the changes of `wave` chunks at a time (default
+/// [`wave_chunks`]; the tests also run one).
 fn kmeans_plus_plus_with<T: Scalar>(
     data: &Data<'_, T>,
     k: usize,
@@ -298,6 +387,7 @@ fn kmeans_plus_plus_with<T: Scalar>(
     fused: bool,
     stats: Option<&crate::fast::PlusPlusStats>,
     cancel: Option<&AtomicBool>,
+    wave: Option<usize>,
 ) -> Vec<Vec<f64>> {
     let (n, d) = (data.n, data.d);
     let max_abs = data.max_abs_shifted();
@@ -334,6 +424,8 @@ fn kmeans_plus_plus_with<T: Scalar>(
                 ct: vec![0.0; d * lanes],
                 cand_norms: vec![0.0; LANES],
                 limits: Vec::with_capacity(k),
+                changed: vec![0; n],
+                best: 0,
                 rows: vec![0.0; lanes * POT_BLOCK],
                 lane_ends: Vec::with_capacity(n.div_ceil(PP_CHUNK) * lanes),
             }
@@ -377,6 +469,10 @@ fn kmeans_plus_plus_with<T: Scalar>(
             run.ends.push(run.pot);
         }
     }
+    let chunks = n.div_ceil(PP_CHUNK);
+    let wave = wave
+        .unwrap_or_else(|| wave_chunks(trials, runs.len(), rayon::current_num_threads()))
+        .max(1);
     for c in 1..k {
         if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
             break;
@@ -384,31 +480,53 @@ fn kmeans_plus_plus_with<T: Scalar>(
         for (run, rng) in runs.iter_mut().zip(rngs.iter_mut()) {
             run.draw_trials(data, c, lanes, rng);
         }
-        let trs: Vec<_> = runs
-            .iter()
-            .map(|run| run.trials(&norms, lanes, fused, stats))
-            .collect();
-        let chunks: Vec<Vec<TrialChanges>> = (0..n.div_ceil(PP_CHUNK))
-            .into_par_iter()
-            .map(|ch| {
-                let start = ch * PP_CHUNK;
-                crate::fast::plus_plus_changes(data, &trs, start, PP_CHUNK.min(n - start))
-            })
-            .collect();
-        drop(trs);
-        // `[chunk][restart][trial]` to `[restart][chunk][trial]`.
-        let mut per_run: Vec<Vec<TrialChanges>> = runs
-            .iter()
-            .map(|_| Vec::with_capacity(chunks.len()))
-            .collect();
-        for lists in chunks {
-            for (mine, l) in per_run.iter_mut().zip(lists) {
-                mine.push(l);
+        // The pass, a wave of chunks at a time: their change lists are
+        // tallied into the potentials and the changed points marked, then
+        // dropped. In one wave the lists are kept and the winner's applied
+        // from them; over several, its distances are recomputed.
+        let single = wave >= chunks;
+        let mut kept = None;
+        let mut first = 0;
+        while first < chunks {
+            let last = (first + wave).min(chunks);
+            let trs: Vec<_> = runs
+                .iter()
+                .map(|run| run.trials(&norms, lanes, fused, stats))
+                .collect();
+            let lists: Vec<Vec<TrialChanges>> = (first..last)
+                .into_par_iter()
+                .map(|ch| {
+                    let start = ch * PP_CHUNK;
+                    crate::fast::plus_plus_changes(data, &trs, start, PP_CHUNK.min(n - start))
+                })
+                .collect();
+            drop(trs);
+            // `[chunk][restart][trial]` to `[restart][chunk][trial]`.
+            let mut per_run: Vec<Vec<TrialChanges>> = runs
+                .iter()
+                .map(|_| Vec::with_capacity(lists.len()))
+                .collect();
+            for lists in lists {
+                for (mine, l) in per_run.iter_mut().zip(lists) {
+                    mine.push(l);
+                }
             }
+            runs.par_iter_mut()
+                .zip(&per_run)
+                .for_each(|(run, lists)| run.tally(first, lanes, lists, !single));
+            if single {
+                kept = Some(per_run);
+            }
+            first = last;
         }
-        runs.par_iter_mut()
-            .zip(per_run)
-            .for_each(|(run, chunks)| run.choose(c, d, lanes, &chunks));
+        runs.par_iter_mut().for_each(|run| run.pick(c, d, lanes));
+        match kept {
+            Some(lists) => runs
+                .par_iter_mut()
+                .zip(lists)
+                .for_each(|(run, lists)| run.apply_lists(c, &lists)),
+            None => apply_choices(data, &mut runs, c),
+        }
     }
     runs.into_iter().map(|run| run.centroids).collect()
 }
@@ -443,18 +561,25 @@ const POT_BLOCK: usize = 256;
 
 /// Every trial's potential `Σ_i min(dist_t(i), closest_i)`, summed in index
 /// order exactly as the reference does, the trials side by side in `L`
-/// lanes: `ends` gets the `L` running sums at the end of every chunk.
+/// lanes, for the chunks `first..` (`chunks`, their changes): the running
+/// sums continue from the end of chunk `first − 1` (the last `L` entries of
+/// `ends`, which must hold exactly the `first` chunks before), and `ends`
+/// gets the `L` running sums at the end of every chunk.
 fn potentials<const L: usize>(
     closest: &[f64],
+    first: usize,
     chunks: &[TrialChanges],
     rows: &mut [f64],
     ends: &mut Vec<f64>,
 ) {
     let n = closest.len();
+    ends.truncate(first * L);
     let mut sums = [0.0f64; L];
-    ends.clear();
-    for (ch, changes) in chunks.iter().enumerate() {
-        let start = ch * PP_CHUNK;
+    if first > 0 {
+        sums.copy_from_slice(&ends[(first - 1) * L..first * L]);
+    }
+    for (o, changes) in chunks.iter().enumerate() {
+        let start = (first + o) * PP_CHUNK;
         let cl = &closest[start..(start + PP_CHUNK).min(n)];
         // Per lane, the next change not yet written (lists are in index order).
         let mut next = [0usize; L];
@@ -673,19 +798,19 @@ mod tests {
                 .num_threads(threads)
                 .build()
                 .unwrap();
-            for fused in [true, false] {
+            for (fused, wave) in [(true, None), (false, None), (true, Some(1))] {
                 for restarts in [1, 3] {
                     let mut rngs: Vec<_> = seeds[..restarts]
                         .iter()
                         .map(|&s| Xoshiro256PlusPlus::seed_from_u64(s))
                         .collect();
                     let fast = pool.install(|| {
-                        kmeans_plus_plus_with(&data, k, &mut rngs, fused, Some(&stats), None)
+                        kmeans_plus_plus_with(&data, k, &mut rngs, fused, Some(&stats), None, wave)
                     });
                     assert_eq!(fast.len(), restarts);
                     for (r, (c, rng)) in fast.iter().zip(&mut rngs).enumerate() {
                         let at = format!(
-                            "k={k}, {threads} threads, fused {fused}, restart {r} of {restarts}"
+                            "k={k}, {threads} threads, fused {fused}, wave {wave:?}, restart {r} of {restarts}"
                         );
                         assert_eq!(bits(c), reference[r], "{at}");
                         assert_eq!(
