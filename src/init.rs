@@ -127,8 +127,8 @@ fn kmeans_plus_plus<T: Scalar>(
 /// stream (`rngs`): the same centres as one call per restart, bit for bit.
 /// The restarts go in groups ([`joint_group`]) whose passes over the data
 /// run in lockstep, centre by centre, and share each read of a row; the
-/// screen's arithmetic is not shared. On W2-like data (two threads) ten
-/// starts took 2.2 s in groups of two and 1.7 s in one group.
+/// screen's arithmetic is not shared. On W2 (two threads) ten starts took
+/// 2.2 s in groups of two and 2.06 s in one group (two waves a pass).
 ///
 /// Stops early, with unfinished centres, once `cancel` is set.
 pub(crate) fn kmeans_plus_plus_joint<T: Scalar>(
