@@ -305,15 +305,18 @@ fn screened_min(w: &[f32], h: &[f32], g: &[f32], a: f32) -> f32 {
         .fold(f32::INFINITY, |m, &c| if c < m { c } else { m })
 }
 
-/// Every cluster `j < k` whose screened cost `w_j·((a + h_j) − g_j)` is at
-/// most `limit` goes to `out`, in increasing order; returns the smallest
-/// screened cost of the clusters left out (`+∞` if none). Sixteen lanes at a
-/// time, compared in `f32` with `limit` rounded to the nearest `f32`: no
-/// `f32` lies strictly between `limit` and that, so the list never misses a
-/// cluster at most `limit`, and may hold a few whose screen exceeds it by
-/// half an `f32` ulp at most, which the callers evaluate exactly like any
-/// other candidate (always safe). A scalar loop converting every screen to
-/// `f64` took a quarter of a sweep's decisions at k = 1000.
+/// Every cluster `j < k` whose screened cost `w_j·((a + h_j) − g_j)` is
+/// finite and at most `limit` goes to `out`, in increasing order; returns
+/// the smallest screened cost of the clusters left out (`+∞` if none).
+/// Sixteen lanes at a time, compared in `f32` with `limit` rounded to the
+/// nearest `f32` (at most `f32::MAX`): no `f32` lies strictly between
+/// `limit` and that, so the list never misses such a cluster, and may hold
+/// a few whose screen exceeds `limit` by half an `f32` ulp at most, which
+/// the callers evaluate exactly like any other candidate (always safe).
+/// Clusters screened at `+∞` are never listed, whatever `limit`: the own
+/// cluster, dirty ones (evaluated on their own) and padding. A scalar loop
+/// converting every screen to `f64` took a quarter of a sweep's decisions
+/// at k = 1000.
 #[inline(always)]
 fn screened_candidates(
     w: &[f32],
@@ -324,7 +327,7 @@ fn screened_candidates(
     k: usize,
     out: &mut Vec<usize>,
 ) -> f64 {
-    let bound = limit as f32;
+    let bound = (limit as f32).min(f32::MAX);
     let mut outside = [f32::INFINITY; 16];
     for (q, ((w, h), g)) in w
         .chunks_exact(16)
@@ -343,7 +346,7 @@ fn screened_candidates(
         while mask != 0 {
             let j = q * 16 + mask.trailing_zeros() as usize;
             mask &= mask - 1;
-            // Padding (`j ≥ k`) screens at +∞: only an infinite limit takes it.
+            // Padding (`j ≥ k`) screens at +∞ and never gets here.
             if j < k {
                 out.push(j);
             }
@@ -1544,7 +1547,9 @@ pub(crate) mod tests {
             let outside = screened_candidates(&w, &h, &g, a, limit, k, &mut out);
             assert!(out.windows(2).all(|p| p[0] < p[1]) && out.iter().all(|&j| j < k));
             for (j, &c) in screens.iter().enumerate() {
-                if c <= limit {
+                if c == f64::INFINITY {
+                    assert!(!out.contains(&j), "case {case}: {j} screened at +∞ listed");
+                } else if c <= limit {
                     assert!(out.contains(&j), "case {case}: {j} missed");
                 } else if !out.contains(&j) {
                     assert!(outside <= c, "case {case}: {outside} above {c}");
