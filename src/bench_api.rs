@@ -121,6 +121,11 @@ impl SweepState {
         Data::with_shift_and_max(x, None, self.shift.clone(), self.max_abs)
     }
 
+    /// Points the last blocked sweep evaluated (not skipped by bounds).
+    pub fn evaluated(&self) -> usize {
+        self.hint.evaluated
+    }
+
     /// The labels.
     pub fn labels(&self) -> &[usize] {
         &self.part.labels
