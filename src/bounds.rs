@@ -237,6 +237,93 @@ impl Bounds {
         self.min_count = counts.iter().copied().min().unwrap_or(0);
     }
 
+    /// Re-anchors every point's bounds at the current centroids after a few
+    /// clusters jumped between sweeps (a merge-split proposal replaces
+    /// three): the jumped clusters' exact distances are computed for every
+    /// point in one pass in index order, and the bounds stored against a
+    /// new checkpoint. Otherwise every point of the next sweep fails the
+    /// first test on the jumped displacements and takes the second one,
+    /// loading its row at a random position: that made the first sweep of a
+    /// merge-split candidate on W2 cost eight times a converged sweep.
+    /// Does nothing when no cluster or more than [`TOP`] clusters changed
+    /// (the next sweep's own tests then apply). Only speed depends on it:
+    /// the bounds stay valid.
+    pub fn reanchor<T: Scalar>(&mut self, labels: &[usize], centroids: &[f64], data: &Data<'_, T>) {
+        let (k, d) = (self.k, self.d);
+        if self.centroids.len() != centroids.len()
+            || centroids.len() != k * d
+            || labels.len() != self.points.len()
+            || data.n != labels.len()
+        {
+            return;
+        }
+        let jumped: Vec<usize> = (0..k)
+            .filter(|&j| self.centroids[j * d..(j + 1) * d] != centroids[j * d..(j + 1) * d])
+            .collect();
+        if jumped.is_empty() || jumped.len() > TOP {
+            return;
+        }
+        for &j in &jumped {
+            self.moved(centroids, j);
+        }
+        self.end_sweep(centroids);
+        // For each slot, the two largest displacements of clusters that did
+        // not jump (with the first one's cluster), to bound the distances
+        // the pass does not compute.
+        let slots = self.ring.len();
+        let mut rest = vec![(0.0f64, usize::MAX, 0.0f64); slots];
+        for j in (0..k).filter(|j| !jumped.contains(j)) {
+            for (s, e) in rest.iter_mut().enumerate() {
+                let v = self.drift[j * slots + s];
+                if v > e.0 {
+                    *e = (v, j, e.0);
+                } else if v > e.2 {
+                    e.2 = v;
+                }
+            }
+        }
+        // A new checkpoint at the current centroids holds the new bounds.
+        let (before, g) = (self.checkpoint, self.gamma);
+        self.checkpoint = before.wrapping_add(1);
+        let now = self.checkpoint as usize % slots;
+        self.ring[now].reset();
+        for (j, c) in centroids.chunks_exact(d).take(k).enumerate() {
+            let at = (j * slots + now) * d;
+            self.snapshots[at..at + d].copy_from_slice(c);
+            self.drift[j * slots + now] = 0.0;
+        }
+        let mut row = vec![0.0; d];
+        for (i, &r) in labels.iter().enumerate() {
+            let b = self.points[i];
+            // Counted from the checkpoint before the new one: bounds that
+            // have just expired must not come back to life.
+            let age = before.wrapping_sub(b.stamp) as usize;
+            if b.label as usize != r || age + 1 >= slots || b.lower <= 0.0 {
+                continue;
+            }
+            let s = b.stamp as usize % slots;
+            let (top, top_j, second) = rest[s];
+            let others = if top_j == r { second } else { top };
+            let mut lower = (b.lower - others) * DOWN;
+            data.load_shifted(i, &mut row);
+            let mut upper = (b.upper + self.drift[r * slots + s]) * UP;
+            for &j in &jumped {
+                let dist = sq_dist(&row, &centroids[j * d..(j + 1) * d]);
+                if j == r {
+                    upper = (dist * (1.0 + 2.0 * g)).sqrt() * UP;
+                } else {
+                    lower = lower.min((dist * (1.0 - 2.0 * g)).sqrt() * DOWN);
+                }
+            }
+            self.points[i] = PointBound {
+                upper,
+                lower,
+                label: r as u32,
+                stamp: self.checkpoint,
+            };
+        }
+    }
+
     /// Ends a sweep, remembering the centroids it leaves.
     pub fn end_sweep(&mut self, centroids: &[f64]) {
         self.centroids.clear();
@@ -456,6 +543,108 @@ mod tests {
         assert_eq!(c.top[0].1, 6);
         assert!(c.max_other(6) == 3.0 && c.max_other(3) == 4.0);
         assert!(c.top.windows(2).all(|w| w[0].0 >= w[1].0));
+    }
+
+    /// After a merge-split-like jump of three clusters, re-anchored bounds
+    /// hold against the new centroids, and most points keep usable ones.
+    #[test]
+    fn reanchored_bounds_hold_after_clusters_jump() {
+        let (n, d, k) = (3000, 6, 8);
+        let x = crate::fast::tests::blobs(n, d, k, 11);
+        let data = Data::new(x.view(), None);
+        let mut p = Partition::from_labels(&data, k, (0..n).map(|i| i % k).collect());
+        let order: Vec<usize> = (0..n).map(|i| (i * 7919) % n).collect();
+        let mut hint = crate::fast::SweepHint::default();
+        // Three sweeps from a poor start: centroids are still moving, so the
+        // displacements since older checkpoints matter.
+        for _ in 0..3 {
+            crate::fast::sweep_blocked(&mut p, &data, &order, 1.0, &mut hint, false);
+            p.recompute_stale(&data);
+        }
+        let mut b = hint.bounds.take().unwrap();
+        // What the next sweep's start records of the recomputation.
+        b.begin_sweep(&p.centroids, &p.counts);
+        b.end_sweep(&p.centroids);
+        // Merge cluster 1 into 0 and split cluster 2 in two (half goes to 1).
+        let mut q = p.clone();
+        let mut flip = false;
+        for l in q.labels.iter_mut() {
+            if *l == 1 {
+                *l = 0;
+            } else if *l == 2 {
+                if flip {
+                    *l = 1;
+                }
+                flip = !flip;
+            }
+        }
+        for j in 0..3 {
+            q.stale[j] = true;
+        }
+        q.recompute_stale(&data);
+        let before = b.checkpoint;
+        b.reanchor(&q.labels, &q.centroids, &data);
+        assert_eq!(b.checkpoint, before.wrapping_add(1));
+        let (mut anchored, mut unchanged) = (0, 0);
+        let mut row = vec![0.0; d];
+        for (i, &r) in q.labels.iter().enumerate() {
+            unchanged += usize::from(p.labels[i] == r);
+            let pb = b.points[i];
+            if pb.label as usize != r || pb.lower <= 0.0 || pb.stamp != b.checkpoint {
+                continue;
+            }
+            anchored += 1;
+            data.load_shifted(i, &mut row);
+            let own = sq_dist(&row, q.centroid(r)).sqrt();
+            assert!(pb.upper >= own, "point {i}: upper {} < {own}", pb.upper);
+            for j in (0..k).filter(|&j| j != r) {
+                let other = sq_dist(&row, q.centroid(j)).sqrt();
+                assert!(
+                    pb.lower <= other,
+                    "point {i}, cluster {j}: {} > {other}",
+                    pb.lower
+                );
+            }
+        }
+        assert!(anchored * 10 >= unchanged * 9, "{anchored} of {unchanged}");
+        // Too many changed clusters: nothing is done.
+        let mut far = q.centroids.clone();
+        far.iter_mut().for_each(|v| *v += 1.0);
+        b.reanchor(&q.labels, &far, &data);
+        assert_eq!(b.checkpoint, before.wrapping_add(1));
+    }
+
+    /// Re-anchoring carries the displacements of the clusters that did not
+    /// jump: the own cluster moving away and another one coming closer.
+    #[test]
+    fn reanchor_counts_the_drift_of_clusters_that_did_not_jump() {
+        // Shifted by the mean (5): the points sit at −5 and 5.
+        let x = ndarray::array![[0.0], [10.0]];
+        let data = Data::new(x.view(), None);
+        let mut c = vec![20.0, 21.0, 22.0, -4.5, -1.0];
+        let labels = [3, 4];
+        let mut b = Bounds::new(2, 5, 1).unwrap();
+        b.begin_sweep(&c, &[1, 1, 1, 1, 1]);
+        b.at_position(0, &c);
+        b.record(0, 3, 0.25, 16.0);
+        // During the sweep cluster 3 moves away (own distance 1) and
+        // cluster 4 comes closer (distance 2).
+        c[3] = -4.0;
+        b.moved(&c, 3);
+        c[4] = -3.0;
+        b.moved(&c, 4);
+        b.end_sweep(&c);
+        // Between sweeps clusters 0, 1 and 2 jump.
+        c[0] = 30.0;
+        c[1] = 31.0;
+        c[2] = 32.0;
+        b.reanchor(&labels, &c, &data);
+        let pb = b.points[0];
+        assert_eq!((pb.label, pb.stamp), (3, b.checkpoint));
+        assert!(pb.upper >= 1.0 && pb.upper < 1.0 + 1e-9, "{}", pb.upper);
+        assert!(pb.lower <= 2.0 && pb.lower > 0.0, "{}", pb.lower);
+        // The point never examined stays unknown.
+        assert_eq!(b.points[1].label, NO_LABEL);
     }
 
     #[test]

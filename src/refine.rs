@@ -326,8 +326,13 @@ pub(crate) fn propose<T: Scalar>(
     q.recompute_stale(data);
     // Lloyd's bounds assume labels only its own iterations changed; the
     // sweep's bounds check every point's label and every centroid's
-    // displacement, so they stay valid.
+    // displacement, so they stay valid, and are re-anchored at the three
+    // replaced centroids in one pass rather than by every point of the
+    // next sweep.
     q.hint.lloyd = None;
+    if let Some(bounds) = q.hint.bounds.as_mut() {
+        bounds.reanchor(&q.labels, &q.centroids, data);
+    }
     Some(q)
 }
 
