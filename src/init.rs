@@ -120,7 +120,31 @@ fn kmeans_plus_plus<T: Scalar>(
     let fused = crate::fast::fused_multiply_add();
     let mut out =
         kmeans_plus_plus_with(data, k, std::slice::from_mut(rng), fused, None, None, None);
-    out.pop().unwrap_or_default()
+    out.pop().map(|start| start.centroids).unwrap_or_default()
+}
+
+/// The rows greedy k-means++ chooses from the stream `rng`, in the order
+/// chosen: the centres [`initial_partition`] starts from (with or without
+/// weights), as indices into the data.
+pub(crate) fn kmeans_plus_plus_rows<T: Scalar>(
+    data: &Data<'_, T>,
+    k: usize,
+    rng: &mut Xoshiro256PlusPlus,
+) -> Vec<usize> {
+    if data.is_weighted() {
+        return kmeans_plus_plus_reference_rows(data, k, rng);
+    }
+    let fused = crate::fast::fused_multiply_add();
+    let mut out =
+        kmeans_plus_plus_with(data, k, std::slice::from_mut(rng), fused, None, None, None);
+    out.pop().map(|start| start.rows).unwrap_or_default()
+}
+
+/// One restart's k-means++ start: the chosen centres (shifted, `k × d`)
+/// and the rows they are, in the order chosen.
+struct PlusPlusStart {
+    centroids: Vec<f64>,
+    rows: Vec<usize>,
 }
 
 /// [`kmeans_plus_plus`] for several restarts at once, each from its own
@@ -146,6 +170,7 @@ pub(crate) fn kmeans_plus_plus_joint<T: Scalar>(
     let group = rngs.len().div_ceil(groups).max(1);
     rngs.chunks_mut(group)
         .flat_map(|group| kmeans_plus_plus_with(data, k, group, fused, None, Some(cancel), None))
+        .map(|start| start.centroids)
         .collect()
 }
 
@@ -179,6 +204,8 @@ fn wave_chunks(trials: usize, restarts: usize, threads: usize) -> usize {
 struct PlusPlus {
     /// The chosen centres so far (`k × d`, shifted).
     centroids: Vec<f64>,
+    /// The rows they are, in the order chosen.
+    chosen: Vec<usize>,
     /// `closest[i]` as the reference computes it.
     closest: Vec<f64>,
     /// The chosen centre each `closest[i]` was computed against:
@@ -318,6 +345,7 @@ impl PlusPlus {
         }
         let best_t = best_t.min(trials - 1);
         self.best = best_t;
+        self.chosen.push(self.idxs[best_t]);
         self.centroids[c * d..(c + 1) * d]
             .copy_from_slice(&self.cands[best_t * d..(best_t + 1) * d]);
         // The winner's sums are the reference's next cumulative sums.
@@ -388,7 +416,7 @@ fn kmeans_plus_plus_with<T: Scalar>(
     stats: Option<&crate::fast::PlusPlusStats>,
     cancel: Option<&AtomicBool>,
     wave: Option<usize>,
-) -> Vec<Vec<f64>> {
+) -> Vec<PlusPlusStart> {
     let (n, d) = (data.n, data.d);
     let max_abs = data.max_abs_shifted();
     let trials = 2 + (k as f64).ln().floor() as usize;
@@ -403,7 +431,13 @@ fn kmeans_plus_plus_with<T: Scalar>(
         // the plain definition.
         return rngs
             .iter_mut()
-            .map(|rng| kmeans_plus_plus_reference(data, k, rng))
+            .map(|rng| {
+                let rows = kmeans_plus_plus_reference_rows(data, k, rng);
+                PlusPlusStart {
+                    centroids: gather_shifted(data, &rows),
+                    rows,
+                }
+            })
             .collect();
     }
     let lanes = crate::fast::plus_plus_lanes_for(trials);
@@ -413,8 +447,11 @@ fn kmeans_plus_plus_with<T: Scalar>(
             let mut centroids = vec![0.0; k * d];
             let first = rng.below(n);
             data.load_shifted(first, &mut centroids[..d]);
+            let mut chosen = Vec::with_capacity(k);
+            chosen.push(first);
             PlusPlus {
                 centroids,
+                chosen,
                 closest: vec![0.0; n],
                 assign: vec![0; n],
                 ends: Vec::with_capacity(n.div_ceil(PP_CHUNK)),
@@ -528,7 +565,12 @@ fn kmeans_plus_plus_with<T: Scalar>(
             None => apply_choices(data, &mut runs, c),
         }
     }
-    runs.into_iter().map(|run| run.centroids).collect()
+    runs.into_iter()
+        .map(|run| PlusPlusStart {
+            centroids: run.centroids,
+            rows: run.chosen,
+        })
+        .collect()
 }
 
 /// The reference's draw for `target`: the first index whose cumulative sum
@@ -661,9 +703,18 @@ fn kmeans_plus_plus_reference<T: Scalar>(
     k: usize,
     rng: &mut Xoshiro256PlusPlus,
 ) -> Vec<f64> {
+    gather_shifted(data, &kmeans_plus_plus_reference_rows(data, k, rng))
+}
+
+/// The rows [`kmeans_plus_plus_reference`] chooses, in the order chosen.
+fn kmeans_plus_plus_reference_rows<T: Scalar>(
+    data: &Data<'_, T>,
+    k: usize,
+    rng: &mut Xoshiro256PlusPlus,
+) -> Vec<usize> {
     let mut cand = vec![0.0; data.d];
     let mut buf = vec![0.0; data.d];
-    let chosen = kmeans_plus_plus_indices(
+    kmeans_plus_plus_indices(
         data.n,
         k,
         data.is_weighted(),
@@ -676,8 +727,7 @@ fn kmeans_plus_plus_reference<T: Scalar>(
                 *o = sq_dist(&buf, &cand);
             }
         },
-    );
-    gather_shifted(data, &chosen)
+    )
 }
 
 /// Greedy k-means++ (Arthur & Vassilvitskii, with the `2 + ⌊ln k⌋` local
@@ -787,9 +837,12 @@ mod tests {
         let bits = |c: &[f64]| c.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
         let seeds = [seed, seed + 101, seed + 202];
         let (mut reference, mut after_reference) = (Vec::new(), Vec::new());
+        let mut reference_rows = Vec::new();
         for &s in &seeds {
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(s);
-            reference.push(bits(&kmeans_plus_plus_reference(&data, k, &mut rng)));
+            let rows = kmeans_plus_plus_reference_rows(&data, k, &mut rng);
+            reference.push(bits(&gather_shifted(&data, &rows)));
+            reference_rows.push(rows);
             after_reference.push(rng.next_u64());
         }
         let stats = PlusPlusStats::default();
@@ -812,7 +865,8 @@ mod tests {
                         let at = format!(
                             "k={k}, {threads} threads, fused {fused}, wave {wave:?}, restart {r} of {restarts}"
                         );
-                        assert_eq!(bits(c), reference[r], "{at}");
+                        assert_eq!(bits(&c.centroids), reference[r], "{at}");
+                        assert_eq!(c.rows, reference_rows[r], "chosen rows differ: {at}");
                         assert_eq!(
                             rng.next_u64(),
                             after_reference[r],

@@ -64,5 +64,5 @@ pub use params::{
     MAX_POLISH_SWEEPS,
 };
 pub use predict::{predict, transform};
-pub use run::{fit, fit_cancellable, fit_weighted, Clustering, Run};
+pub use run::{fit, fit_cancellable, fit_weighted, kmeans_plus_plus, Clustering, Run};
 pub use sparse::{fit_sparse, predict_sparse, transform_sparse, CsrView};

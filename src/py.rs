@@ -252,6 +252,31 @@ fn fit<'py>(
     }
 }
 
+/// The rows greedy k-means++ chooses as centres; see
+/// `smartigan.kmeans_plusplus`.
+#[pyfunction]
+#[pyo3(signature = (x, params, sample_weight=None))]
+fn kmeans_plusplus<'py>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    params: PyRef<'_, PyParams>,
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let weights = sample_weight.as_ref().map(|w| w.as_array());
+    let params = params.inner.clone();
+    let rows = match floats("x", x)? {
+        Floats::F64(a) => {
+            let view = a.as_array();
+            py.detach(|| crate::kmeans_plus_plus(view, weights, params))?
+        }
+        Floats::F32(a) => {
+            let view = a.as_array();
+            py.detach(|| crate::kmeans_plus_plus(view, weights, params))?
+        }
+    };
+    Ok(labels_to_py(py, rows))
+}
+
 /// A CSR matrix handed over from SciPy: `indptr` and `indices` as uintp,
 /// `data` as float32/float64 (read without a copy).
 struct PyCsr<'py> {
@@ -585,6 +610,7 @@ impl PyRun {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit, m)?)?;
     m.add_function(wrap_pyfunction!(auto_n_init, m)?)?;
+    m.add_function(wrap_pyfunction!(kmeans_plusplus, m)?)?;
     m.add_function(wrap_pyfunction!(predict, m)?)?;
     m.add_function(wrap_pyfunction!(transform, m)?)?;
     m.add_function(wrap_pyfunction!(fit_sparse, m)?)?;

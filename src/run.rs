@@ -481,6 +481,38 @@ pub fn fit_weighted<T: Scalar>(
     fit_cancellable(x, Some(sample_weight), params, &AtomicBool::new(false))
 }
 
+/// The greedy k-means++ start on its own (what scikit-learn's
+/// `kmeans_plusplus` offers): the indices of the `k` rows chosen as centres,
+/// in the order chosen. They are the centres that restart 0 of [`fit`] (or
+/// [`fit_weighted`], with the same weights) starts from for the same `x` and
+/// `params` when `init` is k-means++ (the default): passing those rows as
+/// [`Init::Centroids`](crate::Init::Centroids) with `n_init(1)` reproduces
+/// that restart. Only `k`, `seed` and `n_threads` of `params` are used; the
+/// data and weights are checked as [`fit`] checks them.
+///
+/// ```
+/// use ndarray::{array, Axis};
+/// use smartigan::{fit, kmeans_plus_plus, Init, Params};
+/// let x = array![[0.0f64, 0.0], [0.1, 0.0], [5.0, 5.0], [5.1, 5.0]];
+/// let rows = kmeans_plus_plus(x.view(), None, Params::new(2).seed(3)).unwrap();
+/// assert_eq!(rows.len(), 2);
+/// let from_rows = Params::new(2).seed(3).n_init(1).init(Init::Centroids(x.select(Axis(0), rows.as_slice().unwrap())));
+/// let a = fit(x.view(), from_rows).unwrap();
+/// let b = fit(x.view(), Params::new(2).seed(3).n_init(1)).unwrap();
+/// assert_eq!(a.labels, b.labels);
+/// ```
+pub fn kmeans_plus_plus<T: Scalar>(
+    x: ArrayView2<'_, T>,
+    sample_weight: Option<ArrayView1<'_, f64>>,
+    params: Params,
+) -> Result<Array1<usize>> {
+    let (params, data) = checked(x, sample_weight, params)?;
+    let pool = build_pool(params.n_threads())?;
+    let mut rng = init_stream(&params, 0);
+    let rows = pool.install(|| crate::init::kmeans_plus_plus_rows(&data, params.k(), &mut rng));
+    Ok(Array1::from(rows))
+}
+
 /// [`fit`] (or [`fit_weighted`]) that stops with [`Error::Interrupted`] soon
 /// after `cancel` is set (each restart checks it between sweeps).
 pub fn fit_cancellable<T: Scalar>(

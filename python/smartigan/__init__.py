@@ -11,7 +11,7 @@ deterministic parallel multi-start, and exact objectives.
 """
 
 from . import datasets
-from ._api import ClusterResult, Clusterer, NotFittedError, cluster
+from ._api import ClusterResult, Clusterer, NotFittedError, cluster, kmeans_plusplus
 from ._core import __version__
 
-__all__ = ["ClusterResult", "Clusterer", "NotFittedError", "cluster", "datasets", "__version__"]
+__all__ = ["ClusterResult", "Clusterer", "NotFittedError", "cluster", "datasets", "kmeans_plusplus", "__version__"]

@@ -389,6 +389,64 @@ def _fit(X: Any, params: _core.Params, sample_weight: Any) -> dict[str, Any]:
     return _core.fit(as_data(X), params, sample_weight=weights)
 
 
+def kmeans_plusplus(
+    X: npt.ArrayLike,
+    k: int,
+    seed: Optional[int] = None,
+    *,
+    sample_weight: Optional[npt.ArrayLike] = None,
+    n_threads: Optional[int] = None,
+) -> Tuple[FloatArray, npt.NDArray[np.int64]]:
+    """Greedy k-means++ centres, without clustering (as scikit-learn's ``kmeans_plusplus``).
+
+    Each centre after the first is the best, by the potential it leaves, of
+    ``2 + floor(ln k)`` rows drawn with probability proportional to their
+    (weighted) squared distance to the nearest centre so far.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Dense real data (float32/float64 C-ordered arrays are used without a
+        copy). Sparse matrices are not supported here; :func:`cluster` seeds
+        sparse input itself.
+    k : int
+        Number of centres, ``1 <= k <= n_samples``.
+    seed : int or None
+        Seed in ``[0, 2**64)``. The rows chosen are the start of restart 0 of
+        ``cluster(X, k, seed=seed)`` with ``init="k-means++"``, for any
+        ``n_threads``. ``None`` draws a seed.
+    sample_weight : array-like of shape (n_samples,) or None
+        Non-negative weight per row; rows are drawn by weight times squared
+        distance, so a row of weight 0 is never chosen.
+    n_threads : int or None
+        Threads for this call (default: all cores).
+
+    Returns
+    -------
+    centers : ndarray of shape (k, n_features)
+        The chosen rows, in ``X``'s dtype (float32 or float64).
+    indices : ndarray of shape (k,), int64
+        Their row indices in ``X``, in the order chosen.
+
+    Examples
+    --------
+    >>> import numpy as np, smartigan
+    >>> X = np.array([[0.0, 0.0], [0.1, 0.0], [5.0, 5.0], [5.1, 5.0]])
+    >>> centers, indices = smartigan.kmeans_plusplus(X, 2, seed=0)
+    >>> sorted(int(i) // 2 for i in indices)
+    [0, 1]
+    >>> bool((centers == X[indices]).all())
+    True
+    """
+    if is_sparse(X):
+        raise TypeError("kmeans_plusplus: X must be a dense array; sparse input is seeded by cluster() itself")
+    data = as_data(X)
+    params = _core_params(k, DEFAULT_METHOD, None, seed, DEFAULT_INIT, 1, DEFAULT_SCHEDULE,
+                          DEFAULT_POLISH, DEFAULT_REFINE, n_threads)
+    indices = _core.kmeans_plusplus(data, params, sample_weight=as_weights(sample_weight))
+    return data[indices], indices
+
+
 _FITTED = ("labels_", "centroids_", "objective_", "n_sweeps_", "converged_", "history_", "moves_",
            "restart_objectives_", "seed_", "n_features_in_")
 

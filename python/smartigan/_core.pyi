@@ -5,7 +5,7 @@ from typing import Any, Optional, Tuple, final
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Params", "auto_n_init", "fit", "predict", "transform", "fit_sparse", "predict_sparse", "transform_sparse", "Run", "__version__", "MAX_N_ITER", "DEFAULT_METHOD", "DEFAULT_N_ITER", "DEFAULT_MAX_ITER", "AUTO_N_INIT_SMALL", "AUTO_N_INIT_LARGE", "AUTO_SMALL_PROBLEM", "DEFAULT_INIT", "DEFAULT_SCHEDULE", "DEFAULT_POLISH", "DEFAULT_REFINE"]
+__all__ = ["Params", "auto_n_init", "kmeans_plusplus", "fit", "predict", "transform", "fit_sparse", "predict_sparse", "transform_sparse", "Run", "__version__", "MAX_N_ITER", "DEFAULT_METHOD", "DEFAULT_N_ITER", "DEFAULT_MAX_ITER", "AUTO_N_INIT_SMALL", "AUTO_N_INIT_LARGE", "AUTO_SMALL_PROBLEM", "DEFAULT_INIT", "DEFAULT_SCHEDULE", "DEFAULT_POLISH", "DEFAULT_REFINE"]
 __version__: str
 MAX_N_ITER: int
 DEFAULT_METHOD: str
@@ -64,6 +64,11 @@ def transform_sparse(
     centroids: npt.NDArray[Any],
 ) -> npt.NDArray[Any]: ...
 def auto_n_init(n_samples: int, n_features: int, k: int) -> int: ...
+def kmeans_plusplus(
+    x: npt.NDArray[Any],
+    params: Params,
+    sample_weight: Optional[npt.NDArray[np.float64]] = None,
+) -> npt.NDArray[np.int64]: ...
 def predict(x: npt.NDArray[Any], centroids: npt.NDArray[Any]) -> npt.NDArray[np.int64]: ...
 def transform(x: npt.NDArray[Any], centroids: npt.NDArray[Any]) -> npt.NDArray[Any]: ...
 
