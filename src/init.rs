@@ -117,10 +117,7 @@ fn kmeans_plus_plus<T: Scalar>(
     k: usize,
     rng: &mut Xoshiro256PlusPlus,
 ) -> Vec<f64> {
-    let fused = crate::fast::fused_multiply_add();
-    let mut out =
-        kmeans_plus_plus_with(data, k, std::slice::from_mut(rng), fused, None, None, None);
-    out.pop().map(|start| start.centroids).unwrap_or_default()
+    gather_shifted(data, &kmeans_plus_plus_rows(data, k, rng))
 }
 
 /// The rows greedy k-means++ chooses from the stream `rng`, in the order
@@ -137,14 +134,7 @@ pub(crate) fn kmeans_plus_plus_rows<T: Scalar>(
     let fused = crate::fast::fused_multiply_add();
     let mut out =
         kmeans_plus_plus_with(data, k, std::slice::from_mut(rng), fused, None, None, None);
-    out.pop().map(|start| start.rows).unwrap_or_default()
-}
-
-/// One restart's k-means++ start: the chosen centres (shifted, `k × d`)
-/// and the rows they are, in the order chosen.
-struct PlusPlusStart {
-    centroids: Vec<f64>,
-    rows: Vec<usize>,
+    out.pop().unwrap_or_default()
 }
 
 /// [`kmeans_plus_plus`] for several restarts at once, each from its own
@@ -154,7 +144,7 @@ struct PlusPlusStart {
 /// screen's arithmetic is not shared. On W2 (two threads) ten starts took
 /// 2.2 s in groups of two and 2.06 s in one group (two waves a pass).
 ///
-/// Stops early, with unfinished centres, once `cancel` is set.
+/// Stops early, with fewer than `k` centres, once `cancel` is set.
 pub(crate) fn kmeans_plus_plus_joint<T: Scalar>(
     data: &Data<'_, T>,
     k: usize,
@@ -170,7 +160,7 @@ pub(crate) fn kmeans_plus_plus_joint<T: Scalar>(
     let group = rngs.len().div_ceil(groups).max(1);
     rngs.chunks_mut(group)
         .flat_map(|group| kmeans_plus_plus_with(data, k, group, fused, None, Some(cancel), None))
-        .map(|start| start.centroids)
+        .map(|rows| gather_shifted(data, &rows))
         .collect()
 }
 
@@ -416,7 +406,7 @@ fn kmeans_plus_plus_with<T: Scalar>(
     stats: Option<&crate::fast::PlusPlusStats>,
     cancel: Option<&AtomicBool>,
     wave: Option<usize>,
-) -> Vec<PlusPlusStart> {
+) -> Vec<Vec<usize>> {
     let (n, d) = (data.n, data.d);
     let max_abs = data.max_abs_shifted();
     let trials = 2 + (k as f64).ln().floor() as usize;
@@ -431,13 +421,7 @@ fn kmeans_plus_plus_with<T: Scalar>(
         // the plain definition.
         return rngs
             .iter_mut()
-            .map(|rng| {
-                let rows = kmeans_plus_plus_reference_rows(data, k, rng);
-                PlusPlusStart {
-                    centroids: gather_shifted(data, &rows),
-                    rows,
-                }
-            })
+            .map(|rng| kmeans_plus_plus_reference_rows(data, k, rng))
             .collect();
     }
     let lanes = crate::fast::plus_plus_lanes_for(trials);
@@ -565,12 +549,7 @@ fn kmeans_plus_plus_with<T: Scalar>(
             None => apply_choices(data, &mut runs, c),
         }
     }
-    runs.into_iter()
-        .map(|run| PlusPlusStart {
-            centroids: run.centroids,
-            rows: run.chosen,
-        })
-        .collect()
+    runs.into_iter().map(|run| run.chosen).collect()
 }
 
 /// The reference's draw for `target`: the first index whose cumulative sum
@@ -865,8 +844,8 @@ mod tests {
                         let at = format!(
                             "k={k}, {threads} threads, fused {fused}, wave {wave:?}, restart {r} of {restarts}"
                         );
-                        assert_eq!(bits(&c.centroids), reference[r], "{at}");
-                        assert_eq!(c.rows, reference_rows[r], "chosen rows differ: {at}");
+                        assert_eq!(bits(&gather_shifted(&data, c)), reference[r], "{at}");
+                        assert_eq!(c, &reference_rows[r], "chosen rows differ: {at}");
                         assert_eq!(
                             rng.next_u64(),
                             after_reference[r],

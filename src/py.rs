@@ -216,7 +216,24 @@ fn floats<'py>(name: &str, x: &Bound<'py, PyAny>) -> PyResult<Floats<'py>> {
     )))
 }
 
-/// Clusters `x`; see `smartigan.cluster` for the documented front end.
+/// Evaluates `$body` with `$view` bound to the `ArrayView2` of `$floats`
+/// (a [`Floats`]), once per dtype: the body is generic code that the two
+/// arms instantiate for `f64` and `f32`.
+macro_rules! with_dense {
+    ($floats:expr, |$view:ident| $body:expr) => {
+        match $floats {
+            Floats::F64(a) => {
+                let $view = a.as_array();
+                $body
+            }
+            Floats::F32(a) => {
+                let $view = a.as_array();
+                $body
+            }
+        }
+    };
+}
+
 /// The restarts `n_init="auto"` runs for data of this shape (the core's
 /// rule, so that Python never restates it).
 #[pyfunction]
@@ -224,6 +241,7 @@ fn auto_n_init(n_samples: usize, n_features: usize, k: usize) -> usize {
     crate::defaults::n_init(n_samples, n_features, k)
 }
 
+/// Clusters `x`; see `smartigan.cluster` for the documented front end.
 #[pyfunction]
 #[pyo3(signature = (x, params, sample_weight=None))]
 fn fit<'py>(
@@ -234,22 +252,12 @@ fn fit<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let weights = sample_weight.as_ref().map(|w| w.as_array());
     let params = params.inner.clone();
-    match floats("x", x)? {
-        Floats::F64(a) => {
-            let view = a.as_array();
-            let c = interruptible(py, |cancel| {
-                crate::fit_cancellable(view, weights, params, cancel)
-            })?;
-            clustering_to_dict(py, c)
-        }
-        Floats::F32(a) => {
-            let view = a.as_array();
-            let c = interruptible(py, |cancel| {
-                crate::fit_cancellable(view, weights, params, cancel)
-            })?;
-            clustering_to_dict(py, c)
-        }
-    }
+    with_dense!(floats("x", x)?, |view| {
+        let c = interruptible(py, |cancel| {
+            crate::fit_cancellable(view, weights, params, cancel)
+        })?;
+        clustering_to_dict(py, c)
+    })
 }
 
 /// The rows greedy k-means++ chooses as centres; see
@@ -264,16 +272,8 @@ fn kmeans_plusplus<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let weights = sample_weight.as_ref().map(|w| w.as_array());
     let params = params.inner.clone();
-    let rows = match floats("x", x)? {
-        Floats::F64(a) => {
-            let view = a.as_array();
-            py.detach(|| crate::kmeans_plus_plus(view, weights, params))?
-        }
-        Floats::F32(a) => {
-            let view = a.as_array();
-            py.detach(|| crate::kmeans_plus_plus(view, weights, params))?
-        }
-    };
+    let rows = with_dense!(floats("x", x)?, |view| py
+        .detach(|| crate::kmeans_plus_plus(view, weights, params))?);
     Ok(labels_to_py(py, rows))
 }
 
@@ -527,20 +527,9 @@ impl PyRun {
         let weights = sample_weight.as_ref().map(|w| w.as_array());
         let params = params.inner.clone();
         // Interruptible: drawing many restarts' starts can take a while.
-        let run = match floats("x", x)? {
-            Floats::F64(a) => {
-                let v = a.as_array();
-                interruptible(py, |cancel| {
-                    Run::new_cancellable(v, weights, params, cancel)
-                })?
-            }
-            Floats::F32(a) => {
-                let v = a.as_array();
-                interruptible(py, |cancel| {
-                    Run::new_cancellable(v, weights, params, cancel)
-                })?
-            }
-        };
+        let run = with_dense!(floats("x", x)?, |v| interruptible(py, |cancel| {
+            Run::new_cancellable(v, weights, params, cancel)
+        })?);
         Ok(PyRun {
             run,
             x: x.clone().unbind(),
@@ -552,16 +541,7 @@ impl PyRun {
     fn step(&mut self, py: Python<'_>) -> PyResult<bool> {
         let x = self.x.clone_ref(py);
         let run = &mut self.run;
-        match floats("x", x.bind(py))? {
-            Floats::F64(a) => {
-                let v = a.as_array();
-                Ok(py.detach(|| run.step(v))?)
-            }
-            Floats::F32(a) => {
-                let v = a.as_array();
-                Ok(py.detach(|| run.step(v))?)
-            }
-        }
+        with_dense!(floats("x", x.bind(py))?, |v| Ok(py.detach(|| run.step(v))?))
     }
 
     /// Steps until every restart has finished (interruptible).
@@ -578,16 +558,9 @@ impl PyRun {
             }
             Ok(())
         };
-        match floats("x", x.bind(py))? {
-            Floats::F64(a) => {
-                let v = a.as_array();
-                interruptible(py, |cancel| job(&|r: &mut Run| r.step(v), cancel, run))
-            }
-            Floats::F32(a) => {
-                let v = a.as_array();
-                interruptible(py, |cancel| job(&|r: &mut Run| r.step(v), cancel, run))
-            }
-        }
+        with_dense!(floats("x", x.bind(py))?, |v| interruptible(py, |cancel| {
+            job(&|r: &mut Run| r.step(v), cancel, run)
+        }))
     }
 
     /// Whether every restart has finished.
