@@ -11,6 +11,16 @@ only; peak RSS comes from ``wait4`` on that process; the objective is
 recomputed here from the labels and centres each peer returns. Results go to
 ``benches/RESULTS.md`` (tables plus the targets of issue 4, hit or missed) and
 ``benches/sweep_scaling.png``.
+
+IBM_INSTALL: IBM's ``hartigan-kmeans`` (module ``hkmeans``) has wheels only
+up to Python 3.10, and its sdist (0.0.6) stops at ``setup.py`` because
+``requirements.txt`` was left out of it. Installed here unmodified otherwise,
+in the benchmark's virtualenv::
+
+    curl -LO https://files.pythonhosted.org/packages/9e/c9/a00cee31f016fdf411a99c3af60942a3cd90d2aa8872bc6c7a2d87d074dd/hartigan-kmeans-0.0.6.tar.gz
+    tar xzf hartigan-kmeans-0.0.6.tar.gz
+    printf 'numpy\nscipy\njoblib\nscikit-learn\n' > hartigan-kmeans-0.0.6/requirements.txt
+    pip install ./hartigan-kmeans-0.0.6        # cythonizes its .pyx with the current Cython
 """
 
 from __future__ import annotations
@@ -234,16 +244,35 @@ cat(t, km$iter, "\\n", file="{tmp}/time.txt")
         shutil.rmtree(tmp, ignore_errors=True)
     elif peer.startswith("ibm"):
         try:
-            from hartigan_kmeans import HKMeans  # type: ignore[import-not-found]
+            # The distribution is hartigan-kmeans, the module hkmeans.
+            from hkmeans import HKMeans  # type: ignore[import-not-found]
         except ImportError:
-            raise SystemExit(f"hartigan-kmeans is not installed: no wheel for Python "
-                             f"{platform.python_version()} (wheels stop at 3.10) and its sdist fails to build")
+            raise SystemExit("hartigan-kmeans is not installed (see IBM_INSTALL in benches/peers.py)")
 
-        km = HKMeans(n_clusters=k, random_state=seed, n_init=10, n_jobs=1, max_iter=1000, tol=0.0)
-        t0 = time.perf_counter()
-        km.fit(x)
-        out["time"] = time.perf_counter() - t0
-        labels, centres = km.labels_, km.centroids_
+        # Random-partition starts (its only initialisation), tolerance 0:
+        # sweeps until no point moves. n_jobs=1: one process, like R; its
+        # n_jobs=2 forks joblib workers and was 4x slower on W1 here.
+        if mode == "fit":
+            km = HKMeans(n_clusters=k, random_state=seed % 2**31, n_init=task["opts"].get("n_init", 10),
+                         n_jobs=1, max_iter=1000, tol=0.0)
+            t0 = time.perf_counter()
+            km.fit(x)
+            out["time"] = time.perf_counter() - t0
+        else:
+            # (T(N sweeps) − T(1 sweep)) / (N − 1) of one start, as for scikit-learn.
+            cap = task.get("max_sweeps", 20)
+            spent = {}
+            for iters in (1, cap):
+                km = HKMeans(n_clusters=k, random_state=seed % 2**31, n_init=1, n_jobs=1,
+                             max_iter=iters, tol=0.0)
+                t0 = time.perf_counter()
+                km.fit(x)
+                spent[iters] = (time.perf_counter() - t0, int(km.n_iter_))
+            (t1, i1), (tn, i_n) = spent[1], spent[cap]
+            out["sweep_times"] = [(tn - t1) / (i_n - i1) if i_n > i1 else tn / max(i_n, 1)]
+            out["time"] = tn
+        out["n_sweeps"] = int(km.n_iter_)
+        labels, centres = km.labels_, km.cluster_centers_
         out["threads"] = 1
     else:
         raise SystemExit(f"unknown peer {peer}")
@@ -325,6 +354,7 @@ def fit_peers(name: str, spec: Dict[str, int], quick: bool, single: bool = False
             dict(peer="sklearn elkan n_init=1", opts=dict(algorithm="elkan", n_init=1)),
             dict(peer="faiss (all points)", opts=dict(all_points=True)),
             dict(peer="R-Hartigan-Wong nstart=1", opts=dict(nstart=1, iter_max=1000)),
+            dict(peer="ibm hartigan-kmeans n_init=1", opts=dict(n_init=1)),
         ]
     # R's Hartigan-Wong is single-threaded and scalar: 10 starts on W4
     # (k = 1,000) would take hours here, so that one runs a single start
@@ -472,6 +502,7 @@ def main() -> None:
         ("sklearn elkan", dict(algorithm="elkan")),
         ("faiss (all points)", dict()),
         ("R-Hartigan-Wong", dict()),
+        ("ibm hartigan-kmeans", dict()),
     ]
 
     def sweep_row(label: str, opts: Dict[str, Any], path: Path, spec: Dict[str, int],
@@ -493,9 +524,9 @@ def main() -> None:
             floor = 2.0 * spec["n"] * spec["k"] * spec["d"] / report["gemm_f64"]
             row: Dict[str, Any] = dict(floor=floor, numpy_product=shape_product_time(x, spec["k"]))
             for label, opts in sweep_peers:
-                if dtype == "float32" and label.startswith("R-"):
+                if dtype == "float32" and label.startswith(("R-", "ibm")):
                     continue
-                cap = 5 if label.startswith("R-") else 20
+                cap = 5 if label.startswith(("R-", "ibm")) else 20
                 row[label] = sweep_row(label, opts, path, spec, cap)
                 log(f"sweep {key} {label}: {fmt(row[label])} s")
             report["sweeps"][key] = row
@@ -511,7 +542,8 @@ def main() -> None:
                    ("smartigan lloyd", dict(method="lloyd", n_iter=1000)),
                    ("sklearn lloyd", dict(algorithm="lloyd")),
                    ("faiss (all points)", dict()),
-                   ("R-Hartigan-Wong", dict())]
+                   ("R-Hartigan-Wong", dict()),
+                   ("ibm hartigan-kmeans", dict())]
     for axis, values in series.items():
         for v in values:
             spec = dict(base)
@@ -521,7 +553,7 @@ def main() -> None:
             entry: Dict[str, Any] = dict(axis=axis, value=v, **spec,
                                          floor=2.0 * spec["n"] * spec["k"] * spec["d"] / report["gemm_f64"])
             for label, opts in scale_peers:
-                cap = 3 if label.startswith("R-") else 10
+                cap = 3 if label.startswith(("R-", "ibm")) else 10
                 entry[label] = sweep_row(label, opts, path, spec, cap)
             report["scaling"].append(entry)
             log(f"scaling {axis}={v}: " + ", ".join(f"{lab} {fmt(entry[lab])}" for lab, _ in scale_peers))
@@ -563,7 +595,8 @@ def plot(report: Dict[str, Any], path: Path) -> None:
         import matplotlib.pyplot as plt
     except ImportError:
         return
-    labels = ["smartigan hartigan", "smartigan lloyd", "sklearn lloyd", "faiss (all points)", "R-Hartigan-Wong"]
+    labels = ["smartigan hartigan", "smartigan lloyd", "sklearn lloyd", "faiss (all points)", "R-Hartigan-Wong",
+              "ibm hartigan-kmeans"]
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.5))
     for ax, axis in zip(axes, ["n", "k", "d"]):
         entries = [e for e in report["scaling"] if e["axis"] == axis]
@@ -603,7 +636,8 @@ def write_markdown(report: Dict[str, Any], path: Path, quick: bool) -> None:
     L.append("")
     L.append(f"Regenerate with `{report['command']}` (from the repository root, after "
              "`maturin develop --release`; peers: `pip install scikit-learn faiss-cpu matplotlib`, "
-             "`apt-get install r-base-core`). Rust micro-benchmarks of one sweep: "
+             "`apt-get install r-base-core`, IBM's hartigan-kmeans as in `IBM_INSTALL` at the top of "
+             "`benches/peers.py`). Rust micro-benchmarks of one sweep: "
              "`cargo bench --bench sweep` (`SMARTIGAN_BENCH_FULL=1` for W2/W3).")
     L.append("")
     L.append(f"Machine: {cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, "
@@ -628,7 +662,7 @@ def write_markdown(report: Dict[str, Any], path: Path, quick: bool) -> None:
              "peer allows a given start). *Floor* = time of n·k·d multiply-adds at this machine's dense GEMM rate.")
     L.append("")
     labels = ["smartigan hartigan", "smartigan smartigan", "smartigan lloyd", "sklearn lloyd", "sklearn elkan",
-              "faiss (all points)", "R-Hartigan-Wong"]
+              "faiss (all points)", "R-Hartigan-Wong", "ibm hartigan-kmeans"]
     L.append("| workload | floor (ms) | numpy X·Cᵀ (ms) | " + " | ".join(f"{lab} ms (× floor, × sklearn lloyd)" for lab in labels) + " |")
     L.append("|---|---|---|" + "---|" * len(labels))
     for key, row in report["sweeps"].items():
@@ -650,7 +684,8 @@ def write_markdown(report: Dict[str, Any], path: Path, quick: bool) -> None:
     L.append("")
     L.append("![time per sweep vs n, k, d](" + ("sweep_scaling_quick.png" if quick else "sweep_scaling.png") + ")")
     L.append("")
-    slabels = ["smartigan hartigan", "smartigan lloyd", "sklearn lloyd", "faiss (all points)", "R-Hartigan-Wong"]
+    slabels = ["smartigan hartigan", "smartigan lloyd", "sklearn lloyd", "faiss (all points)", "R-Hartigan-Wong",
+               "ibm hartigan-kmeans"]
     L.append("| axis | n | d | k | floor | " + " | ".join(slabels) + " |")
     L.append("|---|---|---|---|---|" + "---|" * len(slabels))
     for e in report["scaling"]:
