@@ -97,6 +97,7 @@ fn build_params(
     polish: bool,
     refine: bool,
     n_threads: Option<i64>,
+    tol: f64,
 ) -> crate::Result<Params> {
     let k = non_negative("k", k, "must be at least 1")?;
     let init = match init_centroids {
@@ -108,7 +109,8 @@ fn build_params(
         .init(init)
         .schedule(schedule.0, schedule.1)
         .polish(polish)
-        .refine(refine);
+        .refine(refine)
+        .tol(tol);
     // Negative counts fail here (they do not fit `usize`); the core checks
     // the ranges.
     let count = |name, v: Option<i64>, expected: &str| {
@@ -165,7 +167,7 @@ struct PyParams {
 #[pymethods]
 impl PyParams {
     #[new]
-    #[pyo3(signature = (k, method, n_iter, seed, init, init_centroids, n_init, schedule, polish, refine, n_threads))]
+    #[pyo3(signature = (k, method, n_iter, seed, init, init_centroids, n_init, schedule, polish, refine, n_threads, tol=0.0))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         k: i64,
@@ -179,6 +181,7 @@ impl PyParams {
         polish: bool,
         refine: bool,
         n_threads: Option<i64>,
+        tol: f64,
     ) -> PyResult<Self> {
         let inner = build_params(
             k,
@@ -192,6 +195,7 @@ impl PyParams {
             polish,
             refine,
             n_threads,
+            tol,
         )?;
         Ok(PyParams { inner })
     }
@@ -603,5 +607,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_SCHEDULE", crate::defaults::SCHEDULE)?;
     m.add("DEFAULT_POLISH", crate::defaults::POLISH)?;
     m.add("DEFAULT_REFINE", crate::defaults::REFINE)?;
+    m.add("DEFAULT_TOL", crate::defaults::TOL)?;
     Ok(())
 }

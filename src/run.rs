@@ -54,6 +54,8 @@ pub(crate) struct Restart<St> {
     initial_objective: f64,
     converged: bool,
     refinement: Refinement<St>,
+    /// `tol` in the data's units ([`tolerance`]); 0 without a tolerance.
+    tol_abs: f64,
 }
 
 /// Where a restart's merge-split refinement stands.
@@ -83,12 +85,14 @@ impl<St> Restart<St> {
     /// visiting orders come from streams that depend only on (seed, index),
     /// not on the method: Hartigan and Smartigan runs with the same seed are
     /// paired restart by restart, as in the paper's protocol.
-    /// `start`: the centroids [`Source::joint_starts`] computed for it.
+    /// `start`: the centroids [`Source::joint_starts`] computed for it;
+    /// `tol_abs`: the run's [`tolerance`].
     fn new<S: Source<State = St>>(
         data: &S,
         params: &ValidParams,
         index: usize,
         start: Option<Vec<f64>>,
+        tol_abs: f64,
     ) -> Self {
         let part = data.initial_state(params, &mut init_stream(params, index), start);
         let initial_objective = data.objective(&part);
@@ -113,6 +117,7 @@ impl<St> Restart<St> {
                 steps: 0,
                 cache: SplitCache::default(),
             },
+            tol_abs,
         }
     }
 
@@ -141,9 +146,44 @@ impl<St> Restart<St> {
         data.sweep(&mut self.part, &self.order, factor)
     }
 
+    /// The centroids of `state` before a descent step, when a tolerance
+    /// is set (the step then compares them with the centroids after it).
+    fn tol_snapshot<S: Source<State = St>>(&self, data: &S, state: &St) -> Option<Vec<f64>> {
+        (self.tol_abs > 0.0).then(|| data.centroids(state))
+    }
+
+    /// Whether a step that moved `moved` points took `state`'s centroids
+    /// from `before` by at most the tolerance (summed squared shifts, as
+    /// scikit-learn's `tol`). Always false without a tolerance.
+    fn within_tol<S: Source<State = St>>(
+        &self,
+        data: &S,
+        before: Option<Vec<f64>>,
+        state: &St,
+        moved: usize,
+    ) -> bool {
+        before.is_some_and(|before| {
+            let after = data.centroids(state);
+            let shift: f64 = before
+                .iter()
+                .zip(&after)
+                .map(|(a, b)| (a - b) * (a - b))
+                .sum();
+            moved > 0 && shift <= self.tol_abs
+        })
+    }
+
     /// One transition: a Lloyd iteration or a (Smartigan) sweep.
     fn step<S: Source<State = St>>(&mut self, data: &S, params: &ValidParams) {
         let n_iter = params.n_iter();
+        // The tolerance ends descents only: Smartigan's schedule sweeps run
+        // as scheduled (their early sweeps move centroids on purpose).
+        let before = match self.phase {
+            Phase::Lloyd | Phase::Hartigan | Phase::Polish(_) => {
+                self.tol_snapshot(data, &self.part)
+            }
+            _ => None,
+        };
         let (moved, next) = match self.phase {
             Phase::Done => return,
             Phase::Refine => return self.refine_step(data, params),
@@ -205,16 +245,17 @@ impl<St> Restart<St> {
             && moved > 0
             && objective >= previous
             && !data.can_improve(&self.part, self.phase == Phase::Lloyd);
+        let within_tol = self.within_tol(data, before, &self.part, moved);
         self.n_sweeps += 1;
         self.moves.push(moved);
         self.history.push(objective);
-        self.converged = moved == 0 || stalled;
+        self.converged = moved == 0 || stalled || within_tol;
         // Refinement follows a method that ended on its own terms (converged,
         // or Smartigan's schedule over without polish); a run stopped by the
         // `n_iter` cap stops there, as the cap asks.
         let ended_naturally = self.converged || matches!(self.phase, Phase::Schedule(_));
         self.phase = match (
-            stalled || next == Phase::Done,
+            stalled || within_tol || next == Phase::Done,
             params.refine() && ended_naturally,
         ) {
             (false, _) => next,
@@ -258,6 +299,7 @@ impl<St> Restart<St> {
             }
         };
         self.refinement.steps += 1;
+        let before = self.tol_snapshot(data, &trial.state);
         let moved = if lloyd {
             data.lloyd_iteration(&mut trial.state)
         } else {
@@ -268,9 +310,10 @@ impl<St> Restart<St> {
         // The same stopping rule as the method's own descent (see `step`).
         let stalled =
             moved > 0 && objective >= trial.objective && !data.can_improve(&trial.state, lloyd);
+        let within_tol = self.within_tol(data, before, &trial.state, moved);
         trial.objective = objective;
         trial.steps += 1;
-        let settled = moved == 0 || stalled;
+        let settled = moved == 0 || stalled || within_tol;
         let base = self.current_objective();
         let mut kept = base;
         if !settled && trial.steps < MAX_TRIAL_STEPS {
@@ -359,9 +402,11 @@ pub struct Clustering<T> {
     pub n_sweeps: usize,
     /// Whether the best restart's last sweep moved nothing, or moved points
     /// without lowering the recomputed objective (rounding noise, which would
-    /// otherwise cycle) while no point had a move beating rounding error.
-    /// For Hartigan and polished Smartigan this means no single-point move
-    /// lowers the objective by more than rounding error.
+    /// otherwise cycle) while no point had a move beating rounding error, or
+    /// (with [`Params::tol`](crate::Params#structfield.tol) above 0) moved the
+    /// centroids by less than the tolerance. For Hartigan and polished
+    /// Smartigan without a tolerance this means no single-point move lowers
+    /// the objective by more than rounding error.
     pub converged: bool,
     /// Objective after each sweep of the best restart.
     pub history: Vec<f64>,
@@ -405,6 +450,17 @@ fn checked<'a, T: Scalar>(
     data.check_range()?;
     data.parallel = spare_threads(&params, n, d);
     Ok((params, data))
+}
+
+/// `params.tol` in the units of `data`: times its mean per-feature
+/// variance, as scikit-learn scales `tol`; 0 without a tolerance, without
+/// reading the data.
+fn tolerance<S: Source>(data: &S, params: &ValidParams) -> f64 {
+    if params.tol() > 0.0 {
+        params.tol() * data.mean_variance()
+    } else {
+        0.0
+    }
 }
 
 /// The random stream restart `index` draws its start from.
@@ -554,12 +610,13 @@ where
     // "best" is (objective, index)-lexicographic, so the reduction's result
     // does not depend on how rayon groups the restarts.
     let starts = pool.install(|| joint_starts(data, params, n_init, cancel))?;
+    let tol_abs = tolerance(data, params);
     let best = pool.install(|| {
         starts
             .into_par_iter()
             .enumerate()
             .map(|(i, start)| {
-                let mut r = Restart::new(data, params, i, start);
+                let mut r = Restart::new(data, params, i, start, tol_abs);
                 r.run_to_end(data, params, cancel)?;
                 let (_, obj) = data.finalize(&r.part);
                 if let Ok(mut o) = objectives.lock() {
@@ -630,6 +687,7 @@ impl Run {
     ) -> Result<Self> {
         let (params, data) = checked(x, sample_weight, params)?;
         let pool = build_pool(params.n_threads())?;
+        let tol_abs = tolerance(&data, &params);
         let restarts = pool.install(|| {
             joint_starts(&data, &params, params.n_init(data.n, data.d), cancel)?
                 .into_par_iter()
@@ -638,7 +696,7 @@ impl Run {
                     if cancel.load(Ordering::Relaxed) {
                         return Err(Error::Interrupted);
                     }
-                    Ok(Restart::new(&data, &params, i, start))
+                    Ok(Restart::new(&data, &params, i, start, tol_abs))
                 })
                 .collect::<Result<Vec<_>>>()
         })?;

@@ -61,6 +61,14 @@ pub(crate) trait Source: Sync {
     fn can_improve(&self, st: &Self::State, lloyd: bool) -> bool;
     /// The labels of the state.
     fn labels(st: &Self::State) -> &[usize];
+    /// The state's centroids, `k × d` row-major, in this source's own
+    /// coordinates (only differences between two states' centroids are
+    /// read: the tolerance's centroid shift).
+    fn centroids(&self, st: &Self::State) -> Vec<f64>;
+    /// The mean over features of each feature's (unweighted) variance, the
+    /// scale of scikit-learn's `tol`. One O(n·d) (or O(nnz)) pass, made
+    /// only when a tolerance is set.
+    fn mean_variance(&self) -> f64;
     /// The state the best merge-split move on `st` gives (not yet
     /// re-converged); `None` when there is no candidate. `cache` holds the
     /// restart's splits from earlier proposals.
@@ -167,6 +175,19 @@ impl<T: Scalar> Source for Data<'_, T> {
 
     fn labels(st: &Partition) -> &[usize] {
         &st.labels
+    }
+
+    fn centroids(&self, st: &Partition) -> Vec<f64> {
+        st.centroids.clone()
+    }
+
+    fn mean_variance(&self) -> f64 {
+        // `shift` is the column means, so this is Σ_c var_c / d.
+        let zero = vec![0.0; self.d];
+        let total: f64 = (0..self.n)
+            .map(|i| crate::data::sq_dist_shifted(self.row(i), &self.shift, &zero))
+            .sum();
+        total / (self.n as f64 * self.d as f64)
     }
 
     fn finalize(&self, st: &Partition) -> (Array2<T>, f64) {

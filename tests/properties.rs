@@ -97,10 +97,11 @@ proptest! {
         m in method(),
         init in init(),
         refine in any::<bool>(),
+        tol in prop_oneof![Just(0.0), Just(1e-4), Just(1e-2)],
         seed in any::<u64>(),
     ) {
         let x = data(n, d, 4, seed);
-        let p = Params::new(k).method(m).init(init).n_init(5).refine(refine).seed(seed);
+        let p = Params::new(k).method(m).init(init).n_init(5).refine(refine).tol(tol).seed(seed);
         let one = fit(x.view(), p.clone().n_threads(1)).unwrap();
         for t in [2, 3, 8] {
             prop_assert_eq!(&fit(x.view(), p.clone().n_threads(t)).unwrap(), &one);

@@ -46,6 +46,7 @@ DEFAULT_INIT: str = _core.DEFAULT_INIT
 DEFAULT_SCHEDULE: Tuple[float, float] = tuple(_core.DEFAULT_SCHEDULE)  # type: ignore[assignment]
 DEFAULT_POLISH: bool = _core.DEFAULT_POLISH
 DEFAULT_REFINE: bool = _core.DEFAULT_REFINE
+DEFAULT_TOL: float = _core.DEFAULT_TOL
 
 _I64 = 2**63
 
@@ -193,6 +194,7 @@ def _core_params(
     polish: Any,
     refine: Any,
     n_threads: Any,
+    tol: Any = DEFAULT_TOL,
 ) -> _core.Params:
     """The core's parameter object, with Python types checked (values are checked by the core)."""
     if not isinstance(method, str):
@@ -212,6 +214,8 @@ def _core_params(
     for name, flag in (("polish", polish), ("refine", refine)):
         if not isinstance(flag, (bool, np.bool_)):
             raise TypeError(f"{name} must be True or False, got {flag!r}")
+    if isinstance(tol, (bool, np.bool_)) or not isinstance(tol, numbers.Real):
+        raise TypeError(f"tol must be a number >= 0, got {tol!r} ({type(tol).__name__})")
     return _core.Params(
         k=_int_param("k", k),
         method=method,
@@ -224,6 +228,7 @@ def _core_params(
         polish=bool(polish),
         refine=bool(refine),
         n_threads=None if n_threads is None else _int_param("n_threads", n_threads),
+        tol=float(tol),
     )
 
 
@@ -246,8 +251,10 @@ class ClusterResult:
         Whether the last sweep moved nothing, or moved points without
         lowering the objective (rounding noise, e.g. between clusters of
         identical points) while no point had a move beating rounding
-        error. For Hartigan and polished Smartigan: no single
-        point can be moved to lower the objective by more than rounding error.
+        error, or (with ``tol > 0``) moved the centroids by less than the
+        tolerance. For Hartigan and polished Smartigan with ``tol=0``: no
+        single point can be moved to lower the objective by more than
+        rounding error.
     history : ndarray of float64
         Objective after each sweep.
     moves : ndarray of int64
@@ -301,6 +308,7 @@ def cluster(
     refine: bool = DEFAULT_REFINE,
     n_threads: Optional[int] = None,
     sample_weight: Optional[npt.ArrayLike] = None,
+    tol: float = DEFAULT_TOL,
 ) -> ClusterResult:
     """Cluster the rows of ``X`` into ``k`` groups.
 
@@ -353,6 +361,14 @@ def cluster(
         weight times squared distance; an integer weight acts like repeating
         the row. Zero weights are allowed (such points join their nearest
         centroid); at least ``k`` weights must be positive.
+    tol : float
+        Early stop, as scikit-learn's ``tol``: a Lloyd iteration or Hartigan
+        sweep (for Smartigan, a polishing sweep; the schedule always runs)
+        that moves the centroids by at most ``tol`` times the mean
+        per-feature variance of ``X`` (summed squared shifts) ends the
+        descent, reported as converged. ``0`` (default) runs until no point
+        moves, so every Hartigan or polished Smartigan result is a local
+        optimum; a positive ``tol`` trades that for time.
 
     Returns
     -------
@@ -377,7 +393,7 @@ def cluster(
     >>> round(r.objective, 6)
     0.01
     """
-    params = _core_params(k, method, n_iter, seed, init, n_init, schedule, polish, refine, n_threads)
+    params = _core_params(k, method, n_iter, seed, init, n_init, schedule, polish, refine, n_threads, tol)
     return ClusterResult(**_fit(X, params, sample_weight))
 
 
@@ -490,6 +506,7 @@ class Clusterer:
         polish: bool = DEFAULT_POLISH,
         refine: bool = DEFAULT_REFINE,
         n_threads: Optional[int] = None,
+        tol: float = DEFAULT_TOL,
     ) -> None:
         self.k = k
         self.method = method
@@ -501,6 +518,7 @@ class Clusterer:
         self.polish = polish
         self.refine = refine
         self.n_threads = n_threads
+        self.tol = tol
         self._run: Any = None
         # Serialises fit/start/step/finish: a Clusterer shared between
         # threads then behaves as if the calls were made one after another.
@@ -509,7 +527,7 @@ class Clusterer:
 
     def _params(self) -> _core.Params:
         return _core_params(self.k, self.method, self.n_iter, self.seed, self.init, self.n_init,
-                          self.schedule, self.polish, self.refine, self.n_threads)
+                          self.schedule, self.polish, self.refine, self.n_threads, self.tol)
 
     def _set_result(self, out: dict[str, Any]) -> None:
         self.result_ = ClusterResult(**out)
@@ -618,10 +636,12 @@ class Clusterer:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        self.__dict__.setdefault("tol", DEFAULT_TOL)  # pickled before tol existed
         self._run = None
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
         params = ", ".join(f"{p}={getattr(self, p)!r}" for p in
-                           ("k", "method", "n_iter", "seed", "init", "n_init", "schedule", "polish", "refine", "n_threads"))
+                           ("k", "method", "n_iter", "seed", "init", "n_init", "schedule", "polish", "refine", "n_threads",
+                            "tol"))
         return f"Clusterer({params})"

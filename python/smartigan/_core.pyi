@@ -5,7 +5,7 @@ from typing import Any, Optional, Tuple, final
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Params", "auto_n_init", "kmeans_plusplus", "fit", "predict", "transform", "fit_sparse", "predict_sparse", "transform_sparse", "Run", "__version__", "MAX_N_ITER", "DEFAULT_METHOD", "DEFAULT_N_ITER", "DEFAULT_MAX_ITER", "AUTO_N_INIT_SMALL", "AUTO_N_INIT_LARGE", "AUTO_SMALL_PROBLEM", "DEFAULT_INIT", "DEFAULT_SCHEDULE", "DEFAULT_POLISH", "DEFAULT_REFINE"]
+__all__ = ["Params", "auto_n_init", "kmeans_plusplus", "fit", "predict", "transform", "fit_sparse", "predict_sparse", "transform_sparse", "Run", "__version__", "MAX_N_ITER", "DEFAULT_METHOD", "DEFAULT_N_ITER", "DEFAULT_MAX_ITER", "AUTO_N_INIT_SMALL", "AUTO_N_INIT_LARGE", "AUTO_SMALL_PROBLEM", "DEFAULT_INIT", "DEFAULT_SCHEDULE", "DEFAULT_POLISH", "DEFAULT_REFINE", "DEFAULT_TOL"]
 __version__: str
 MAX_N_ITER: int
 DEFAULT_METHOD: str
@@ -18,6 +18,7 @@ DEFAULT_INIT: str
 DEFAULT_SCHEDULE: Tuple[float, float]
 DEFAULT_POLISH: bool
 DEFAULT_REFINE: bool
+DEFAULT_TOL: float
 
 @final
 class Params:
@@ -34,6 +35,7 @@ class Params:
         polish: bool,
         refine: bool,
         n_threads: Optional[int],
+        tol: float = 0.0,
     ) -> Params: ...
 
 def fit(

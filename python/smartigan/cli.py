@@ -471,7 +471,8 @@ class Progress:
 def _run(X: npt.NDArray[np.float64], k: int, method: str, args: argparse.Namespace,
          seed: Optional[int]) -> Tuple[_api.ClusterResult, float]:
     """One fit, stepped with a progress bar when one can be shown; returns (result, seconds)."""
-    kwargs: Dict[str, Any] = dict(init=args.init, n_init=args.n_init, n_threads=args.threads, refine=args.refine)
+    kwargs: Dict[str, Any] = dict(init=args.init, n_init=args.n_init, n_threads=args.threads, refine=args.refine,
+                                  tol=args.tol)
     expected = args.n_iter or (_api.DEFAULT_N_ITER if method == "smartigan" else _api.DEFAULT_MAX_ITER)
     beyond = "polishing or refining" if args.refine else "polishing"
     bar = Progress(method, expected, args.n_init, mode=args.progress, beyond=beyond)
@@ -712,6 +713,16 @@ def _positive(text: str) -> int:
     return v
 
 
+def _tol(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
+    if not (v >= 0 and v != float("inf")):
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text}")
+    return v
+
+
 def _seed(text: str) -> int:
     try:
         v = int(text)
@@ -736,6 +747,9 @@ def _add_data_options(p: argparse.ArgumentParser, method: bool) -> None:
     p.add_argument("--n-init", type=_n_init_arg, default=_api.DEFAULT_N_INIT,
                    help="restarts, run in parallel; the best is kept (default auto: "
                         f"{_api.AUTO_N_INIT_SMALL} while n*d*k <= 2**20, else {_api.AUTO_N_INIT_LARGE})")
+    p.add_argument("--tol", type=_tol, default=_api.DEFAULT_TOL,
+                   help="stop a descent once an iteration moves the centroids by at most TOL times the data's "
+                        "mean variance (scikit-learn's tol; default 0: until no point moves)")
     p.add_argument("--no-refine", dest="refine", action="store_false",
                    help="skip the merge-split refinement after convergence (the paper's methods as printed)")
     p.add_argument("--seed", type=_seed, default=None, help="seed in [0, 2**64) (default: random, printed)")

@@ -161,6 +161,12 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         After each restart converges, try merge-split moves (merge two
         nearby clusters, split a spread-out one, re-converge) and keep those
         that lower the inertia (see ``smartigan.cluster``).
+    tol : float, default=0.0
+        Early stop as in scikit-learn: an iteration or (polishing) sweep
+        whose centroids moved by at most ``tol`` times the mean per-feature
+        variance of ``X`` (summed squared shifts) ends the descent.
+        scikit-learn's default is ``1e-4``; here ``0`` runs until no point
+        moves, which is what makes every Hartigan result a local optimum.
 
     Attributes
     ----------
@@ -216,6 +222,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         schedule: Tuple[float, float] = _api.DEFAULT_SCHEDULE,
         polish: bool = _api.DEFAULT_POLISH,
         refine: bool = _api.DEFAULT_REFINE,
+        tol: float = _api.DEFAULT_TOL,
     ) -> None:
         self.n_clusters = n_clusters
         self.method = method
@@ -227,6 +234,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         self.schedule = schedule
         self.polish = polish
         self.refine = refine
+        self.tol = tol
 
     # -- tags ---------------------------------------------------------------
 
@@ -316,7 +324,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
             n_init = _positive_int("n_init", n_init)
         result = _api.cluster(data, n_clusters, self.method, max_iter, seed, init=init,  # type: ignore[arg-type]
                               n_init=n_init, schedule=self.schedule, polish=self.polish, refine=self.refine,
-                              n_threads=self.n_threads, sample_weight=weights)
+                              n_threads=self.n_threads, sample_weight=weights, tol=self.tol)
         self.cluster_centers_ = result.centroids
         self.labels_ = result.labels
         self.inertia_ = float(result.objective)

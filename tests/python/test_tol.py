@@ -1,0 +1,98 @@
+"""``tol``: scikit-learn's early stop, through cluster(), Clusterer, the
+estimator and the command line."""
+
+import pickle
+
+import numpy as np
+import pytest
+
+import smartigan
+from smartigan import Clusterer, cluster
+
+from conftest import blobs
+
+SLOW = dict(init="random-partition", n_init=1, refine=False, seed=11)
+
+
+@pytest.fixture(scope="module")
+def Y() -> np.ndarray:
+    return blobs(3000, 4, 12, spread=1.6, seed=5)
+
+
+@pytest.mark.parametrize("method", ["lloyd", "hartigan"])
+def test_tol_stops_where_the_centroids_settle(Y, method):
+    full = cluster(Y, 12, method, **SLOW)
+    early = cluster(Y, 12, method, tol=1e-4, **SLOW)
+    s = early.n_sweeps
+    assert early.converged and s < full.n_sweeps and early.moves[-1] > 0
+    np.testing.assert_array_equal(early.history, full.history[:s])
+    # scikit-learn's criterion: summed squared shift <= tol * mean(var(X)).
+    before = cluster(Y, 12, method, s - 1, **SLOW).centroids
+    assert ((early.centroids - before) ** 2).sum() <= 1e-4 * Y.var(axis=0).mean() * (1 + 1e-9)
+    for j in range(12):
+        np.testing.assert_allclose(early.centroids[j], Y[early.labels == j].mean(axis=0), rtol=1e-12, atol=1e-12)
+
+
+def test_tol_zero_is_the_default(Y):
+    a = cluster(Y, 12, "hartigan", **SLOW)
+    b = cluster(Y, 12, "hartigan", tol=0, **SLOW)
+    np.testing.assert_array_equal(a.labels, b.labels)
+    assert a.n_sweeps == b.n_sweeps and smartigan._api.DEFAULT_TOL == 0.0
+
+
+def test_clusterer_stepwise_equals_one_shot_with_tol(Y):
+    model = Clusterer(12, "lloyd", tol=1e-4, **SLOW).start(Y)
+    while model.step():
+        pass
+    one = cluster(Y, 12, "lloyd", tol=1e-4, **SLOW)
+    np.testing.assert_array_equal(model.labels_, one.labels)
+    assert model.n_sweeps_ == one.n_sweeps
+    assert "tol=0.0001" in repr(model)
+    again = pickle.loads(pickle.dumps(model))
+    assert again.tol == 1e-4 and again.fit(Y).n_sweeps_ == one.n_sweeps
+
+
+def test_old_pickles_get_the_default_tol(Y):
+    model = Clusterer(3, seed=0)
+    state = model.__getstate__()
+    del state["tol"]
+    old = Clusterer.__new__(Clusterer)
+    old.__setstate__(state)
+    assert old.tol == 0.0 and old.fit(Y).converged_
+
+
+@pytest.mark.parametrize("bad", [-1e-4, float("nan"), float("inf")])
+def test_bad_tol_is_a_value_error_naming_it(Y, bad):
+    with pytest.raises(ValueError, match="tol"):
+        cluster(Y, 3, tol=bad)
+
+
+@pytest.mark.parametrize("bad", ["1e-4", True, None, [0.1]])
+def test_tol_of_the_wrong_kind_is_a_type_error(Y, bad):
+    with pytest.raises(TypeError, match="tol"):
+        cluster(Y, 3, tol=bad)
+
+
+def test_estimator_takes_sklearns_tol(Y):
+    pytest.importorskip("sklearn")
+    from smartigan.sklearn import KMeans
+
+    km = KMeans(12, method="lloyd", init="random-partition", n_init=1, refine=False, random_state=11, tol=1e-4)
+    km.fit(Y)
+    assert km.get_params()["tol"] == 1e-4
+    assert km.n_iter_ == cluster(Y, 12, "lloyd", tol=1e-4, **SLOW).n_sweeps
+    assert KMeans().tol == 0.0
+
+
+def test_cli_tol(tmp_path, Y):
+    from smartigan.cli import main
+
+    path = tmp_path / "y.npy"
+    np.save(path, Y)
+    prefix = tmp_path / "res"
+    assert main(["fit", str(path), "-k", "12", "--method", "lloyd", "--init", "random-partition", "--n-init", "1",
+                 "--no-refine", "--seed", "11", "--tol", "1e-4", "--out", str(prefix), "--format", "npy",
+                 "--progress", "never"]) == 0
+    np.testing.assert_array_equal(np.load(f"{prefix}.labels.npy"), cluster(Y, 12, "lloyd", tol=1e-4, **SLOW).labels)
+    with pytest.raises(SystemExit):
+        main(["fit", str(path), "-k", "3", "--tol", "-1"])

@@ -1,0 +1,153 @@
+//! `tol`: scikit-learn's early stop, on the summed squared centroid shift of
+//! a descent step relative to the data's mean per-feature variance.
+
+mod common;
+
+use common::{blobs, check_result};
+use ndarray::{Array2, ArrayView2};
+use smartigan::{fit, fit_sparse, CsrView, Error, Init, Method, Params};
+use std::sync::atomic::AtomicBool;
+
+/// Mean over features of each feature's variance (what `tol` is scaled by).
+fn mean_variance(x: ArrayView2<'_, f64>) -> f64 {
+    let (n, d) = x.dim();
+    let mut total = 0.0;
+    for col in x.columns() {
+        let mean = col.sum() / n as f64;
+        total += col.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n as f64;
+    }
+    total / d as f64
+}
+
+fn shift(a: &Array2<f64>, b: &Array2<f64>) -> f64 {
+    a.iter().zip(b).map(|(u, v)| (u - v) * (u - v)).sum()
+}
+
+/// Overlapping blobs from random partitions: many steps, the last ones
+/// moving the centroids very little.
+fn slow_data() -> Array2<f64> {
+    blobs(3000, 4, 12, 1.6, 5)
+}
+
+fn base(method: Method) -> Params {
+    Params::new(12)
+        .method(method)
+        .init(Init::RandomPartition)
+        .n_init(1)
+        .refine(false)
+        .seed(11)
+}
+
+#[test]
+fn tolerance_stops_lloyd_and_hartigan_at_the_first_small_step() {
+    let x = slow_data();
+    let mv = mean_variance(x.view());
+    let tol = 1e-4;
+    for method in [Method::Lloyd, Method::Hartigan] {
+        let full = fit(x.view(), base(method)).unwrap();
+        let early = fit(x.view(), base(method).tol(tol)).unwrap();
+        check_result(x.view(), 12, &early, 1e-12);
+        assert!(
+            early.converged,
+            "{method}: a tolerance stop is a convergence"
+        );
+        let s = early.n_sweeps;
+        assert!(
+            s < full.n_sweeps,
+            "{method}: tol did not stop early ({s} vs {})",
+            full.n_sweeps
+        );
+        // The same steps as without a tolerance, up to the stop.
+        assert_eq!(early.history[..], full.history[..s], "{method}");
+        assert!(
+            *early.moves.last().unwrap() > 0,
+            "{method}: stopped by tol, not by stability"
+        );
+        // The criterion itself: the last step moved the centroids by at most
+        // tol·mean variance, the one before by more (else it would have
+        // stopped there). States after s − 1 and s − 2 steps come from caps.
+        let at = |steps: usize| fit(x.view(), base(method).n_iter(steps)).unwrap().centroids;
+        let (c1, c2) = (at(s - 1), at(s - 2));
+        let limit = tol * mv;
+        assert!(
+            shift(&c1, &early.centroids) <= limit * (1.0 + 1e-9),
+            "{method}"
+        );
+        assert!(shift(&c2, &c1) > limit * (1.0 - 1e-9), "{method}");
+    }
+}
+
+#[test]
+fn tolerance_leaves_smartigan_schedule_alone() {
+    let x = slow_data();
+    // A tolerance nothing can fail ends the descent after the first
+    // polishing sweep, never inside the schedule.
+    let p = base(Method::Smartigan).n_iter(6).polish(true).tol(1e9);
+    let r = fit(x.view(), p).unwrap();
+    assert!(
+        r.moves[..6].iter().all(|&m| m > 0),
+        "schedule sweeps moved nothing: {:?}",
+        r.moves
+    );
+    assert_eq!(r.n_sweeps, 7, "{:?}", r.moves);
+    assert!(r.converged);
+    let untouched = fit(x.view(), base(Method::Smartigan).n_iter(6).polish(true)).unwrap();
+    assert_eq!(r.history[..], untouched.history[..7]);
+}
+
+#[test]
+fn tolerance_also_ends_refinement_trials() {
+    // Refinement trials re-converge with the method's steps; with a
+    // tolerance they stop as the method does, and the result stays valid.
+    let x = slow_data();
+    let p = base(Method::Hartigan).refine(true).tol(1e-3);
+    let r = fit(x.view(), p.clone()).unwrap();
+    check_result(x.view(), 12, &r, 1e-12);
+    assert!(r.converged);
+    let full = fit(x.view(), p.tol(0.0)).unwrap();
+    assert!(
+        r.n_sweeps < full.n_sweeps,
+        "{} vs {}",
+        r.n_sweeps,
+        full.n_sweeps
+    );
+}
+
+#[test]
+fn sparse_tolerance_uses_the_same_scale() {
+    // Sparse input computes the mean variance from column sums; with a
+    // tolerance the stop lands where the dense one does.
+    let x = slow_data().mapv(|v| v.max(0.0));
+    let (mut indptr, mut indices, mut data) = (vec![0], vec![], vec![]);
+    for row in x.rows() {
+        for (j, &v) in row.iter().enumerate() {
+            if v != 0.0 {
+                indices.push(j);
+                data.push(v);
+            }
+        }
+        indptr.push(data.len());
+    }
+    let csr = CsrView::new(x.ncols(), &indptr, &indices, &data).unwrap();
+    let p = base(Method::Lloyd).tol(1e-4);
+    let dense = fit(x.view(), p.clone()).unwrap();
+    let sparse = fit_sparse(csr, None, p.clone(), &AtomicBool::new(false)).unwrap();
+    assert_eq!(sparse.labels, dense.labels);
+    assert_eq!(sparse.n_sweeps, dense.n_sweeps);
+    let full = fit_sparse(csr, None, p.tol(0.0), &AtomicBool::new(false)).unwrap();
+    assert!(sparse.n_sweeps < full.n_sweeps);
+}
+
+#[test]
+fn tolerance_must_be_finite_and_non_negative() {
+    let x = slow_data();
+    for bad in [-1e-4, f64::NAN, f64::INFINITY] {
+        let e = fit(x.view(), base(Method::Lloyd).tol(bad)).unwrap_err();
+        assert!(
+            matches!(e, Error::InvalidParameter { name: "tol", .. }),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("tol"), "{e}");
+    }
+    assert_eq!(Params::new(2).tol, 0.0, "default: no tolerance");
+}
