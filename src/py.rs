@@ -144,6 +144,9 @@ fn clustering_to_dict<'py, T: Scalar + Element>(
     d.set_item("labels", labels.into_pyarray(py))?;
     d.set_item("centroids", c.centroids.into_pyarray(py))?;
     d.set_item("objective", c.objective)?;
+    let sizes: Vec<i64> = c.cluster_sizes.iter().map(|&s| s as i64).collect();
+    d.set_item("cluster_sizes", sizes.into_pyarray(py))?;
+    d.set_item("cluster_objectives", c.cluster_objectives.into_pyarray(py))?;
     d.set_item("n_sweeps", c.n_sweeps)?;
     d.set_item("converged", c.converged)?;
     d.set_item("history", c.history.into_pyarray(py))?;

@@ -357,11 +357,18 @@ impl<St> Restart<St> {
         best: usize,
         seed: u64,
     ) -> Clustering<S::Out> {
-        let (centroids, objective) = data.finalize(&self.part);
+        let (centroids, objective, cluster_objectives) = data.finalize(&self.part);
+        let labels = S::labels(&self.part);
+        let mut cluster_sizes = vec![0; centroids.nrows()];
+        for &l in labels {
+            cluster_sizes[l] += 1;
+        }
         Clustering {
-            labels: Array1::from(S::labels(&self.part).to_vec()),
+            labels: Array1::from(labels.to_vec()),
             centroids,
             objective,
+            cluster_sizes,
+            cluster_objectives,
             n_sweeps: self.n_sweeps,
             converged: self.converged,
             history: self.history,
@@ -397,6 +404,12 @@ pub struct Clustering<T> {
     /// Sum of squared distances of the points to their centroids, recomputed
     /// in `f64` from `labels` and `centroids` as returned.
     pub objective: f64,
+    /// Points in each cluster (R's `size`); all positive.
+    pub cluster_sizes: Vec<usize>,
+    /// The objective's share of each cluster, from the same distances (R's
+    /// `withinss`); they add up to `objective` up to rounding (it is summed
+    /// in point order).
+    pub cluster_objectives: Vec<f64>,
     /// Lloyd iterations or sweeps done by the best restart (Smartigan: the
     /// schedule's sweeps plus the polishing ones).
     pub n_sweeps: usize,
@@ -618,7 +631,7 @@ where
             .map(|(i, start)| {
                 let mut r = Restart::new(data, params, i, start, tol_abs);
                 r.run_to_end(data, params, cancel)?;
-                let (_, obj) = data.finalize(&r.part);
+                let (_, obj, _) = data.finalize(&r.part);
                 if let Ok(mut o) = objectives.lock() {
                     o[i] = obj;
                 }

@@ -76,8 +76,9 @@ pub(crate) trait Source: Sync {
     /// Centroids in the caller's coordinates and type, and the objective
     /// recomputed from exactly those centroids, so that the reported number
     /// is what a user gets from `((x - centroids[labels])**2).sum()` (times
-    /// the sample weights, if any).
-    fn finalize(&self, st: &Self::State) -> (Array2<Self::Out>, f64);
+    /// the sample weights, if any), and the same sum per cluster (R's
+    /// `withinss`; the objective itself is summed in point order).
+    fn finalize(&self, st: &Self::State) -> (Array2<Self::Out>, f64, Vec<f64>);
 }
 
 /// Up to this `k·d` the plain sweep runs: in single-thread A/B runs it took
@@ -190,7 +191,7 @@ impl<T: Scalar> Source for Data<'_, T> {
         total / (self.n as f64 * self.d as f64)
     }
 
-    fn finalize(&self, st: &Partition) -> (Array2<T>, f64) {
+    fn finalize(&self, st: &Partition) -> (Array2<T>, f64, Vec<f64>) {
         let (k, d) = (st.k, self.d);
         let centroids = Array2::from_shape_fn((k, d), |(j, c)| {
             T::from_f64(st.centroid(j)[c] + self.shift[c])
@@ -198,12 +199,15 @@ impl<T: Scalar> Source for Data<'_, T> {
         let wide: Vec<f64> = centroids.iter().map(|v| v.to_f64()).collect();
         let mut row = vec![0.0; d];
         let mut objective = 0.0;
+        let mut per_cluster = vec![0.0; k];
         for (i, &l) in st.labels.iter().enumerate() {
             for (r, v) in row.iter_mut().zip(self.row(i)) {
                 *r = v.to_f64();
             }
-            objective += self.weight(i) * sq_dist(&row, &wide[l * d..(l + 1) * d]);
+            let cost = self.weight(i) * sq_dist(&row, &wide[l * d..(l + 1) * d]);
+            objective += cost;
+            per_cluster[l] += cost;
         }
-        (centroids, objective)
+        (centroids, objective, per_cluster)
     }
 }

@@ -559,24 +559,23 @@ impl<T: Scalar> Source for SparseData<'_, T> {
         total.max(0.0) / d as f64
     }
 
-    fn finalize(&self, st: &SparseState) -> (Array2<T>, f64) {
+    fn finalize(&self, st: &SparseState) -> (Array2<T>, f64, Vec<f64>) {
         let (k, d) = (st.k, self.x.n_cols);
         let means = self.dense_centroids(st);
         let centroids = Array2::from_shape_fn((k, d), |(j, c)| T::from_f64(means[j * d + c]));
         let wide: Vec<f64> = centroids.iter().map(|v| v.to_f64()).collect();
         let cnorms = row_sq_norms(&wide, d);
-        let objective = st
-            .labels
-            .iter()
-            .enumerate()
-            .map(|(i, &l)| {
-                self.weight(i)
-                    * self
-                        .x
-                        .sq_dist_dense(i, &wide[l * d..(l + 1) * d], cnorms[l])
-            })
-            .sum();
-        (centroids, objective)
+        let mut objective = 0.0;
+        let mut per_cluster = vec![0.0; k];
+        for (i, &l) in st.labels.iter().enumerate() {
+            let cost = self.weight(i)
+                * self
+                    .x
+                    .sq_dist_dense(i, &wide[l * d..(l + 1) * d], cnorms[l]);
+            objective += cost;
+            per_cluster[l] += cost;
+        }
+        (centroids, objective, per_cluster)
     }
 }
 

@@ -245,6 +245,11 @@ class ClusterResult:
     objective : float
         Sum of squared distances to the centroids, recomputed from
         ``labels`` and ``centroids`` as returned.
+    cluster_sizes : ndarray of int64, shape (k,)
+        Points in each cluster (R's ``size``); all positive.
+    cluster_objectives : ndarray of float64, shape (k,)
+        Each cluster's share of ``objective`` from the same distances (R's
+        ``withinss``); they add up to ``objective`` up to rounding.
     n_sweeps : int
         Lloyd iterations or Hartigan/Smartigan sweeps of the best restart.
     converged : bool
@@ -275,6 +280,8 @@ class ClusterResult:
     labels: npt.NDArray[np.int64]
     centroids: FloatArray
     objective: float
+    cluster_sizes: npt.NDArray[np.int64]
+    cluster_objectives: npt.NDArray[np.float64]
     n_sweeps: int
     converged: bool
     history: npt.NDArray[np.float64]
@@ -463,15 +470,16 @@ def kmeans_plusplus(
     return data[indices], indices
 
 
-_FITTED = ("labels_", "centroids_", "objective_", "n_sweeps_", "converged_", "history_", "moves_",
-           "restart_objectives_", "seed_", "n_features_in_")
+_FITTED = ("labels_", "centroids_", "objective_", "cluster_sizes_", "cluster_objectives_", "n_sweeps_",
+           "converged_", "history_", "moves_", "restart_objectives_", "seed_", "n_features_in_")
 
 
 class Clusterer:
     """A stateful k-means model: fit once, then predict and transform.
 
     Takes the same parameters as :func:`cluster`. After :meth:`fit` the
-    attributes ``labels_``, ``centroids_``, ``objective_``, ``n_sweeps_``,
+    attributes ``labels_``, ``centroids_``, ``objective_``, ``cluster_sizes_``,
+    ``cluster_objectives_``, ``n_sweeps_``,
     ``converged_``, ``history_``, ``moves_``, ``restart_objectives_``,
     ``seed_``, ``n_features_in_`` and ``result_`` are set.
 

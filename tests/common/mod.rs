@@ -50,16 +50,26 @@ pub fn check_result<T: Scalar>(x: ArrayView2<'_, T>, k: usize, r: &Clustering<T>
         }
     }
     let mut obj = 0.0;
+    let mut per_cluster = vec![0.0; k];
     for (i, &l) in r.labels.iter().enumerate() {
         let xi: Vec<f64> = x.row(i).iter().map(|v| v.to_f64()).collect();
         let ci: Vec<f64> = r.centroids.row(l).iter().map(|v| v.to_f64()).collect();
         obj += sq(&xi, &ci);
+        per_cluster[l] += sq(&xi, &ci);
     }
     assert!(
         (obj - r.objective).abs() <= 1e-9 * obj.max(1e-300),
         "objective {} vs recomputed {obj}",
         r.objective
     );
+    assert_eq!(r.cluster_sizes, counts, "cluster sizes");
+    for (j, (&got, &want)) in r.cluster_objectives.iter().zip(&per_cluster).enumerate() {
+        assert!(
+            (got - want).abs() <= 1e-9 * obj.max(1e-300),
+            "cluster {j}: objective {got} vs recomputed {want}"
+        );
+    }
+    assert_eq!(r.cluster_objectives.len(), k);
 }
 
 /// No single-point move lowers the objective (Hartigan stability), checked

@@ -34,6 +34,12 @@ def test_result_fields_and_invariants(X, method):
     for j in range(5):
         np.testing.assert_allclose(r.centroids[j], X[r.labels == j].mean(axis=0), rtol=1e-12, atol=1e-12)
     assert r.objective == pytest.approx(recomputed(X, r), rel=1e-9)
+    # R's size and withinss.
+    assert r.cluster_sizes.dtype == np.int64
+    np.testing.assert_array_equal(r.cluster_sizes, np.bincount(r.labels, minlength=5))
+    d2 = ((X - r.centroids[r.labels]) ** 2).sum(1)
+    np.testing.assert_allclose(r.cluster_objectives, np.bincount(r.labels, d2, minlength=5), rtol=1e-9)
+    assert r.cluster_objectives.sum() == pytest.approx(r.objective, rel=1e-12)
     assert len(r.history) == len(r.moves) == r.n_sweeps
     assert r.history[-1] == pytest.approx(r.objective, rel=1e-9)
     assert r.restart_objectives.shape == (smartigan._api.auto_n_init(300, 3, 5),) == (20,)
@@ -155,6 +161,8 @@ def test_clusterer_fit_predict_transform(X):
     np.testing.assert_array_equal(Clusterer(5, seed=0).fit_predict(X), m.labels_)
     r = cluster(X, 5, seed=0)
     assert m.objective_ == r.objective and m.n_sweeps_ == r.n_sweeps
+    np.testing.assert_array_equal(m.cluster_sizes_, r.cluster_sizes)
+    np.testing.assert_array_equal(m.cluster_objectives_, r.cluster_objectives)
     np.testing.assert_array_equal(m.history_, r.history)
     assert "Clusterer(k=5" in repr(m)
 
@@ -169,7 +177,7 @@ def test_clusterer_predict_checks_features(X):
 
 def test_unfitted_clusterer_raises_clearly(X):
     m = Clusterer(3)
-    for attr in ("labels_", "centroids_", "objective_", "n_features_in_"):
+    for attr in ("labels_", "centroids_", "objective_", "cluster_sizes_", "n_features_in_"):
         with pytest.raises(NotFittedError, match="not fitted yet"):
             getattr(m, attr)
     with pytest.raises(NotFittedError):

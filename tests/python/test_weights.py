@@ -23,6 +23,9 @@ def test_weighted_objective_and_means():
     r = cluster(X, 5, "hartigan", seed=1, sample_weight=w.tolist())
     d2 = ((X - r.centroids[r.labels]) ** 2).sum(1)
     assert r.objective == pytest.approx((w * d2).sum(), rel=1e-9)
+    # Sizes count points (not weight); per-cluster objectives are weighted.
+    np.testing.assert_array_equal(r.cluster_sizes, np.bincount(r.labels, minlength=5))
+    np.testing.assert_allclose(r.cluster_objectives, np.bincount(r.labels, w * d2, minlength=5), rtol=1e-9)
     for j in range(5):
         m = r.labels == j
         np.testing.assert_allclose(r.centroids[j], (w[m, None] * X[m]).sum(0) / w[m].sum(), rtol=1e-10)
@@ -88,6 +91,8 @@ def test_sparse_equals_dense(fmt, method):
     np.testing.assert_array_equal(a.labels, b.labels)
     assert b.objective == pytest.approx(a.objective, rel=1e-9)
     np.testing.assert_allclose(b.centroids, a.centroids, rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(b.cluster_sizes, a.cluster_sizes)
+    np.testing.assert_allclose(b.cluster_objectives, a.cluster_objectives, rtol=1e-9, atol=1e-12)
 
 
 def test_sparse_float32_weights_duplicates_and_clusterer():
