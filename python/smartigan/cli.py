@@ -568,7 +568,7 @@ def _fit(args: argparse.Namespace) -> int:
     if args.k > n:
         raise CliError(f"-k {args.k} is larger than the number of points ({n}) in {args.data}")
     result, elapsed = _run(X, args.k, args.method, args, args.seed)
-    sizes = np.bincount(result.labels, minlength=args.k)
+    sizes = result.cluster_sizes
     written = _write_outputs(args.out, args.format, result, table.names) if args.out else []
     if args.plot:
         from . import plot
