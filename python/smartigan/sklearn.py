@@ -11,7 +11,7 @@ does not import scikit-learn; only importing this module does.
 from __future__ import annotations
 
 import numbers
-from typing import Any, Callable, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Optional, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -167,6 +167,15 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         variance of ``X`` (summed squared shifts) ends the descent.
         scikit-learn's default is ``1e-4``; here ``0`` runs until no point
         moves, which is what makes every Hartigan result a local optimum.
+    verbose : int, default=0
+        ``0``: silent. Otherwise progress goes to standard output: the lowest
+        objective among the restarts after the starts and after every sweep
+        (the fit is then stepped, with exactly the result of a silent fit),
+        then how it ended. Sparse ``X`` cannot be stepped and prints the end only.
+    copy_x : bool, default=True
+        Accepted for scikit-learn compatibility; either value is honoured,
+        since ``X`` is never modified (scikit-learn's ``copy_x=False`` allows
+        centring ``X`` in place; here the data are only read).
 
     Attributes
     ----------
@@ -223,6 +232,8 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         polish: bool = _api.DEFAULT_POLISH,
         refine: bool = _api.DEFAULT_REFINE,
         tol: float = _api.DEFAULT_TOL,
+        verbose: int = 0,
+        copy_x: bool = True,
     ) -> None:
         self.n_clusters = n_clusters
         self.method = method
@@ -235,6 +246,8 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         self.polish = polish
         self.refine = refine
         self.tol = tol
+        self.verbose = verbose
+        self.copy_x = copy_x
 
     # -- tags ---------------------------------------------------------------
 
@@ -322,17 +335,51 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
             n_init = 1 if explicit else _api.DEFAULT_N_INIT
         else:
             n_init = _positive_int("n_init", n_init)
-        result = _api.cluster(data, n_clusters, self.method, max_iter, seed, init=init,  # type: ignore[arg-type]
-                              n_init=n_init, schedule=self.schedule, polish=self.polish, refine=self.refine,
-                              n_threads=self.n_threads, sample_weight=weights, tol=self.tol)
-        self.cluster_centers_ = result.centroids
-        self.labels_ = result.labels
+        verbose = self.verbose
+        if isinstance(verbose, (bool, np.bool_)):
+            verbose = int(verbose)
+        if not isinstance(verbose, numbers.Integral):
+            raise TypeError(f"verbose must be an integer, got {verbose!r} ({type(verbose).__name__})")
+        if verbose < 0:
+            raise ValueError(f"verbose={verbose} is invalid; it must be at least 0")
+        if not isinstance(self.copy_x, (bool, np.bool_)):
+            raise TypeError(f"copy_x must be True or False, got {self.copy_x!r}")
+        kwargs: Dict[str, Any] = dict(init=init, n_init=n_init, schedule=self.schedule, polish=self.polish,
+                                      refine=self.refine, n_threads=self.n_threads, tol=self.tol)
+        result: _api.ClusterResult
+        if verbose and not _api.is_sparse(data):
+            result = self._fit_verbosely(data, n_clusters, max_iter, seed, weights, kwargs)
+        else:
+            result = _api.cluster(data, n_clusters, self.method, max_iter, seed,
+                                  sample_weight=weights, **kwargs)
+        if verbose:
+            ended = "converged" if result.converged else "stopped at the sweep limit"
+            print(f"{ended} after {result.n_sweeps} sweeps of the best restart "
+                  f"(#{result.best_restart}); objective {result.objective:.10g}")
+        self.cluster_centers_: _api.FloatArray = result.centroids
+        self.labels_: npt.NDArray[np.int64] = result.labels
         self.inertia_ = float(result.objective)
         self.n_iter_ = int(result.n_sweeps)
         self.seed_ = int(result.seed)
         self.converged_ = bool(result.converged)
         self.history_ = result.history
         return self
+
+    def _fit_verbosely(self, data: Any, n_clusters: int, max_iter: Optional[int], seed: int,
+                       weights: Optional[npt.NDArray[np.float64]], kwargs: Dict[str, Any]) -> _api.ClusterResult:
+        """The fit stepped sweep by sweep, printing the best objective so far
+        (stepping gives exactly the one-shot result)."""
+        model = _api.Clusterer(n_clusters, self.method, max_iter, seed, **kwargs)  # type: ignore[arg-type]
+        model.start(data, sample_weight=weights)
+        restarts = len(model.restart_objectives_)
+        print(f"initialization complete: {restarts} restarts, lowest objective {model.objective_:.10g}")
+        sweep = 0
+        while model.step():
+            sweep += 1
+            # Smartigan's early sweeps may raise it: they explore.
+            print(f"sweep {sweep}: lowest objective among the restarts {model.objective_:.10g}")
+        assert model.result_ is not None
+        return model.result_
 
     def fit_predict(self, X: npt.ArrayLike, y: Any = None, sample_weight: Optional[npt.ArrayLike] = None) -> npt.NDArray[np.int64]:
         """Fit, then return the cluster of each training point (``labels_``).

@@ -202,6 +202,10 @@ def test_invalid_parameters_raise_at_fit_not_init(iris):
         (dict(method="elkan"), ValueError, "method"),
         (dict(schedule=(0.9, 1.2)), ValueError, "schedule"),
         (dict(n_threads=0), ValueError, "n_threads"),
+        (dict(tol=-1.0), ValueError, "tol"),
+        (dict(verbose=-1), ValueError, "verbose=-1"),
+        (dict(verbose="loud"), TypeError, "verbose must be an integer"),
+        (dict(copy_x="yes"), TypeError, "copy_x must be True or False"),
     ]
     for params, exc, match in cases:
         km = KMeans(**params)  # never raises
@@ -266,6 +270,33 @@ def test_sparse_input_equals_dense(iris):
         np.testing.assert_array_equal(km.predict(S), dense.predict(X))
         np.testing.assert_allclose(km.transform(S), dense.transform(X), rtol=1e-9, atol=1e-12)
         assert km.score(S) == pytest.approx(dense.score(X), rel=1e-9)
+
+
+def test_verbose_reports_progress_and_changes_nothing(iris, capsys):
+    X, _ = iris
+    quiet = KMeans(n_clusters=4, random_state=2).fit(X)
+    assert capsys.readouterr().out == ""
+    loud = KMeans(n_clusters=4, random_state=2, verbose=1).fit(X)
+    lines = capsys.readouterr().out.splitlines()
+    np.testing.assert_array_equal(loud.labels_, quiet.labels_)
+    assert loud.inertia_ == quiet.inertia_ and loud.n_iter_ == quiet.n_iter_
+    assert lines[0].startswith("initialization complete: 20 restarts")
+    # One line per step of the slowest restart, the last of which ends the run.
+    assert sum(line.startswith("sweep ") for line in lines) >= 1
+    assert lines[-1].startswith("converged after") and f"{quiet.inertia_:.10g}" in lines[-1]
+    # Sparse input is fitted in one go: only the end is reported.
+    sp = pytest.importorskip("scipy.sparse")
+    KMeans(n_clusters=4, random_state=2, verbose=True).fit(sp.csr_matrix(X))
+    assert capsys.readouterr().out.startswith("converged after")
+
+
+def test_copy_x_is_accepted_and_x_is_never_modified(iris):
+    X, _ = iris
+    before = X.copy()
+    for copy_x in (True, False):
+        km = KMeans(n_clusters=3, random_state=0, copy_x=copy_x).fit(X)
+        np.testing.assert_array_equal(X, before)
+        assert km.get_params()["copy_x"] is copy_x
 
 
 def test_not_fitted():
