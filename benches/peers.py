@@ -36,7 +36,7 @@ import tempfile
 import time
 from pathlib import Path
 from statistics import median
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -100,6 +100,21 @@ def rss_now_kb(field: str = "VmRSS") -> int:
     return 0
 
 
+def per_iteration(make: Any, x: np.ndarray, cap: int) -> Tuple[float, Any]:
+    """Time per iteration of an estimator capped at 1 and at ``cap``
+    iterations (``make(iters)`` builds it; it reports ``n_iter_``):
+    (T(N) − T(1)) / (N − 1), so fixed costs cancel. Returns that and the
+    estimator fitted with the larger cap."""
+    spent = {}
+    for iters in (1, cap):
+        km = make(iters)
+        t0 = time.perf_counter()
+        km.fit(x)
+        spent[iters] = (time.perf_counter() - t0, int(km.n_iter_))
+    (t1, i1), (tn, i_n) = spent[1], spent[cap]
+    return ((tn - t1) / (i_n - i1) if i_n > i1 else tn / max(i_n, 1)), km
+
+
 def child_main(args: argparse.Namespace) -> None:
     task = json.loads(args.child)
     x = np.load(task["data"])
@@ -149,17 +164,10 @@ def child_main(args: argparse.Namespace) -> None:
             out["time"] = time.perf_counter() - t0
             out["n_sweeps"] = int(km.n_iter_)
         else:
-            # (T(N iterations) − T(1 iteration)) / (N − 1): fixed costs cancel.
             init = x[np.random.default_rng(seed).choice(x.shape[0], k, replace=False)]
-            cap = task.get("max_sweeps", 20)
-            spent = {}
-            for iters in (1, cap):
-                km = KMeans(n_clusters=k, algorithm=algo, n_init=1, init=init, max_iter=iters, tol=0.0)
-                t0 = time.perf_counter()
-                km.fit(x)
-                spent[iters] = (time.perf_counter() - t0, int(km.n_iter_))
-            (t1, i1), (tn, i_n) = spent[1], spent[cap]
-            per = (tn - t1) / (i_n - i1) if i_n > i1 else tn / max(i_n, 1)
+            per, km = per_iteration(
+                lambda iters: KMeans(n_clusters=k, algorithm=algo, n_init=1, init=init, max_iter=iters, tol=0.0),
+                x, task.get("max_sweeps", 20))
             out["sweep_times"] = [per]
         labels, centres = km.labels_, km.cluster_centers_
         info = threadpool_info()
@@ -259,18 +267,12 @@ cat(t, km$iter, "\\n", file="{tmp}/time.txt")
             km.fit(x)
             out["time"] = time.perf_counter() - t0
         else:
-            # (T(N sweeps) − T(1 sweep)) / (N − 1) of one start, as for scikit-learn.
-            cap = task.get("max_sweeps", 20)
-            spent = {}
-            for iters in (1, cap):
-                km = HKMeans(n_clusters=k, random_state=seed % 2**31, n_init=1, n_jobs=1,
-                             max_iter=iters, tol=0.0)
-                t0 = time.perf_counter()
-                km.fit(x)
-                spent[iters] = (time.perf_counter() - t0, int(km.n_iter_))
-            (t1, i1), (tn, i_n) = spent[1], spent[cap]
-            out["sweep_times"] = [(tn - t1) / (i_n - i1) if i_n > i1 else tn / max(i_n, 1)]
-            out["time"] = tn
+            # One start, timed as scikit-learn's.
+            per, km = per_iteration(
+                lambda iters: HKMeans(n_clusters=k, random_state=seed % 2**31, n_init=1, n_jobs=1,
+                                      max_iter=iters, tol=0.0),
+                x, task.get("max_sweeps", 20))
+            out["sweep_times"] = [per]
         out["n_sweeps"] = int(km.n_iter_)
         labels, centres = km.labels_, km.cluster_centers_
         out["threads"] = 1

@@ -162,15 +162,16 @@ impl<St> Restart<St> {
         state: &St,
         moved: usize,
     ) -> bool {
-        before.is_some_and(|before| {
-            let after = data.centroids(state);
-            let shift: f64 = before
-                .iter()
-                .zip(&after)
-                .map(|(a, b)| (a - b) * (a - b))
-                .sum();
-            moved > 0 && shift <= self.tol_abs
-        })
+        moved > 0
+            && before.is_some_and(|before| {
+                let after = data.centroids(state);
+                let shift: f64 = before
+                    .iter()
+                    .zip(&after)
+                    .map(|(a, b)| (a - b) * (a - b))
+                    .sum();
+                shift <= self.tol_abs
+            })
     }
 
     /// One transition: a Lloyd iteration or a (Smartigan) sweep.
