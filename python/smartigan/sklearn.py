@@ -44,6 +44,8 @@ from . import _api, _core
 __all__ = ["KMeans"]
 
 _NAMED_INITS = ("k-means++", "random-partition", "forgy", "random")
+# scikit-learn's `algorithm` values: both name an implementation of Lloyd's algorithm.
+_SKLEARN_ALGORITHMS = ("lloyd", "elkan")
 
 _FLOATS = [np.float64, np.float32]
 
@@ -124,10 +126,11 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
     ----------
     n_clusters : int, default=8
         Number of clusters, ``1 <= n_clusters <= n_samples``.
-    method : {"smartigan", "hartigan", "lloyd"}, default="smartigan"
+    method : {"smartigan", "hartigan", "lloyd"} or None, default=None
         ``"lloyd"``: nearest-centroid iterations (scikit-learn's algorithm).
         ``"hartigan"``: single-point transfers. ``"smartigan"``: Hartigan with
-        an acceptance factor falling along ``schedule``.
+        an acceptance factor falling along ``schedule``. ``None``:
+        ``"smartigan"``, or ``"lloyd"`` when ``algorithm`` is given.
     init : {"k-means++", "random", "forgy", "random-partition"}, array of shape (n_clusters, n_features) or callable, default="k-means++"
         How each restart starts. ``"random"`` (scikit-learn's name) is the
         same as ``"forgy"``: ``n_clusters`` distinct rows of ``X`` as
@@ -176,6 +179,13 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         Accepted for scikit-learn compatibility; either value is honoured,
         since ``X`` is never modified (scikit-learn's ``copy_x=False`` allows
         centring ``X`` in place; here the data are only read).
+    algorithm : {"lloyd", "elkan"} or None, default=None
+        scikit-learn's choice between two implementations of Lloyd's
+        algorithm, accepted so that code written for it runs unchanged: either
+        value fits with ``method="lloyd"`` (the same iterations; this Lloyd is
+        exact and accelerated by bounds, like Elkan's). ``None`` leaves the
+        choice to ``method``. Given together with a ``method`` other than
+        ``"lloyd"`` it raises ``ValueError``.
 
     Attributes
     ----------
@@ -222,7 +232,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         self,
         n_clusters: int = 8,
         *,
-        method: str = "smartigan",
+        method: Optional[str] = None,
         init: Union[str, npt.ArrayLike, Callable[..., Any]] = "k-means++",
         n_init: Union[int, str] = "auto",
         max_iter: Optional[int] = None,
@@ -234,6 +244,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         tol: float = _api.DEFAULT_TOL,
         verbose: int = 0,
         copy_x: bool = True,
+        algorithm: Optional[str] = None,
     ) -> None:
         self.n_clusters = n_clusters
         self.method = method
@@ -248,6 +259,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         self.tol = tol
         self.verbose = verbose
         self.copy_x = copy_x
+        self.algorithm = algorithm
 
     # -- tags ---------------------------------------------------------------
 
@@ -344,13 +356,14 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
             raise ValueError(f"verbose={verbose} is invalid; it must be at least 0")
         if not isinstance(self.copy_x, (bool, np.bool_)):
             raise TypeError(f"copy_x must be True or False, got {self.copy_x!r}")
+        method = self._resolve_method()
         kwargs: Dict[str, Any] = dict(init=init, n_init=n_init, schedule=self.schedule, polish=self.polish,
                                       refine=self.refine, n_threads=self.n_threads, tol=self.tol)
         result: _api.ClusterResult
         if verbose and not _api.is_sparse(data):
-            result = self._fit_verbosely(data, n_clusters, max_iter, seed, weights, kwargs)
+            result = self._fit_verbosely(data, n_clusters, method, max_iter, seed, weights, kwargs)
         else:
-            result = _api.cluster(data, n_clusters, self.method, max_iter, seed,
+            result = _api.cluster(data, n_clusters, method, max_iter, seed,
                                   sample_weight=weights, **kwargs)
         if verbose:
             ended = "converged" if result.converged else "stopped at the sweep limit"
@@ -365,11 +378,25 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         self.history_ = result.history
         return self
 
-    def _fit_verbosely(self, data: Any, n_clusters: int, max_iter: Optional[int], seed: int,
+    def _resolve_method(self) -> Any:
+        """The method to fit with, from ``method`` and ``algorithm`` (the
+        method's own value is checked by the core, naming it)."""
+        method, algorithm = self.method, self.algorithm
+        if algorithm is None:
+            return "smartigan" if method is None else method
+        if not isinstance(algorithm, str) or algorithm not in _SKLEARN_ALGORITHMS:
+            raise ValueError(f"algorithm={algorithm!r} is invalid; use 'lloyd', 'elkan' "
+                             "(scikit-learn's two implementations of Lloyd's algorithm) or None")
+        if method is not None and method != "lloyd":
+            raise ValueError(f"algorithm={algorithm!r} asks for Lloyd's algorithm but method={method!r}; "
+                             "give one of them, or method='lloyd'")
+        return "lloyd"
+
+    def _fit_verbosely(self, data: Any, n_clusters: int, method: str, max_iter: Optional[int], seed: int,
                        weights: Optional[npt.NDArray[np.float64]], kwargs: Dict[str, Any]) -> _api.ClusterResult:
         """The fit stepped sweep by sweep, printing the best objective so far
         (stepping gives exactly the one-shot result)."""
-        model = _api.Clusterer(n_clusters, self.method, max_iter, seed, **kwargs)  # type: ignore[arg-type]
+        model = _api.Clusterer(n_clusters, method, max_iter, seed, **kwargs)  # type: ignore[arg-type]
         model.start(data, sample_weight=weights)
         restarts = len(model.restart_objectives_)
         print(f"initialization complete: {restarts} restarts, lowest objective {model.objective_:.10g}")

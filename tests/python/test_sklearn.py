@@ -38,6 +38,7 @@ EXPECTED_FAILED_CHECKS = {
 ESTIMATORS = [
     KMeans(),
     KMeans(n_clusters=3, method="lloyd", init="random", n_init=2, max_iter=5),
+    KMeans(n_clusters=3, algorithm="elkan", n_init=2),
     KMeans(n_clusters=3, method="hartigan", init="random-partition", n_init=3),
     KMeans(n_clusters=3, method="smartigan", schedule=(1.4, 0.9), polish=False, n_threads=1),
 ]
@@ -115,6 +116,31 @@ def test_parameters_reach_the_core(iris):
     np.testing.assert_array_equal(km.labels_, r.labels)
     km = KMeans(n_clusters=5, method="lloyd", max_iter=1, random_state=4).fit(X)
     assert km.n_iter_ == 1
+
+
+def test_algorithm_selects_lloyd(iris):
+    # Code written for scikit-learn passes algorithm="lloyd" or "elkan": both are
+    # Lloyd's algorithm there, so both fit with method="lloyd" here.
+    X, _ = iris
+    lloyd = KMeans(n_clusters=5, method="lloyd", random_state=4).fit(X)
+    for algorithm in ("lloyd", "elkan"):
+        for method in (None, "lloyd"):
+            km = KMeans(n_clusters=5, algorithm=algorithm, method=method, random_state=4).fit(X)
+            np.testing.assert_array_equal(km.labels_, lloyd.labels_)
+            assert km.inertia_ == lloyd.inertia_
+            assert km.get_params()["algorithm"] == algorithm
+    # Without it, method=None is the default Smartigan.
+    default = KMeans(n_clusters=5, random_state=4).fit(X)
+    smart = KMeans(n_clusters=5, method="smartigan", random_state=4).fit(X)
+    assert default.get_params()["method"] is None
+    np.testing.assert_array_equal(default.labels_, smart.labels_)
+    assert default.inertia_ == smart.inertia_
+    with pytest.raises(ValueError, match="algorithm='elkan' asks for Lloyd's algorithm but method='hartigan'"):
+        KMeans(n_clusters=5, algorithm="elkan", method="hartigan").fit(X)
+    with pytest.raises(ValueError, match="algorithm='auto' is invalid; use 'lloyd', 'elkan'"):
+        KMeans(n_clusters=5, algorithm="auto").fit(X)
+    with pytest.raises(ValueError, match="algorithm=2 is invalid"):
+        KMeans(n_clusters=5, algorithm=2).fit(X)  # type: ignore[arg-type]
 
 
 def test_init_random_is_forgy(iris):
