@@ -36,7 +36,7 @@ fn bench(c: &mut Criterion) {
         for (label, v) in [
             ("hartigan-reference", Variant::Reference),
             ("hartigan-blocked", Variant::Blocked),
-            ("hartigan-blocked-par", Variant::BlockedParallel),
+            ("hartigan-blocked-spare-threads", Variant::BlockedParallel),
         ] {
             g.bench_function(BenchmarkId::new(label, name), |b| {
                 b.iter_batched(

@@ -14,7 +14,9 @@ pub enum Variant {
     Reference,
     /// The blocked, screened sweep on the calling thread.
     Blocked,
-    /// The blocked sweep with the next block's product computed in parallel.
+    /// The blocked sweep as a restart with spare threads runs it: the
+    /// recomputation of the touched clusters after it is split over the
+    /// pool (the sweep itself runs on the calling thread either way).
     BlockedParallel,
 }
 
@@ -81,28 +83,16 @@ impl SweepState {
     /// One Hartigan sweep (acceptance factor `factor`) in the fixed order,
     /// followed by the recomputation of the sums. Returns the moves.
     pub fn sweep<T: Scalar>(&mut self, x: ArrayView2<'_, T>, factor: f64, v: Variant) -> usize {
-        let data = self.data(x);
+        let mut data = self.data(x);
+        data.parallel = v == Variant::BlockedParallel;
         if self.part.k == 0 || data.n != self.order.len() {
             return 0;
         }
         let moved = match v {
             Variant::Reference => crate::sweep::sweep(&mut self.part, &data, &self.order, factor),
-            Variant::Blocked => sweep_blocked(
-                &mut self.part,
-                &data,
-                &self.order,
-                factor,
-                &mut self.hint,
-                false,
-            ),
-            Variant::BlockedParallel => sweep_blocked(
-                &mut self.part,
-                &data,
-                &self.order,
-                factor,
-                &mut self.hint,
-                true,
-            ),
+            Variant::Blocked | Variant::BlockedParallel => {
+                sweep_blocked(&mut self.part, &data, &self.order, factor, &mut self.hint)
+            }
         };
         self.part.recompute_stale(&data);
         moved

@@ -558,7 +558,7 @@ mod tests {
         // Three sweeps from a poor start: centroids are still moving, so the
         // displacements since older checkpoints matter.
         for _ in 0..3 {
-            crate::fast::sweep_blocked(&mut p, &data, &order, 1.0, &mut hint, false);
+            crate::fast::sweep_blocked(&mut p, &data, &order, 1.0, &mut hint);
             p.recompute_stale(&data);
         }
         let mut b = hint.bounds.take().unwrap();

@@ -10,9 +10,8 @@
 //! ([`Panel::error_bound`]). The points are then processed one by one, in
 //! order, against the live partition:
 //!
-//! * a cluster changed since the snapshot (by a move earlier in this block,
-//!   or in the previous block while this block's product was computed in
-//!   parallel) is *dirty*: its cost is evaluated exactly;
+//! * a cluster changed since the snapshot (by a move earlier in this block)
+//!   is *dirty*: its cost is evaluated exactly;
 //! * if `min(min c̃ − E, min dirty cost) ≥ own cost` no alternative can be
 //!   strictly cheaper and the point stays (the common case: O(k) work);
 //! * otherwise every clean cluster whose screen could reach the best
@@ -37,8 +36,6 @@ const MAX_BLOCK: usize = 256;
 const MIN_BLOCK: usize = 8;
 /// Positions ahead of selection whose bounds and label are prefetched.
 const LOOKAHEAD: usize = 12;
-/// Rows per parallel task of a block product.
-const PRODUCT_CHUNK: usize = 32;
 
 /// Scratch for one block: a run of positions of the visiting order, the
 /// points among them that need an evaluation, and their screened products.
@@ -149,15 +146,20 @@ impl Block {
     }
 
     /// [`Block::fill`] with the block's own chosen points.
-    fn fill_members<T: Scalar>(&mut self, data: &Data<'_, T>, parallel: bool) {
+    fn fill_members<T: Scalar>(&mut self, data: &Data<'_, T>) {
         let points = std::mem::take(&mut self.points);
-        self.fill(data, &points, parallel);
+        self.fill(data, &points);
         self.points = points;
     }
 
     /// Gathers the rows of `idx` (the block's points) and computes their
-    /// products with `panel` (parallel over row chunks when `parallel`).
-    fn fill<T: Scalar>(&mut self, data: &Data<'_, T>, idx: &[usize], parallel: bool) {
+    /// products with `panel`, on the calling thread: a block is at most
+    /// [`MAX_BLOCK`] rows, and splitting its product over the pool cost
+    /// more than it saved (measured on 2 cores, one restart: Hartigan sweeps
+    /// 20 % slower on W2, 11 % on W3, 25 % on W4, Smartigan's schedule
+    /// sweeps 15 % slower on W2; the product is about a tenth of a sweep,
+    /// so no thread count could win much back).
+    fn fill<T: Scalar>(&mut self, data: &Data<'_, T>, idx: &[usize]) {
         let d = data.d;
         let len = idx.len();
         self.len = len;
@@ -180,15 +182,7 @@ impl Block {
         if !self.panel.usable {
             return;
         }
-        let panel = &self.panel;
-        if parallel && len > PRODUCT_CHUNK {
-            self.g
-                .par_chunks_mut(PRODUCT_CHUNK * kp)
-                .zip(self.x32.par_chunks(PRODUCT_CHUNK * d))
-                .for_each(|(g, x)| panel.product(x, x.len() / d, g));
-        } else {
-            panel.product(&self.x32, len, &mut self.g);
-        }
+        self.panel.product(&self.x32, len, &mut self.g);
     }
 }
 
@@ -463,15 +457,15 @@ impl Default for SweepHint {
 
 /// One Hartigan sweep with acceptance factor `factor`, visiting `order`:
 /// the same moves as [`crate::sweep::sweep`], bit for bit. Points whose
-/// bounds prove they stay are skipped ([`crate::bounds`]); with `parallel`,
-/// each block's product is split over the pool.
+/// bounds prove they stay are skipped ([`crate::bounds`]). One thread: the
+/// moves are sequential, and a block is too small to split (see
+/// [`Block::fill`]).
 pub(crate) fn sweep_blocked<T: Scalar>(
     p: &mut Partition,
     data: &Data<'_, T>,
     order: &[usize],
     factor: f64,
     hint: &mut SweepHint,
-    parallel: bool,
 ) -> usize {
     if p.k <= 1 || scale_for(data.max_abs_shifted()).is_none() {
         return crate::sweep::sweep(p, data, order, factor);
@@ -484,7 +478,7 @@ pub(crate) fn sweep_blocked<T: Scalar>(
         },
     };
     bounds.begin_sweep(&p.centroids, &p.counts);
-    let moves = dispatch_sweep(p, data, order, factor, hint, &mut bounds, parallel);
+    let moves = dispatch_sweep(p, data, order, factor, hint, &mut bounds);
     bounds.end_sweep(&p.centroids);
     hint.bounds = Some(bounds);
     moves
@@ -522,7 +516,7 @@ macro_rules! multiversion {
     };
 }
 
-multiversion!(sweep_body, dispatch_sweep, (p: &mut Partition, data: &Data<'_, T>, order: &[usize], factor: f64, hint: &mut SweepHint, bounds: &mut Bounds, parallel: bool) -> usize);
+multiversion!(sweep_body, dispatch_sweep, (p: &mut Partition, data: &Data<'_, T>, order: &[usize], factor: f64, hint: &mut SweepHint, bounds: &mut Bounds) -> usize);
 
 #[inline(always)]
 fn sweep_body<T: Scalar>(
@@ -532,7 +526,6 @@ fn sweep_body<T: Scalar>(
     factor: f64,
     hint: &mut SweepHint,
     bounds: &mut Bounds,
-    parallel: bool,
 ) -> usize {
     let (k, d) = (p.k, p.d);
     let max_abs = data.max_abs_shifted();
@@ -556,7 +549,7 @@ fn sweep_body<T: Scalar>(
         factor,
         &mut scratch,
     );
-    cur.fill_members(data, parallel);
+    cur.fill_members(data);
 
     while cur.start < order.len() {
         let next_start = cur.end;
@@ -572,10 +565,10 @@ fn sweep_body<T: Scalar>(
             &mut scratch,
         );
         // The next block is chosen and snapshotted after this one, so the
-        // bounds and the snapshot already include this block's moves; only
-        // its product is split over threads. (Overlapping the next block's
-        // product with this block's processing was measured slower: its
-        // choice could not see this block's moves, so it predicted worse.)
+        // bounds and the snapshot already include this block's moves.
+        // (Overlapping the next block's product with this block's
+        // processing was measured slower: its choice could not see this
+        // block's moves, so it predicted worse.)
         next.open(
             &mut live,
             bounds,
@@ -587,7 +580,7 @@ fn sweep_body<T: Scalar>(
             factor,
             &mut scratch,
         );
-        next.fill_members(data, parallel);
+        next.fill_members(data);
         moves += moved;
         evaluated += seen;
         if seen > 0 {
@@ -880,7 +873,7 @@ fn assign_body<T: Scalar>(
     };
     let mut cand = Vec::with_capacity(k);
     for (bi, chunk) in idx.chunks(MAX_BLOCK).enumerate() {
-        block.fill(data, chunk, false);
+        block.fill(data, chunk);
         let kp = panel.kp;
         for (q, &i) in chunk.iter().enumerate() {
             let o = bi * MAX_BLOCK + q;
@@ -1395,7 +1388,7 @@ pub(crate) mod tests {
             let mut order: Vec<usize> = (0..data.n).collect();
             rng.shuffle(&mut order);
             let ma = crate::sweep::sweep(&mut a, &data, &order, factor);
-            let mb = sweep_blocked(&mut b, &data, &order, factor, &mut hint, s % 2 == 1);
+            let mb = sweep_blocked(&mut b, &data, &order, factor, &mut hint);
             assert_eq!(ma, mb, "moves differ in sweep {s}");
             assert_eq!(a, b, "state differs after sweep {s}");
             a.recompute(&data);
@@ -1425,7 +1418,7 @@ pub(crate) mod tests {
     /// with the bounds carried from sweep to sweep (and across a Lloyd
     /// iteration that moves every centroid): every sweep must equal the
     /// plain one, and the late sweeps must actually skip points.
-    fn check_to_convergence<T: Scalar>(x: ndarray::ArrayView2<'_, T>, k: usize, parallel: bool) {
+    fn check_to_convergence<T: Scalar>(x: ndarray::ArrayView2<'_, T>, k: usize) {
         let data = Data::new(x, None);
         let mut a = random_partition(&data, k, 5);
         let mut b = a.clone();
@@ -1442,7 +1435,7 @@ pub(crate) mod tests {
             let mut order: Vec<usize> = (0..data.n).collect();
             rng.shuffle(&mut order);
             let ma = crate::sweep::sweep(&mut a, &data, &order, factor);
-            let mb = sweep_blocked(&mut b, &data, &order, factor, &mut hint, parallel);
+            let mb = sweep_blocked(&mut b, &data, &order, factor, &mut hint);
             assert_eq!(ma, mb, "moves differ in sweep {s}");
             assert_eq!(a, b, "state differs after sweep {s}");
             skipped_somewhere |= hint.evaluated < data.n / 2;
@@ -1505,13 +1498,13 @@ pub(crate) mod tests {
     fn bounded_sweeps_equal_plain_sweeps_to_convergence() {
         for &(n, d, k) in &[(2000, 4, 12), (1500, 24, 30), (1200, 2, 60)] {
             let x = blobs(n, d, k, (n + d) as u64);
-            check_to_convergence(x.view(), k, false);
-            check_to_convergence(x.mapv(|v| v as f32).view(), k, true);
+            check_to_convergence(x.view(), k);
+            check_to_convergence(x.mapv(|v| v as f32).view(), k);
         }
         // Exact duplicates (ties everywhere) and a large offset (cancellation).
         let x = Array2::from_shape_fn((900, 2), |(i, j)| ((i * (j + 3)) % 7) as f64);
-        check_to_convergence(x.view(), 5, false);
-        check_to_convergence(x.mapv(|v| v * 1e-3 + 1e6).view(), 5, true);
+        check_to_convergence(x.view(), 5);
+        check_to_convergence(x.mapv(|v| v * 1e-3 + 1e6).view(), 5);
     }
 
     #[test]

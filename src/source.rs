@@ -134,7 +134,7 @@ impl<T: Scalar> Source for Data<'_, T> {
         let moved = match self.engine {
             Engine::Fast if !self.is_weighted() && st.k * self.d > PLAIN_SWEEP_MAX_KD => {
                 let mut hint = std::mem::take(&mut st.hint);
-                let moved = sweep_blocked(st, self, order, factor, &mut hint, self.parallel);
+                let moved = sweep_blocked(st, self, order, factor, &mut hint);
                 st.hint = hint;
                 moved
             }
