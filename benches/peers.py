@@ -709,7 +709,7 @@ def write_markdown(report: Dict[str, Any], path: Path, quick: bool) -> None:
     if t1 and tn:
         L.append(f"Default `cluster()` on {ms['workload']}: {t1:.2f} s with 1 thread, {tn:.2f} s with {cores}: "
                  f"speed-up {t1 / tn:.2f}, efficiency {t1 / tn / cores:.0%}. With `n_init=1` "
-                 f"(one restart; each block product split over threads): "
+                 f"(one restart: its sweeps run on one thread; k-means++, the recomputation between sweeps and Lloyd assignments use all): "
                  f"{fmt(ms.get('1-n1'))} s vs {fmt(ms.get(f'{cores}-n1'))} s. No larger machine was available "
                  "for a 16-core measurement.")
     L.append("")
