@@ -41,7 +41,7 @@ const MIN_BLOCK: usize = 8;
 /// its time on those stores: Hartigan sweeps on W4 (k = 1000, d = 8) went
 /// from 94 to 72 ms (60 sweeps from a k-means++ start, one thread), and
 /// 17–20 % faster at k = 500 (d = 16) and k = 1000 (d = 32); caps of 128 KB
-/// and 512 KB were slower. Below k = 256 it never binds.
+/// and 512 KB were slower. Up to k = 256 it never binds.
 const MAX_BLOCK_PRODUCTS: usize = 1 << 16;
 /// Positions ahead of selection whose bounds and label are prefetched.
 const LOOKAHEAD: usize = 12;
