@@ -1123,6 +1123,29 @@ const PP_TILE: usize = 8;
 /// four or five cycles each). A tile of two rows with four partial sums
 /// per row (16 vectors of accumulators) spilled to the stack on every step.
 const TILE_LANES: usize = 32;
+/// [`TILE_LANES`] where the AVX-512 kernels run: 8 vectors of eight `f64`
+/// accumulators out of 32 registers. With 32 lanes an 8-trial tile had 4
+/// rows, so 4 multiply-add chains, half the rate the latency allows: ten
+/// k-means++ starts drawn together took 8 % longer on W2 (2.04 against
+/// 1.88 s, 2 threads), 4 % on W3 and 9 % on W1.
+const TILE_LANES_AVX512: usize = 64;
+
+/// Lanes of one register tile on this CPU: [`TILE_LANES_AVX512`] where the
+/// kernels run their AVX-512 copy (the features `multiversion!` checks),
+/// else [`TILE_LANES`]. Only speed depends on it: the tile's products feed
+/// the screen, whose bound holds for any summation order.
+fn tile_lanes() -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("fma")
+        {
+            return TILE_LANES_AVX512;
+        }
+    }
+    TILE_LANES
+}
 /// Up to this many lanes passing the screen, they are computed one by one
 /// rather than all lanes at once.
 const SCALAR_LANES: u32 = 3;
@@ -1258,6 +1281,8 @@ struct Screen<const L: usize> {
     underflow: f64,
     /// One bit per trial lane.
     live: u32,
+    /// Rows of a register tile ([`tile_lanes`] / `L`, 1 to [`PP_TILE`]).
+    tile_rows: usize,
     dots: [[f64; L]; PP_TILE],
     dist: [f64; L],
 }
@@ -1280,6 +1305,7 @@ impl<const L: usize> Screen<L> {
             } else {
                 (1u32 << tr.trials) - 1
             },
+            tile_rows: (tile_lanes() / L).clamp(1, PP_TILE),
             dots: [[0.0; L]; PP_TILE],
             dist: [0.0; L],
         }
@@ -1300,7 +1326,7 @@ impl<const L: usize> Screen<L> {
         let d = self.d;
         let row = |p: usize| &xs[p * d..(p + 1) * d];
         let mut passed = 0;
-        let tile_rows = (TILE_LANES / L).clamp(1, PP_TILE);
+        let tile_rows = self.tile_rows;
         for tile in rows.chunks(tile_rows) {
             // A short last tile repeats its last row (those results are
             // not read).
