@@ -42,6 +42,12 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 SEED = 20240611
+# Label prefixes of the single-process Hartigan peers (R's and IBM's): float64
+# only, and fewer iterations per timed sweep (each takes long).
+HARTIGAN_PEERS = ("R-", "ibm")
+# Columns of the scaling table and lines of its plot.
+SCALING_LABELS = ["smartigan hartigan", "smartigan lloyd", "sklearn lloyd", "faiss (all points)",
+                  "R-Hartigan-Wong", "ibm hartigan-kmeans"]
 
 WORKLOADS = {
     "W1": dict(n=10_000, d=16, k=20),
@@ -532,9 +538,9 @@ def main() -> None:
             floor = 2.0 * spec["n"] * spec["k"] * spec["d"] / report["gemm_f64"]
             row: Dict[str, Any] = dict(floor=floor, numpy_product=shape_product_time(x, spec["k"]))
             for label, opts in sweep_peers:
-                if dtype == "float32" and label.startswith(("R-", "ibm")):
+                if dtype == "float32" and label.startswith(HARTIGAN_PEERS):
                     continue
-                cap = 5 if label.startswith(("R-", "ibm")) else 20
+                cap = 5 if label.startswith(HARTIGAN_PEERS) else 20
                 row[label] = sweep_row(label, opts, path, spec, cap)
                 log(f"sweep {key} {label}: {fmt(row[label])} s")
             report["sweeps"][key] = row
@@ -561,7 +567,7 @@ def main() -> None:
             entry: Dict[str, Any] = dict(axis=axis, value=v, **spec,
                                          floor=2.0 * spec["n"] * spec["k"] * spec["d"] / report["gemm_f64"])
             for label, opts in scale_peers:
-                cap = 3 if label.startswith(("R-", "ibm")) else 10
+                cap = 3 if label.startswith(HARTIGAN_PEERS) else 10
                 entry[label] = sweep_row(label, opts, path, spec, cap)
             report["scaling"].append(entry)
             log(f"scaling {axis}={v}: " + ", ".join(f"{lab} {fmt(entry[lab])}" for lab, _ in scale_peers))
@@ -603,8 +609,7 @@ def plot(report: Dict[str, Any], path: Path) -> None:
         import matplotlib.pyplot as plt
     except ImportError:
         return
-    labels = ["smartigan hartigan", "smartigan lloyd", "sklearn lloyd", "faiss (all points)", "R-Hartigan-Wong",
-              "ibm hartigan-kmeans"]
+    labels = SCALING_LABELS
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.5))
     for ax, axis in zip(axes, ["n", "k", "d"]):
         entries = [e for e in report["scaling"] if e["axis"] == axis]
@@ -692,8 +697,7 @@ def write_markdown(report: Dict[str, Any], path: Path, quick: bool) -> None:
     L.append("")
     L.append("![time per sweep vs n, k, d](" + ("sweep_scaling_quick.png" if quick else "sweep_scaling.png") + ")")
     L.append("")
-    slabels = ["smartigan hartigan", "smartigan lloyd", "sklearn lloyd", "faiss (all points)", "R-Hartigan-Wong",
-               "ibm hartigan-kmeans"]
+    slabels = SCALING_LABELS
     L.append("| axis | n | d | k | floor | " + " | ".join(slabels) + " |")
     L.append("|---|---|---|---|---|" + "---|" * len(slabels))
     for e in report["scaling"]:
@@ -795,7 +799,7 @@ def targets(report: Dict[str, Any]) -> List[str]:
                        f"scikit-learn ({'hit' if lower and ours['time'] < sk['time'] else 'missed'}).")
         h = next((r for r in rows if r["peer"].startswith("smartigan hartigan") and "time" in r), None)
         for r in rows:
-            if r["peer"].startswith(("R-", "ibm")):
+            if r["peer"].startswith(HARTIGAN_PEERS):
                 if "time" not in r:
                     out.append(f"- {key}, `method='hartigan'` vs {r['peer']}: not measured ({r.get('error')}).")
                 elif h:

@@ -431,13 +431,18 @@ fn decide(
 /// its end: in A/B runs of Smartigan's schedule sweeps this was about 12 %
 /// faster than `k/8` on W2 (k=100, d=32) and 6 % on W4 (k=1000, d=8), and
 /// neutral on W1 (k=20, d=16); on W3 (k=50, d=256) smaller targets were
-/// slower, and there `k/8` is kept. At most [`MAX_BLOCK_PRODUCTS`]` / k`
+/// slower, and there `k/8` is kept. At most [`max_block_rows`]
 /// rows. Only speed depends on it.
 fn block_size(k: usize, d: usize, rate: f64) -> usize {
     let target_dirty = (k as f64 * d as f64 / 2048.0).min(k as f64 / 8.0).max(2.0);
     let b = target_dirty / (2.0 * rate.max(1e-9));
-    let cap = (MAX_BLOCK_PRODUCTS / k.max(1)).clamp(MIN_BLOCK, MAX_BLOCK);
-    (b as usize).clamp(MIN_BLOCK, cap)
+    (b as usize).clamp(MIN_BLOCK, max_block_rows(k))
+}
+
+/// Most rows of a block against `clusters` centroids: [`MAX_BLOCK`], fewer
+/// where their products would exceed [`MAX_BLOCK_PRODUCTS`].
+fn max_block_rows(clusters: usize) -> usize {
+    (MAX_BLOCK_PRODUCTS / clusters.max(1)).clamp(MIN_BLOCK, MAX_BLOCK)
 }
 
 /// State a restart keeps between blocked sweeps (performance only: nothing
@@ -495,6 +500,14 @@ pub(crate) fn sweep_blocked<T: Scalar>(
     moves
 }
 
+/// Whether [`multiversion!`] runs the AVX-512 copy of its kernels here.
+#[cfg(target_arch = "x86_64")]
+fn avx512_kernels() -> bool {
+    std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("fma")
+}
+
 macro_rules! multiversion {
     ($generic:ident, $dispatch:ident, ($($arg:ident : $ty:ty),*) -> $ret:ty) => {
         fn $dispatch<T: Scalar>($($arg: $ty),*) -> $ret {
@@ -508,10 +521,7 @@ macro_rules! multiversion {
                 unsafe fn v256<T: Scalar>($($arg: $ty),*) -> $ret {
                     $generic($($arg),*)
                 }
-                if std::arch::is_x86_feature_detected!("avx512f")
-                    && std::arch::is_x86_feature_detected!("avx2")
-                    && std::arch::is_x86_feature_detected!("fma")
-                {
+                if avx512_kernels() {
                     // SAFETY: the features were detected on this CPU.
                     return unsafe { v512::<T>($($arg),*) };
                 }
@@ -883,8 +893,7 @@ fn assign_body<T: Scalar>(
         ..Block::default()
     };
     let mut cand = Vec::with_capacity(k);
-    // Rows per block: its products stay in cache (see MAX_BLOCK_PRODUCTS).
-    let rows = (MAX_BLOCK_PRODUCTS / panel.kp.max(1)).clamp(MIN_BLOCK, MAX_BLOCK);
+    let rows = max_block_rows(panel.kp);
     for (bi, chunk) in idx.chunks(rows).enumerate() {
         block.fill(data, chunk);
         let kp = panel.kp;
@@ -1131,18 +1140,13 @@ const TILE_LANES: usize = 32;
 const TILE_LANES_AVX512: usize = 64;
 
 /// Lanes of one register tile on this CPU: [`TILE_LANES_AVX512`] where the
-/// kernels run their AVX-512 copy (the features `multiversion!` checks),
-/// else [`TILE_LANES`]. Only speed depends on it: the tile's products feed
-/// the screen, whose bound holds for any summation order.
+/// kernels run their AVX-512 copy ([`avx512_kernels`]), else [`TILE_LANES`].
+/// Only speed depends on it: the tile's products feed the screen, whose
+/// bound holds for any summation order.
 fn tile_lanes() -> usize {
     #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx512f")
-            && std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("fma")
-        {
-            return TILE_LANES_AVX512;
-        }
+    if avx512_kernels() {
+        return TILE_LANES_AVX512;
     }
     TILE_LANES
 }
