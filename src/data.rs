@@ -297,25 +297,15 @@ impl<T: Scalar> IntoStandard for CowArray<'_, T, Ix2> {
 /// same operations in the same order, so the same bits.
 #[inline(always)]
 pub(crate) fn sq_dist_shifted<T: Scalar>(row: &[T], shift: &[f64], b: &[f64]) -> f64 {
-    let mut acc = [0.0f64; 4];
-    let (cr, cs, cb) = (
-        row.chunks_exact(4),
-        shift.chunks_exact(4),
-        b.chunks_exact(4),
-    );
-    let (rr, rs, rb) = (cr.remainder(), cs.remainder(), cb.remainder());
-    for ((x, s), y) in cr.zip(cs).zip(cb) {
-        for l in 0..4 {
-            let t = (x[l].to_f64() - s[l]) - y[l];
-            acc[l] += t * t;
+    sum_of_squares(b.len(), |c, out| {
+        let at = c..c + out.len();
+        for (o, ((x, s), y)) in out
+            .iter_mut()
+            .zip(row[at.clone()].iter().zip(&shift[at.clone()]).zip(&b[at]))
+        {
+            *o = (x.to_f64() - s) - y;
         }
-    }
-    let mut total = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-    for ((x, s), y) in rr.iter().zip(rs).zip(rb) {
-        let t = (x.to_f64() - s) - y;
-        total += t * t;
-    }
-    total
+    })
 }
 
 /// Hints the CPU to start loading every cache line of `items` (no effect on
@@ -342,27 +332,86 @@ pub(crate) fn prefetch<E>(items: &[E]) {
     let _ = items;
 }
 
-/// Squared Euclidean distance with four independent accumulators. The
-/// summation order is fixed (lanes, then pairs) so results are reproducible
-/// across platforms; the independent lanes let the compiler vectorise.
+/// Squared Euclidean distance, summed in the one fixed order of
+/// [`sum_of_squares`].
 #[inline(always)]
 pub(crate) fn sq_dist(a: &[f64], b: &[f64]) -> f64 {
-    let mut acc = [0.0f64; 4];
-    let ca = a.chunks_exact(4);
-    let cb = b.chunks_exact(4);
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    for (x, y) in ca.zip(cb) {
-        for l in 0..4 {
-            let t = x[l] - y[l];
-            acc[l] += t * t;
+    sum_of_squares(b.len(), |c, out| {
+        let at = c..c + out.len();
+        for (o, (x, y)) in out.iter_mut().zip(a[at.clone()].iter().zip(&b[at])) {
+            *o = x - y;
         }
+    })
+}
+
+/// `Σ t_c²` over the `d` differences that `diff(c, out)` writes for the
+/// coordinates `c..c + out.len()`, in one fixed order, so that every
+/// distance is reproducible across platforms and vector widths: sixteen
+/// accumulators over the full chunks of sixteen coordinates (accumulator
+/// `l` takes coordinates `16g + l`, in order), the remaining groups of four
+/// into accumulators 0–3, the sixteen folded in halves (`l += l + 8`, then
+/// `l += l + 4`), the last four summed pairwise, then the last `d mod 4`
+/// terms in order. Sixteen independent chains: with four, every fourth
+/// coordinate's addition waited for the previous one, which bound the exact
+/// costs at d = 256 (W3). Below d = 16 accumulators 4–15 stay zero, and
+/// adding zero is exact, so the sums are those of four accumulators over
+/// groups of four. Every term is rounded three times (difference, square,
+/// sum) and goes through at most `d/16 + 10 ≤ d + 3` additions in sequence
+/// (`d ≥ 16`; fewer below): the `γ` of [`crate::bounds::rounding_gamma`]
+/// and of the k-means++ pruning covers it.
+#[inline(always)]
+pub(crate) fn sum_of_squares(d: usize, diff: impl FnMut(usize, &mut [f64])) -> f64 {
+    // Below d = 16 the twelve zero accumulators are left out: the same
+    // bits, without their fold (which made W4's d = 8 sweeps slower).
+    if d < 16 {
+        sum_in_order::<4>(d, diff)
+    } else {
+        sum_in_order::<16>(d, diff)
     }
-    let mut s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-    for (x, y) in ra.iter().zip(rb) {
-        let t = x - y;
-        s += t * t;
+}
+
+/// [`sum_of_squares`] with `N` accumulators (4 or 16).
+#[inline(always)]
+fn sum_in_order<const N: usize>(d: usize, mut diff: impl FnMut(usize, &mut [f64])) -> f64 {
+    let mut acc = [0.0f64; N];
+    let mut t = [0.0f64; N];
+    let (full, quads) = (d / N * N, d / 4 * 4);
+    let mut c = 0;
+    while c < full {
+        diff(c, &mut t);
+        for l in 0..N {
+            acc[l] += t[l] * t[l];
+        }
+        c += N;
+    }
+    while c < quads {
+        diff(c, &mut t[..4]);
+        for l in 0..4 {
+            acc[l] += t[l] * t[l];
+        }
+        c += 4;
+    }
+    let mut s = fold_accumulators(acc);
+    let rest = &mut t[..d - quads];
+    diff(c, rest);
+    for v in rest.iter() {
+        s += v * v;
     }
     s
+}
+
+/// The fold of [`sum_of_squares`]'s accumulators: halves added into the
+/// lower halves (`l += l + N/2`) down to four, then those pairwise.
+#[inline(always)]
+pub(crate) fn fold_accumulators<const N: usize>(mut acc: [f64; N]) -> f64 {
+    let mut width = N;
+    while width > 4 {
+        width /= 2;
+        for l in 0..width {
+            acc[l] += acc[l + width];
+        }
+    }
+    (acc[0] + acc[1]) + (acc[2] + acc[3])
 }
 
 /// The overflow guard of [`Data::check_range`], shared with sparse input:
@@ -392,7 +441,7 @@ mod tests {
     #[test]
     fn shifted_distance_equals_distance_of_the_shifted_row() {
         let mut rng = crate::rng::Xoshiro256PlusPlus::seed_from_u64(4);
-        for d in 1..=13 {
+        for d in (1..=20).chain([31, 32, 33, 64, 259]) {
             let x = ndarray::Array2::from_shape_fn((5, d), |_| 1e3 + 7.0 * rng.unit_f64());
             let x32 = x.mapv(|v| v as f32);
             let b: Vec<f64> = (0..d).map(|_| rng.unit_f64() - 0.5).collect();
@@ -412,6 +461,52 @@ mod tests {
                     want
                 );
             }
+        }
+    }
+
+    /// Below sixteen features the fixed order is that of four accumulators
+    /// over groups of four (lanes summed pairwise, then the tail), the order
+    /// before sixteen accumulators, so those results kept their bits.
+    #[test]
+    fn below_sixteen_features_four_accumulators_give_the_same_bits() {
+        let mut rng = crate::rng::Xoshiro256PlusPlus::seed_from_u64(9);
+        for d in 1..16 {
+            let a: Vec<f64> = (0..d).map(|_| 10.0 * rng.unit_f64() - 5.0).collect();
+            let b: Vec<f64> = (0..d).map(|_| 3.0 * rng.unit_f64()).collect();
+            let mut acc = [0.0f64; 4];
+            for c in 0..d / 4 * 4 {
+                acc[c % 4] += (a[c] - b[c]) * (a[c] - b[c]);
+            }
+            let mut want = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+            for c in d / 4 * 4..d {
+                want += (a[c] - b[c]) * (a[c] - b[c]);
+            }
+            assert_eq!(sq_dist(&a, &b).to_bits(), want.to_bits(), "d = {d}");
+        }
+    }
+
+    /// From sixteen features on, the documented order written out plainly.
+    #[test]
+    fn sixteen_accumulators_in_the_documented_order() {
+        let mut rng = crate::rng::Xoshiro256PlusPlus::seed_from_u64(10);
+        for d in [16, 17, 20, 23, 32, 47, 256, 259] {
+            let a: Vec<f64> = (0..d).map(|_| 10.0 * rng.unit_f64() - 5.0).collect();
+            let b: Vec<f64> = (0..d).map(|_| 3.0 * rng.unit_f64()).collect();
+            let sq = |c: usize| (a[c] - b[c]) * (a[c] - b[c]);
+            let mut acc = [0.0f64; 16];
+            for c in 0..d / 16 * 16 {
+                acc[c % 16] += sq(c);
+            }
+            for c in d / 16 * 16..d / 4 * 4 {
+                acc[c % 4] += sq(c);
+            }
+            let half: Vec<f64> = (0..8).map(|l| acc[l] + acc[l + 8]).collect();
+            let quarter: Vec<f64> = (0..4).map(|l| half[l] + half[l + 4]).collect();
+            let mut want = (quarter[0] + quarter[1]) + (quarter[2] + quarter[3]);
+            for c in d / 4 * 4..d {
+                want += sq(c);
+            }
+            assert_eq!(sq_dist(&a, &b).to_bits(), want.to_bits(), "d = {d}");
         }
     }
 

@@ -1022,35 +1022,48 @@ pub(crate) struct PlusPlusStats {
 }
 
 /// `sq_dist(x, y_t)` for every lane `t` at once, with exactly the summation
-/// order of [`sq_dist`] in each lane (four accumulators over groups of four
-/// coordinates, combined pairwise, then the remainder), so every lane is
-/// bit-identical to the scalar kernel. No operation is fused or reassociated
-/// (Rust guarantees both), whatever vector width the compiler picks.
+/// order of [`sq_dist`] in each lane ([`crate::data::sum_of_squares`]), so
+/// every lane is bit-identical to the scalar kernel. The sixteen
+/// accumulators are taken four at a time (coordinates `16g + 4q .. + 4` of
+/// every chunk `g`, then, for `q = 0`, the remaining groups of four), so
+/// that only four per lane are live, as in a kernel of four accumulators.
+/// No operation is fused or reassociated (Rust guarantees both), whatever
+/// vector width the compiler picks.
 #[inline(always)]
 fn sq_dist_lanes<const L: usize>(x: &[f64], ct: &[f64], out: &mut [f64; L]) {
-    let (mut a0, mut a1, mut a2, mut a3) = ([0.0f64; L], [0.0f64; L], [0.0f64; L], [0.0f64; L]);
-    let groups = x.chunks_exact(4);
-    let rest = groups.remainder();
-    let mut y = ct.chunks_exact(L);
-    for g in groups {
-        for (acc, &xv) in [&mut a0, &mut a1, &mut a2, &mut a3].into_iter().zip(g) {
-            if let Some(yc) = y.next() {
+    let d = x.len();
+    let (full, quads) = (d / 16 * 16, d / 4 * 4);
+    let mut acc = [[0.0f64; L]; 16];
+    for q in 0..4 {
+        let mut a = [[0.0f64; L]; 4];
+        let mut add = |c: usize| {
+            for (j, a) in a.iter_mut().enumerate() {
+                let xv = x[c + j];
+                let y = &ct[(c + j) * L..(c + j + 1) * L];
                 for t in 0..L {
-                    let diff = xv - yc[t];
-                    acc[t] += diff * diff;
+                    let diff = xv - y[t];
+                    a[t] += diff * diff;
                 }
             }
+        };
+        for g in (0..full).step_by(16) {
+            add(g + 4 * q);
         }
+        if q == 0 {
+            for c in (full..quads).step_by(4) {
+                add(c);
+            }
+        }
+        acc[4 * q..4 * q + 4].copy_from_slice(&a);
     }
     for t in 0..L {
-        out[t] = (a0[t] + a1[t]) + (a2[t] + a3[t]);
+        out[t] = crate::data::fold_accumulators::<16>(std::array::from_fn(|l| acc[l][t]));
     }
-    for &xv in rest {
-        if let Some(yc) = y.next() {
-            for t in 0..L {
-                let diff = xv - yc[t];
-                out[t] += diff * diff;
-            }
+    for c in quads..d {
+        let xv = x[c];
+        for t in 0..L {
+            let diff = xv - ct[c * L + t];
+            out[t] += diff * diff;
         }
     }
 }
@@ -1615,7 +1628,9 @@ pub(crate) mod tests {
 
     #[test]
     fn lane_kernel_is_bit_identical_to_sq_dist() {
-        for d in [1, 3, 4, 7, 8, 13, 32] {
+        for d in [
+            1, 3, 4, 7, 8, 13, 15, 16, 17, 20, 31, 32, 36, 47, 64, 256, 259,
+        ] {
             let x: Vec<f64> = (0..d).map(|c| (c as f64 * 0.37).sin() * 3.0).collect();
             let ys: Vec<Vec<f64>> = (0..PP_LANES)
                 .map(|t| {
