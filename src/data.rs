@@ -297,15 +297,36 @@ impl<T: Scalar> IntoStandard for CowArray<'_, T, Ix2> {
 /// same operations in the same order, so the same bits.
 #[inline(always)]
 pub(crate) fn sq_dist_shifted<T: Scalar>(row: &[T], shift: &[f64], b: &[f64]) -> f64 {
-    sum_of_squares(b.len(), |c, out| {
-        let at = c..c + out.len();
-        for (o, ((x, s), y)) in out
-            .iter_mut()
-            .zip(row[at.clone()].iter().zip(&shift[at.clone()]).zip(&b[at]))
-        {
-            *o = (x.to_f64() - s) - y;
+    if b.len() >= WIDE_FROM {
+        return sum_of_squares_wide(b.len(), |c, out| {
+            let at = c..c + out.len();
+            for (o, ((x, s), y)) in out
+                .iter_mut()
+                .zip(row[at.clone()].iter().zip(&shift[at.clone()]).zip(&b[at]))
+            {
+                *o = (x.to_f64() - s) - y;
+            }
+        });
+    }
+    let mut acc = [0.0f64; 4];
+    let (cr, cs, cb) = (
+        row.chunks_exact(4),
+        shift.chunks_exact(4),
+        b.chunks_exact(4),
+    );
+    let (rr, rs, rb) = (cr.remainder(), cs.remainder(), cb.remainder());
+    for ((x, s), y) in cr.zip(cs).zip(cb) {
+        for l in 0..4 {
+            let t = (x[l].to_f64() - s[l]) - y[l];
+            acc[l] += t * t;
         }
-    })
+    }
+    let mut total = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+    for ((x, s), y) in rr.iter().zip(rs).zip(rb) {
+        let t = (x.to_f64() - s) - y;
+        total += t * t;
+    }
+    total
 }
 
 /// Hints the CPU to start loading every cache line of `items` (no effect on
@@ -332,57 +353,73 @@ pub(crate) fn prefetch<E>(items: &[E]) {
     let _ = items;
 }
 
-/// Squared Euclidean distance, summed in the one fixed order of
-/// [`sum_of_squares`].
+/// Squared Euclidean distance in a fixed summation order, so that results
+/// are reproducible across platforms and vector widths. Below
+/// [`WIDE_FROM`] features: four accumulators over the full chunks of four
+/// coordinates (accumulator `l` takes coordinates `4g + l`, in order),
+/// summed pairwise, then the last `d mod 4` terms in order. From
+/// [`WIDE_FROM`] on, the sixteen accumulators of [`sum_of_squares_wide`].
 #[inline(always)]
 pub(crate) fn sq_dist(a: &[f64], b: &[f64]) -> f64 {
-    sum_of_squares(b.len(), |c, out| {
-        let at = c..c + out.len();
-        for (o, (x, y)) in out.iter_mut().zip(a[at.clone()].iter().zip(&b[at])) {
-            *o = x - y;
-        }
-    })
-}
-
-/// `Σ t_c²` over the `d` differences that `diff(c, out)` writes for the
-/// coordinates `c..c + out.len()`, in one fixed order, so that every
-/// distance is reproducible across platforms and vector widths: sixteen
-/// accumulators over the full chunks of sixteen coordinates (accumulator
-/// `l` takes coordinates `16g + l`, in order), the remaining groups of four
-/// into accumulators 0–3, the sixteen folded in halves (`l += l + 8`, then
-/// `l += l + 4`), the last four summed pairwise, then the last `d mod 4`
-/// terms in order. Sixteen independent chains: with four, every fourth
-/// coordinate's addition waited for the previous one, which bound the exact
-/// costs at d = 256 (W3). Below d = 16 accumulators 4–15 stay zero, and
-/// adding zero is exact, so the sums are those of four accumulators over
-/// groups of four. Every term is rounded three times (difference, square,
-/// sum) and goes through at most `d/16 + 10 ≤ d + 3` additions in sequence
-/// (`d ≥ 16`; fewer below): the `γ` of [`crate::bounds::rounding_gamma`]
-/// and of the k-means++ pruning covers it.
-#[inline(always)]
-pub(crate) fn sum_of_squares(d: usize, diff: impl FnMut(usize, &mut [f64])) -> f64 {
-    // Below d = 16 the twelve zero accumulators are left out: the same
-    // bits, without their fold (which made W4's d = 8 sweeps slower).
-    if d < 16 {
-        sum_in_order::<4>(d, diff)
-    } else {
-        sum_in_order::<16>(d, diff)
+    if b.len() >= WIDE_FROM {
+        return sum_of_squares_wide(b.len(), |c, out| {
+            let at = c..c + out.len();
+            for (o, (x, y)) in out.iter_mut().zip(a[at.clone()].iter().zip(&b[at])) {
+                *o = x - y;
+            }
+        });
     }
+    let mut acc = [0.0f64; 4];
+    let ca = a.chunks_exact(4);
+    let cb = b.chunks_exact(4);
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for l in 0..4 {
+            let t = x[l] - y[l];
+            acc[l] += t * t;
+        }
+    }
+    let mut s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+    for (x, y) in ra.iter().zip(rb) {
+        let t = x - y;
+        s += t * t;
+    }
+    s
 }
 
-/// [`sum_of_squares`] with `N` accumulators (4 or 16).
+/// Features from which squared distances are summed with sixteen
+/// accumulators instead of four. With four, every fourth coordinate's
+/// addition waits for the previous one, which bounds exact costs at high
+/// `d` (at d = 256, W3, a chain of 64 dependent additions; sixteen make it
+/// 16, and Smartigan's schedule sweeps there 6 % faster). At d = 32 (W2)
+/// sixteen were slower (default fit 2.14 -> 2.29 s): more instructions for
+/// a chain that was short anyway. Below it, results keep the bits of the
+/// four-accumulator order.
+pub(crate) const WIDE_FROM: usize = 64;
+
+/// `Σ t_c²` over the `d ≥` [`WIDE_FROM`] differences that `diff(c, out)`
+/// writes for the coordinates `c..c + out.len()`, in one fixed order:
+/// sixteen accumulators over the full chunks of sixteen coordinates
+/// (accumulator `l` takes coordinates `16g + l`, in order), the remaining
+/// groups of four into accumulators 0–3, the sixteen folded in halves
+/// (`l += l + 8`, then `l += l + 4`), the last four summed pairwise, then
+/// the last `d mod 4` terms in order. Every term is rounded three times
+/// (difference, square, sum) and goes through at most `d/16 + 10 ≤ d + 3`
+/// additions in sequence, as in the four-accumulator order (`d/4 + 4`):
+/// the `γ` of [`crate::bounds::rounding_gamma`] and of the k-means++
+/// pruning covers both.
 #[inline(always)]
-fn sum_in_order<const N: usize>(d: usize, mut diff: impl FnMut(usize, &mut [f64])) -> f64 {
-    let mut acc = [0.0f64; N];
-    let mut t = [0.0f64; N];
-    let (full, quads) = (d / N * N, d / 4 * 4);
+pub(crate) fn sum_of_squares_wide(d: usize, mut diff: impl FnMut(usize, &mut [f64])) -> f64 {
+    let mut acc = [0.0f64; 16];
+    let mut t = [0.0f64; 16];
+    let (full, quads) = (d / 16 * 16, d / 4 * 4);
     let mut c = 0;
     while c < full {
         diff(c, &mut t);
-        for l in 0..N {
+        for l in 0..16 {
             acc[l] += t[l] * t[l];
         }
-        c += N;
+        c += 16;
     }
     while c < quads {
         diff(c, &mut t[..4]);
@@ -391,27 +428,19 @@ fn sum_in_order<const N: usize>(d: usize, mut diff: impl FnMut(usize, &mut [f64]
         }
         c += 4;
     }
-    let mut s = fold_accumulators(acc);
+    for l in 0..8 {
+        acc[l] += acc[l + 8];
+    }
+    for l in 0..4 {
+        acc[l] += acc[l + 4];
+    }
+    let mut s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
     let rest = &mut t[..d - quads];
     diff(c, rest);
     for v in rest.iter() {
         s += v * v;
     }
     s
-}
-
-/// The fold of [`sum_of_squares`]'s accumulators: halves added into the
-/// lower halves (`l += l + N/2`) down to four, then those pairwise.
-#[inline(always)]
-pub(crate) fn fold_accumulators<const N: usize>(mut acc: [f64; N]) -> f64 {
-    let mut width = N;
-    while width > 4 {
-        width /= 2;
-        for l in 0..width {
-            acc[l] += acc[l + width];
-        }
-    }
-    (acc[0] + acc[1]) + (acc[2] + acc[3])
 }
 
 /// The overflow guard of [`Data::check_range`], shared with sparse input:
@@ -441,7 +470,7 @@ mod tests {
     #[test]
     fn shifted_distance_equals_distance_of_the_shifted_row() {
         let mut rng = crate::rng::Xoshiro256PlusPlus::seed_from_u64(4);
-        for d in (1..=20).chain([31, 32, 33, 64, 259]) {
+        for d in (1..=20).chain([31, 32, 33, 63, 64, 65, 68, 259]) {
             let x = ndarray::Array2::from_shape_fn((5, d), |_| 1e3 + 7.0 * rng.unit_f64());
             let x32 = x.mapv(|v| v as f32);
             let b: Vec<f64> = (0..d).map(|_| rng.unit_f64() - 0.5).collect();
@@ -464,13 +493,13 @@ mod tests {
         }
     }
 
-    /// Below sixteen features the fixed order is that of four accumulators
-    /// over groups of four (lanes summed pairwise, then the tail), the order
-    /// before sixteen accumulators, so those results kept their bits.
+    /// Below `WIDE_FROM` features the fixed order is that of four
+    /// accumulators over groups of four (lanes summed pairwise, then the
+    /// tail), written out plainly.
     #[test]
-    fn below_sixteen_features_four_accumulators_give_the_same_bits() {
+    fn narrow_distances_in_the_documented_order() {
         let mut rng = crate::rng::Xoshiro256PlusPlus::seed_from_u64(9);
-        for d in 1..16 {
+        for d in 1..WIDE_FROM {
             let a: Vec<f64> = (0..d).map(|_| 10.0 * rng.unit_f64() - 5.0).collect();
             let b: Vec<f64> = (0..d).map(|_| 3.0 * rng.unit_f64()).collect();
             let mut acc = [0.0f64; 4];
@@ -485,11 +514,12 @@ mod tests {
         }
     }
 
-    /// From sixteen features on, the documented order written out plainly.
+    /// From `WIDE_FROM` features on, the documented order written out
+    /// plainly.
     #[test]
-    fn sixteen_accumulators_in_the_documented_order() {
+    fn wide_distances_in_the_documented_order() {
         let mut rng = crate::rng::Xoshiro256PlusPlus::seed_from_u64(10);
-        for d in [16, 17, 20, 23, 32, 47, 256, 259] {
+        for d in [WIDE_FROM, WIDE_FROM + 1, WIDE_FROM + 4, 71, 128, 256, 259] {
             let a: Vec<f64> = (0..d).map(|_| 10.0 * rng.unit_f64() - 5.0).collect();
             let b: Vec<f64> = (0..d).map(|_| 3.0 * rng.unit_f64()).collect();
             let sq = |c: usize| (a[c] - b[c]) * (a[c] - b[c]);

@@ -1022,19 +1022,28 @@ pub(crate) struct PlusPlusStats {
 }
 
 /// `sq_dist(x, y_t)` for every lane `t` at once, with exactly the summation
-/// order of [`sq_dist`] in each lane ([`crate::data::sum_of_squares`]), so
-/// every lane is bit-identical to the scalar kernel. The sixteen
-/// accumulators are taken four at a time (coordinates `16g + 4q .. + 4` of
-/// every chunk `g`, then, for `q = 0`, the remaining groups of four), so
-/// that only four per lane are live, as in a kernel of four accumulators.
-/// No operation is fused or reassociated (Rust guarantees both), whatever
+/// order of [`sq_dist`] in each lane, so every lane is bit-identical to the
+/// scalar kernel: below [`crate::data::WIDE_FROM`] features four
+/// accumulators over groups of four; from there on the sixteen of
+/// [`crate::data::sum_of_squares_wide`], taken four at a time (coordinates
+/// `16g + 4q .. + 4` of every chunk `g`, then, for `q = 0`, the remaining
+/// groups of four), so that only four per lane are live either way. No
+/// operation is fused or reassociated (Rust guarantees both), whatever
 /// vector width the compiler picks.
 #[inline(always)]
 fn sq_dist_lanes<const L: usize>(x: &[f64], ct: &[f64], out: &mut [f64; L]) {
     let d = x.len();
-    let (full, quads) = (d / 16 * 16, d / 4 * 4);
+    let quads = d / 4 * 4;
+    // Below WIDE_FROM no chunk of sixteen: one pass of four accumulators
+    // over every group of four, and no fold.
+    let full = if d >= crate::data::WIDE_FROM {
+        d / 16 * 16
+    } else {
+        0
+    };
     let mut acc = [[0.0f64; L]; 16];
-    for q in 0..4 {
+    let passes = if full == 0 { 1 } else { 4 };
+    for q in 0..passes {
         let mut a = [[0.0f64; L]; 4];
         let mut add = |c: usize| {
             for (j, a) in a.iter_mut().enumerate() {
@@ -1056,8 +1065,19 @@ fn sq_dist_lanes<const L: usize>(x: &[f64], ct: &[f64], out: &mut [f64; L]) {
         }
         acc[4 * q..4 * q + 4].copy_from_slice(&a);
     }
+    // The fold of `sum_of_squares_wide`, lane by lane.
+    let mut width = if full == 0 { 4 } else { 16 };
+    while width > 4 {
+        width /= 2;
+        for l in 0..width {
+            let upper = acc[l + width];
+            for (a, u) in acc[l].iter_mut().zip(upper) {
+                *a += u;
+            }
+        }
+    }
     for t in 0..L {
-        out[t] = crate::data::fold_accumulators::<16>(std::array::from_fn(|l| acc[l][t]));
+        out[t] = (acc[0][t] + acc[1][t]) + (acc[2][t] + acc[3][t]);
     }
     for c in quads..d {
         let xv = x[c];

@@ -665,8 +665,8 @@ const PRUNE_FLOOR: f64 = 1e-200;
 /// a factor `1 ± γ` of the exact one, `γ = (d + 6)·2⁻⁵³·(1 + tiny)`: each
 /// term carries three roundings (the difference, then its square), and the
 /// non-negative terms go through at most `d + 3` rounded additions in
-/// sequence (the order of [`crate::data::sum_of_squares`]: `d/4 + 4` below
-/// sixteen features, `d/16 + 10` from sixteen on). If `D̂ ≥ 4·Ĉ·(1 + m)`, with
+/// sequence (the order of [`crate::data::sq_dist`]: `d/4 + 4` with four
+/// accumulators, `d/16 + 10` with sixteen). If `D̂ ≥ 4·Ĉ·(1 + m)`, with
 /// `D̂` the computed `‖y − μ‖²` and `Ĉ = closest[i]`, the exact ratio is
 /// `D/C ≥ 4ρ` with `ρ = (1 + m)(1 − γ)/(1 + γ)`, so
 /// `‖x − y‖² ≥ (2√ρ − 1)²·C ≥ ρ·C` (`ρ ≥ 1`), and the computed distance is
