@@ -811,22 +811,21 @@ def targets(report: Dict[str, Any]) -> List[str]:
         # `method='hartigan'` as called (refinement on by default) and the
         # algorithm alone (refine=False): the first row of each found.
         ours_h = []
-        for suffix in ("", " refine=False"):
-            h = next((r for r in rows if "time" in r and r["peer"] in
-                      (f"smartigan hartigan n_init={n}{suffix}" for n in (10, 1))), None)
-            if h:
-                ours_h.append((h, "defaults, refinement on" if not suffix else "refine=False"))
+        for suffix, how in (("", "defaults, refinement on"), (" refine=False", "refine=False")):
+            found = next(((r, n) for n in (10, 1) for r in rows
+                          if "time" in r and r["peer"] == f"smartigan hartigan n_init={n}{suffix}"), None)
+            if found:
+                ours_h.append((*found, how))
         for r in rows:
             if not r["peer"].startswith(HARTIGAN_PEERS):
                 continue
             if "time" not in r:
                 out.append(f"- {key}, `method='hartigan'` vs {r['peer']}: not measured ({r.get('error')}).")
                 continue
-            for h, how in ours_h:
+            for h, starts, how in ours_h:
                 sp = r["time"] / h["time"]
-                starts = h["peer"].split("n_init=")[1].split()[0]
                 note = ""
-                if r["peer"].endswith("nstart=1") and starts != "1":
+                if r["peer"].endswith("nstart=1") and starts != 1:
                     note = " (R ran one start here, ours ten: the real ratio is about 10× larger)"
                 out.append(f"- {key}, `method='hartigan'` n_init={starts} ({how}) vs {r['peer']}: {sp:.1f}× faster{note}, "
                            f"objective {h['objective'] / r['objective']:.5f}× theirs "
