@@ -43,8 +43,15 @@ fn a_million_moves_agree_with_a_fresh_recomputation() {
 /// objective that must equal the one computed from scratch.
 #[test]
 fn recomputing_touched_clusters_equals_recomputing_all() {
+    // One chunk of points (n = 900) and four (n = 40,000).
+    for n in [900, 40_000] {
+        touched_equals_all(n);
+    }
+}
+
+fn touched_equals_all(n: usize) {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
-    let (n, d, k) = (900, 5, 12);
+    let (d, k) = (5, 12);
     let x = Array2::from_shape_fn((n, d), |_| 1e3 + rng.unit_f64() * 10.0);
     let w: Vec<f64> = (0..n).map(|_| 0.5 + rng.unit_f64()).collect();
     for weighted in [false, true] {
@@ -95,15 +102,69 @@ fn recomputing_touched_clusters_equals_recomputing_all() {
     }
 }
 
-/// The per-cluster parallel recomputation gives the sequential one's bits
-/// with and without weights, with one cluster emptied,
-/// on 1 to 4 threads.
+/// The recomputation sums in the documented order: within each chunk of
+/// [`super::recompute_chunks`] in index order, then the chunks in order (one
+/// chunk below 16,384 points: the plain index order).
+#[test]
+fn recomputation_sums_in_the_documented_order() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+    let (d, k) = (3, 5);
+    for (n, chunks) in [(16_383, 1), (40_000, 4), (500_000, 16)] {
+        assert_eq!(super::recompute_chunks(n, k, d), chunks);
+        let x = Array2::from_shape_fn((n, d), |_| rng.unit_f64() * 10.0 - 3.0);
+        let data = Data::new(x.view(), None);
+        let labels: Vec<usize> = (0..n).map(|_| rng.below(k)).collect();
+        let p = Partition::from_labels(&data, k, labels.clone());
+        let mut row = vec![0.0; d];
+        let (mut sums, mut costs) = (vec![0.0; k * d], vec![0.0; k]);
+        let mut parts = vec![vec![0.0; k * d]; chunks];
+        for (c, part) in parts.iter_mut().enumerate() {
+            let (start, end) = (c * n / chunks, (c + 1) * n / chunks);
+            for (i, &l) in labels.iter().enumerate().take(end).skip(start) {
+                data.load_shifted(i, &mut row);
+                for (s, v) in part[l * d..(l + 1) * d].iter_mut().zip(&row) {
+                    *s += v;
+                }
+            }
+        }
+        sums.copy_from_slice(&parts[0]);
+        for part in &parts[1..] {
+            sums.iter_mut().zip(part).for_each(|(s, v)| *s += v);
+        }
+        let counts: Vec<f64> = (0..k)
+            .map(|j| labels.iter().filter(|&&l| l == j).count() as f64)
+            .collect();
+        let centroids: Vec<f64> = (0..k * d).map(|t| sums[t] / counts[t / d]).collect();
+        let mut cost_parts = vec![vec![0.0; k]; chunks];
+        for (c, part) in cost_parts.iter_mut().enumerate() {
+            let (start, end) = (c * n / chunks, (c + 1) * n / chunks);
+            for (i, &l) in labels.iter().enumerate().take(end).skip(start) {
+                data.load_shifted(i, &mut row);
+                part[l] += crate::data::sq_dist(&row, &centroids[l * d..(l + 1) * d]);
+            }
+        }
+        costs.copy_from_slice(&cost_parts[0]);
+        for part in &cost_parts[1..] {
+            costs.iter_mut().zip(part).for_each(|(s, v)| *s += v);
+        }
+        let bits = |v: &[f64]| v.iter().map(|a| a.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&p.sums), bits(&sums), "n = {n}");
+        assert_eq!(bits(&p.centroids), bits(&centroids), "n = {n}");
+        assert_eq!(bits(&p.costs), bits(&costs), "n = {n}");
+        let total: f64 = costs.iter().sum();
+        assert_eq!(p.objective(&data).to_bits(), total.to_bits(), "n = {n}");
+    }
+}
+
+/// The recomputation with spare threads (chunks side by side) gives the
+/// sequential one's bits with and without weights, with one cluster
+/// emptied, on 1 to 4 threads.
 #[test]
 #[allow(clippy::unwrap_used)]
 fn parallel_recomputation_equals_sequential() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
-    let (n, d, k) = (5000, 30, 17);
-    assert!(n * d >= super::PARALLEL_RECOMPUTE_MIN);
+    let (n, d, k) = (40_000, 6, 17);
+    assert_eq!(super::recompute_chunks(n, k, d), 4);
     let x = Array2::from_shape_fn((n, d), |_| 50.0 + rng.unit_f64() * 10.0);
     let w: Vec<f64> = (0..n).map(|_| 0.5 + rng.unit_f64()).collect();
     let bits = |v: &[f64]| v.iter().map(|a| a.to_bits()).collect::<Vec<_>>();
