@@ -80,10 +80,17 @@ struct Block {
 impl Block {
     /// Brings the panel up to the current centroids: only the clusters
     /// changed since its last snapshot are re-packed.
-    fn snapshot(&mut self, p: &Partition, stamp: &[u64], max_abs: f64) {
+    fn snapshot(&mut self, p: &Partition, live: &Live, max_abs: f64) {
+        // When the panel was taken at the current epoch, the clusters
+        // changed since are exactly `live.touched` (no scan over all k).
         let fresh = self.panel.k == p.k
             && self.epoch > 0
-            && self.panel.refresh(&p.centroids, stamp, self.epoch);
+            && if self.epoch == live.epoch {
+                let touched = live.touched.iter().copied();
+                self.panel.refresh_clusters(&p.centroids, touched)
+            } else {
+                self.panel.refresh(&p.centroids, &live.stamp, self.epoch)
+            };
         if !fresh {
             self.panel.pack(&p.centroids, p.k, p.d, max_abs);
         }
@@ -149,8 +156,8 @@ impl Block {
         row: &mut [f64],
     ) {
         self.select(bounds, p, data, order, start, cap, factor, row);
-        live.epoch += 1;
-        self.snapshot(p, &live.stamp, data.max_abs_shifted());
+        self.snapshot(p, live, data.max_abs_shifted());
+        live.next_epoch();
         self.epoch = live.epoch;
     }
 
@@ -241,6 +248,8 @@ struct Live {
     epoch: u64,
     /// Clean candidates that need an exact evaluation.
     cand: Vec<usize>,
+    /// Clusters changed at the current epoch, each once.
+    touched: Vec<usize>,
 }
 
 impl Live {
@@ -258,6 +267,7 @@ impl Live {
             dirty: Vec::with_capacity(k),
             epoch: 1,
             cand: Vec::with_capacity(k),
+            touched: Vec::with_capacity(k),
         }
     }
 
@@ -273,11 +283,21 @@ impl Live {
         }
     }
 
+    /// Starts a new epoch: clusters changed from now on are dirty for a
+    /// snapshot taken now.
+    fn next_epoch(&mut self) {
+        self.epoch += 1;
+        self.touched.clear();
+    }
+
     fn touch(&mut self, j: usize, counts: &[usize]) {
         self.w[j] = join_weight(1.0, counts[j] as f64) as f32;
         if self.h[j] != f32::INFINITY {
             self.h[j] = f32::INFINITY;
             self.dirty.push(j);
+        }
+        if self.stamp[j] < self.epoch {
+            self.touched.push(j);
         }
         self.stamp[j] = self.epoch;
     }
@@ -590,6 +610,12 @@ fn sweep_body<T: Scalar>(
         // (Overlapping the next block's product with this block's
         // processing was measured slower: its choice could not see this
         // block's moves, so it predicted worse.)
+        // The next snapshot starts from this block's, the latest: only the
+        // clusters this block's moves touched are re-packed (the other
+        // block's panel is a block older and would re-pack two blocks'
+        // worth).
+        std::mem::swap(&mut next.panel, &mut cur.panel);
+        next.epoch = cur.epoch;
         next.open(
             &mut live,
             bounds,

@@ -105,22 +105,34 @@ impl Panel {
     /// keeping the scale. Returns `false` (and changes nothing) when the
     /// panel cannot be refreshed that way; then the caller packs afresh.
     pub fn refresh(&mut self, centroids: &[f64], stamp: &[u64], since: u64) -> bool {
+        if stamp.len() != self.k {
+            return false;
+        }
+        self.refresh_clusters(centroids, (0..self.k).filter(|&j| stamp[j] >= since))
+    }
+
+    /// Re-packs the centroids of the clusters `changed` (each at most once),
+    /// keeping the scale; `false` as for [`Panel::refresh`].
+    pub fn refresh_clusters(
+        &mut self,
+        centroids: &[f64],
+        changed: impl Iterator<Item = usize> + Clone,
+    ) -> bool {
         let (k, d) = (self.k, self.d);
-        if !self.usable || stamp.len() != k || centroids.len() != k * d {
+        if !self.usable || centroids.len() != k * d {
             return false;
         }
         let scale = self.scale;
         // Means of the data stay within the data's range (up to rounding),
         // so this only fails for centroids that did not come from the data.
-        let changed = |j: &usize| stamp[*j] >= since;
-        for j in (0..k).filter(changed) {
+        for j in changed.clone() {
             let row = &centroids[j * d..(j + 1) * d];
             if !row.iter().all(|v| v.abs() * scale <= 2.0) {
                 return false;
             }
         }
         let half = self.half_scale2();
-        for j in (0..k).filter(changed) {
+        for j in changed {
             let row = &centroids[j * d..(j + 1) * d];
             let (q, l) = (j / W, j % W);
             let panel = &mut self.packed[q * d * W..(q + 1) * d * W];
