@@ -75,6 +75,9 @@ struct Block {
     /// gathered entry fits the panel's scale (the data's maximum is only a
     /// hint, so this is checked here, where it matters).
     usable: bool,
+    /// Whether the panel is the previous block's with exactly the clusters
+    /// that block's moves touched re-packed (see [`Live::start_block`]).
+    follows: bool,
 }
 
 impl Block {
@@ -83,15 +86,17 @@ impl Block {
     fn snapshot(&mut self, p: &Partition, live: &Live, max_abs: f64) {
         // When the panel was taken at the current epoch, the clusters
         // changed since are exactly `live.touched` (no scan over all k).
-        let fresh = self.panel.k == p.k
-            && self.epoch > 0
-            && if self.epoch == live.epoch {
-                let touched = live.touched.iter().copied();
-                self.panel.refresh_clusters(&p.centroids, touched)
-            } else {
-                self.panel.refresh(&p.centroids, &live.stamp, self.epoch)
-            };
+        self.follows = self.panel.k == p.k && self.epoch > 0 && self.epoch == live.epoch;
+        let fresh = if self.follows {
+            let touched = live.touched.iter().copied();
+            self.panel.refresh_clusters(&p.centroids, touched)
+        } else {
+            self.panel.k == p.k
+                && self.epoch > 0
+                && self.panel.refresh(&p.centroids, &live.stamp, self.epoch)
+        };
         if !fresh {
+            self.follows = false;
             self.panel.pack(&p.centroids, p.k, p.d, max_abs);
         }
     }
@@ -250,6 +255,8 @@ struct Live {
     cand: Vec<usize>,
     /// Clusters changed at the current epoch, each once.
     touched: Vec<usize>,
+    /// Whether the current block started with no dirty cluster.
+    clean_start: bool,
 }
 
 impl Live {
@@ -268,10 +275,29 @@ impl Live {
             epoch: 1,
             cand: Vec::with_capacity(k),
             touched: Vec::with_capacity(k),
+            clean_start: false,
         }
     }
 
+    /// Makes `h` the block's snapshot with its dirty clusters at `+∞`.
     fn start_block(&mut self, block: &Block) {
+        // In the usual order (a block processed, the next one snapshotted
+        // from its panel, then processed) `h` is the previous panel except
+        // at the previous block's dirty clusters, which are exactly the
+        // clusters the new panel re-packed, and nothing changed since the
+        // snapshot: O(dirty) instead of O(k) per block (W4 has k = 1,000).
+        if block.follows
+            && self.clean_start
+            && block.epoch == self.epoch
+            && self.touched.is_empty()
+            && self.h.len() == block.panel.h.len()
+        {
+            for &j in &self.dirty {
+                self.h[j] = block.panel.h[j];
+            }
+            self.dirty.clear();
+            return;
+        }
         self.dirty.clear();
         self.h.clear();
         self.h.extend_from_slice(&block.panel.h);
@@ -281,6 +307,9 @@ impl Live {
                 self.dirty.push(j);
             }
         }
+        // With clusters already dirty at the start, the dirty list is more
+        // than what the next panel re-packs: the next block starts afresh.
+        self.clean_start = self.dirty.is_empty();
     }
 
     /// Starts a new epoch: clusters changed from now on are dirty for a
