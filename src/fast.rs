@@ -86,15 +86,15 @@ impl Block {
     fn snapshot(&mut self, p: &Partition, live: &Live, max_abs: f64) {
         // When the panel was taken at the current epoch, the clusters
         // changed since are exactly `live.touched` (no scan over all k).
-        self.follows = self.panel.k == p.k && self.epoch > 0 && self.epoch == live.epoch;
-        let fresh = if self.follows {
-            let touched = live.touched.iter().copied();
-            self.panel.refresh_clusters(&p.centroids, touched)
-        } else {
-            self.panel.k == p.k
-                && self.epoch > 0
-                && self.panel.refresh(&p.centroids, &live.stamp, self.epoch)
-        };
+        let refreshable = self.panel.k == p.k && self.epoch > 0;
+        self.follows = refreshable && self.epoch == live.epoch;
+        let fresh = refreshable
+            && if self.follows {
+                let touched = live.touched.iter().copied();
+                self.panel.refresh_clusters(&p.centroids, touched)
+            } else {
+                self.panel.refresh(&p.centroids, &live.stamp, self.epoch)
+            };
         if !fresh {
             self.follows = false;
             self.panel.pack(&p.centroids, p.k, p.d, max_abs);

@@ -342,19 +342,19 @@ fn chunked_costs<T: Scalar>(
         add_costs(data, range.start, &labels[range], centroids, only, costs);
     };
     for_each_chunk(&mut parts, split, cost_chunk);
-    let (first, rest) = parts.split_at_mut(1);
-    let total = &mut first[0];
-    for part in rest {
-        for (t, v) in total.iter_mut().zip(part.iter()) {
+    let mut parts = parts.into_iter();
+    let mut total = parts.next().unwrap_or_default();
+    for part in parts {
+        for (t, v) in total.iter_mut().zip(&part) {
             *t += v;
         }
     }
-    parts.swap_remove(0)
+    total
 }
 
-/// Adds `w_i·sq_dist(x_i, μ_{label_i})` to `costs[label_i]` for every point
-/// in index order (only points of the clusters `only` marks, if given): the
-/// one summation order every cluster cost is computed in.
+/// Adds `w_i·sq_dist(x_i, μ_{label_i})` to `costs[label_i]` for the points
+/// `first..first + labels.len()` in index order (only points of the
+/// clusters `only` marks, if given): one chunk of [`chunked_costs`].
 fn add_costs<T: Scalar>(
     data: &Data<'_, T>,
     first: usize,
