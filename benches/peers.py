@@ -519,7 +519,7 @@ def main() -> None:
         return
 
     # ---- time per sweep
-    sweep_peers = [
+    sweep_peers: List[Tuple[str, Dict[str, Any]]] = [
         ("smartigan hartigan", dict(method="hartigan", n_iter=1000)),
         # The first 20 sweeps of a 50-sweep schedule (factors 1.5 -> 1.3, the
         # most exploring ones): the measure of every earlier table.
@@ -552,14 +552,14 @@ def main() -> None:
             x = np.load(path)
             key = f"{name} {dtype}"
             floor = 2.0 * spec["n"] * spec["k"] * spec["d"] / report["gemm_f64"]
-            row: Dict[str, Any] = dict(floor=floor, numpy_product=shape_product_time(x, spec["k"]))
+            times: Dict[str, Any] = dict(floor=floor, numpy_product=shape_product_time(x, spec["k"]))
             for label, opts in sweep_peers:
                 if dtype == "float32" and label.startswith(HARTIGAN_PEERS):
                     continue
                 cap = 5 if label.startswith(HARTIGAN_PEERS) else 20
-                row[label] = sweep_row(label, opts, path, spec, cap)
-                log(f"sweep {key} {label}: {fmt(row[label])} s")
-            report["sweeps"][key] = row
+                times[label] = sweep_row(label, opts, path, spec, cap)
+                log(f"sweep {key} {label}: {fmt(times[label])} s")
+            report["sweeps"][key] = times
 
     # ---- scaling series (one sweep's time vs n, k, d; float64)
     base = dict(n=20_000, d=16, k=50) if quick else dict(n=50_000, d=32, k=100)
@@ -568,7 +568,7 @@ def main() -> None:
         "k": [10, 25, 50, 100] if quick else [25, 50, 100, 200, 400],
         "d": [4, 8, 16, 32] if quick else [8, 16, 32, 64, 128],
     }
-    scale_peers = [("smartigan hartigan", dict(method="hartigan", n_iter=1000)),
+    scale_peers: List[Tuple[str, Dict[str, Any]]] = [("smartigan hartigan", dict(method="hartigan", n_iter=1000)),
                    ("smartigan lloyd", dict(method="lloyd", n_iter=1000)),
                    ("sklearn lloyd", dict(algorithm="lloyd")),
                    ("faiss (all points)", dict()),
