@@ -49,6 +49,12 @@ HARTIGAN_PEERS = ("R-", "ibm")
 SCALING_LABELS = ["smartigan hartigan", "smartigan lloyd", "sklearn lloyd", "faiss (all points)",
                   "R-Hartigan-Wong", "ibm hartigan-kmeans"]
 
+# Our per-sweep rows checked against the sweep targets, and how the target
+# lines name them.
+SWEEP_TARGETS = {"smartigan hartigan": "hartigan sweep",
+                 "smartigan smartigan": "smartigan sweep (50-sweep schedule, first 20)",
+                 "smartigan smartigan (default)": "smartigan sweep (default 20-sweep schedule)"}
+
 WORKLOADS = {
     "W1": dict(n=10_000, d=16, k=20),
     "W2": dict(n=100_000, d=32, k=100),
@@ -790,10 +796,7 @@ def targets(report: Dict[str, Any]) -> List[str]:
         sk, floor = row.get("sklearn lloyd"), row["floor"]
         if not key.startswith(("W2", "W3")):
             continue
-        names = {"smartigan hartigan": "hartigan sweep",
-                 "smartigan smartigan": "smartigan sweep (50-sweep schedule, first 20)",
-                 "smartigan smartigan (default)": "smartigan sweep (default 20-sweep schedule)"}
-        for lab, what in names.items():
+        for lab, what in SWEEP_TARGETS.items():
             v = row.get(lab)
             if v is None:
                 continue
