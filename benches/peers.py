@@ -824,10 +824,13 @@ def targets(report: Dict[str, Any]) -> List[str]:
             bar = 1 - SAME_OBJECTIVE_REL
             tied = [r["peer"] for r in others if bar * r["objective"] <= ours["objective"] < r["objective"]]
             above = [r["peer"] for r in others if ours["objective"] >= r["objective"]]
-            lower = not tied and not above
-            why = "; ".join(part for part in (
-                f"the same objective to {SAME_OBJECTIVE_REL:g} as {', '.join(tied)}" if tied else "",
-                f"not below {', '.join(above)}" if above else "") if part)
+            reasons = []
+            if tied:
+                reasons.append(f"the same objective to {SAME_OBJECTIVE_REL:g} as {', '.join(tied)}")
+            if above:
+                reasons.append(f"not below {', '.join(above)}")
+            lower = not reasons
+            why = "; ".join(reasons)
             out.append(f"- {key}, default `cluster()`: objective {ours['objective']:.8g} vs scikit-learn "
                        f"{sk['objective']:.8g} ({ours['objective'] / sk['objective']:.5f}); lower than every peer: "
                        f"{'yes' if lower else 'no (' + why + ')'}; time {ours['time'] / sk['time']:.2f}× "
