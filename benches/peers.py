@@ -4,6 +4,8 @@ IBM's hartigan-kmeans, on the workloads of issue 4.
 
     python benches/peers.py            # full run (long; not for CI)
     python benches/peers.py --quick    # W1 and a small scaling series
+    python benches/peers.py --fits-only --workloads W4 --reps 1 --out benches/RESULTS-W4-ten-starts.md
+    python benches/peers.py --single-start --workloads W4 --reps 1 --out benches/RESULTS-W4.md
 
 Every peer runs in its own process on the same bytes (``.npy`` / raw files in
 ``--workdir``); wall time is measured inside that process around the fit
@@ -369,7 +371,8 @@ def shape_product_time(x: np.ndarray, k: int, reps: int = 3) -> float:
     return median(times)
 
 
-def fit_peers(name: str, spec: Dict[str, int], quick: bool, single: bool = False) -> List[Dict[str, Any]]:
+def fit_peers(name: str, spec: Dict[str, int], quick: bool, single: bool = False,
+              every_start: bool = False) -> List[Dict[str, Any]]:
     if single:
         # One start each (W4: ten starts of every peer would take hours here).
         return [
@@ -384,9 +387,10 @@ def fit_peers(name: str, spec: Dict[str, int], quick: bool, single: bool = False
             dict(peer="ibm hartigan-kmeans n_init=1", opts=dict(n_init=1)),
         ]
     # R's Hartigan-Wong is single-threaded and scalar: 10 starts on W4
-    # (k = 1,000) would take hours here, so that one runs a single start
-    # (stated in the table); W1-W3 run the 10 starts the target compares with.
-    r_nstart = 1 if spec["k"] >= 1000 else 10
+    # (k = 1,000) take about 12 minutes here, so the full run gives it a
+    # single start (stated in the table) and `--fits-only` (`every_start`)
+    # the 10 starts the targets compare with, as on W1-W3.
+    r_nstart = 1 if spec["k"] >= 1000 and not every_start else 10
     peers: List[Dict[str, Any]] = [
         dict(peer="smartigan (default)", opts={}),
         # What `cluster(X, k, method="hartigan", n_init=10)` does: Hartigan
@@ -442,19 +446,37 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=None, help="repetitions per fit (median reported)")
     ap.add_argument("--workloads", default=None, help="comma-separated subset, e.g. W1,W3")
     ap.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "smartigan-bench"))
-    ap.add_argument("--out", default=str(HERE / "RESULTS.md"))
+    ap.add_argument("--out", default=None,
+                    help="markdown report (default benches/RESULTS.md; required with --single-start and "
+                         "--fits-only, whose reports are not RESULTS.md)")
     ap.add_argument("--timeout", type=float, default=None, help="seconds per peer process")
     ap.add_argument("--reuse-fits", default=None, metavar="JSON",
                     help="take the whole-fit tables from a saved RESULTS.json and run only the rest")
     ap.add_argument("--single-start", action="store_true",
                     help="whole fits only, every peer with one start, ratios to sklearn n_init=1 (used for W4)")
+    ap.add_argument("--fits-only", action="store_true",
+                    help="whole fits only, every peer with its usual starts (R with 10 even on W4), "
+                         "ratios to sklearn lloyd n_init=10 and the whole-fit targets (used for W4)")
     ap.add_argument("--from-json", default=None, help="only rewrite the markdown from a saved RESULTS.json")
     args = ap.parse_args()
+    if args.single_start and args.fits_only:
+        ap.error("--single-start and --fits-only are different reports: pass one")
+    out_given = args.out is not None
+    if args.out is None:
+        if args.single_start or args.fits_only:
+            ap.error("--single-start and --fits-only write their own report: pass --out, "
+                     "e.g. --out benches/RESULTS-W4.md")
+        args.out = str(HERE / "RESULTS.md")
     if args.child:
         child_main(args)
         return
     if args.from_json:
         saved = json.loads(Path(args.from_json).read_text())
+        if "mode" in saved or "baseline" in saved:
+            if not out_given:
+                ap.error(f"{args.from_json} holds a whole-fits report, not RESULTS.md: pass --out")
+            write_fits_report(saved, Path(args.out))
+            return
         saved["multistart"] = {(int(k) if k.isdigit() else k): v for k, v in saved["multistart"].items()}
         write_markdown(saved, Path(args.out), args.quick)
         return
@@ -486,7 +508,7 @@ def main() -> None:
             x = np.load(path)
             key = f"{name} {dtype}"
             rows = []
-            for p in fit_peers(name, spec, quick, args.single_start):
+            for p in fit_peers(name, spec, quick, args.single_start, every_start=args.fits_only):
                 if dtype == "float32" and peer_kind(p["peer"]) in ("R-", "ibm"):
                     continue  # float64-only peers: their float64 rows stand
                 if dtype == "float32" and "elkan" in p["peer"]:
@@ -518,14 +540,20 @@ def main() -> None:
                     )
                 rows.append(row)
                 log(f"{key} {p['peer']}: " + (row.get("error") or f"{row['time']:.3f}s obj {row['objective']:.6g}"))
-            report["fits"][key] = rows
+                report["fits"][key] = rows
+                if args.single_start or args.fits_only:
+                    # Long runs: every finished row is on disk at once.
+                    Path(args.out).with_suffix(".json").write_text(json.dumps(report, indent=1, default=str))
 
-    if args.single_start:
+    if args.single_start or args.fits_only:
         report["elapsed"] = time.time() - t_start
-        report["baseline"] = "sklearn lloyd n_init=1"
-        report["command"] = f"python benches/peers.py --single-start --workloads {','.join(names)} --reps {reps}"
+        report["baseline"] = "sklearn lloyd n_init=1" if args.single_start else "sklearn lloyd n_init=10"
+        flag = "--single-start" if args.single_start else "--fits-only"
+        out = os.path.relpath(args.out, HERE.parent)
+        report["command"] = f"python benches/peers.py {flag} --workloads {','.join(names)} --reps {reps} --out {out}"
+        report["mode"] = flag
         Path(args.out).with_suffix(".json").write_text(json.dumps(report, indent=1, default=str))
-        write_single_start(report, Path(args.out))
+        write_fits_report(report, Path(args.out))
         log(f"wrote {args.out}")
         return
 
@@ -783,15 +811,22 @@ def fits_tables(report: Dict[str, Any]) -> List[str]:
     return L
 
 
-def write_single_start(report: Dict[str, Any], path: Path) -> None:
-    """The `--single-start` report: whole fits with one start per peer."""
-    L = ["# Benchmarks with one start per peer", "",
+def write_fits_report(report: Dict[str, Any], path: Path) -> None:
+    """The `--single-start` and `--fits-only` reports: whole fits only (the
+    latter with the whole-fit targets of issue 4)."""
+    single = report.get("mode", "--single-start") == "--single-start"
+    title = "one start per peer" if single else "whole fits, every peer with its usual starts"
+    L = [f"# Benchmarks with {title}", "",
          f"Regenerate with `{report['command']}`. Machine: {os.cpu_count()} cores, Python "
          f"{platform.python_version()}, numpy GEMM {report['gemm_f64'] / 1e9:.1f} GFlop/s (f64). Run took "
          f"{report['elapsed'] / 60:.1f} min. Every peer runs in its own process on the same bytes; time is the "
          "median wall time of the fit; objectives are recomputed from each peer's labels and centres. Ratios "
          f"are to {report['baseline']} from the same run.", ""]
     L.extend(fits_tables(report))
+    if not single:
+        L.extend(["## Targets of issue 4 (whole fits)", ""])
+        L.extend(targets(report))
+        L.append("")
     path.write_text("\n".join(L))
 
 
