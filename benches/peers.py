@@ -374,7 +374,8 @@ def shape_product_time(x: np.ndarray, k: int, reps: int = 3) -> float:
 def fit_peers(name: str, spec: Dict[str, int], quick: bool, single: bool = False,
               every_start: bool = False) -> List[Dict[str, Any]]:
     if single:
-        # One start each (W4: ten starts of every peer would take hours here).
+        # One start each (W4: ten starts of every peer take about 90 minutes
+        # here, `--fits-only`).
         return [
             dict(peer="smartigan (default) n_init=1", opts=dict(n_init=1)),
             dict(peer="smartigan hartigan n_init=1", opts=dict(method="hartigan", n_init=1, n_iter=1000)),
@@ -459,6 +460,9 @@ def main() -> None:
                          "ratios to sklearn lloyd n_init=10 and the whole-fit targets (used for W4)")
     ap.add_argument("--from-json", default=None, help="only rewrite the markdown from a saved RESULTS.json")
     args = ap.parse_args()
+    if args.child:
+        child_main(args)
+        return
     if args.single_start and args.fits_only:
         ap.error("--single-start and --fits-only are different reports: pass one")
     out_given = args.out is not None
@@ -467,9 +471,6 @@ def main() -> None:
             ap.error("--single-start and --fits-only write their own report: pass --out, "
                      "e.g. --out benches/RESULTS-W4.md")
         args.out = str(HERE / "RESULTS.md")
-    if args.child:
-        child_main(args)
-        return
     if args.from_json:
         saved = json.loads(Path(args.from_json).read_text())
         if "mode" in saved or "baseline" in saved:
@@ -549,8 +550,9 @@ def main() -> None:
         report["elapsed"] = time.time() - t_start
         report["baseline"] = "sklearn lloyd n_init=1" if args.single_start else "sklearn lloyd n_init=10"
         flag = "--single-start" if args.single_start else "--fits-only"
-        out = os.path.relpath(args.out, HERE.parent)
-        report["command"] = f"python benches/peers.py {flag} --workloads {','.join(names)} --reps {reps} --out {out}"
+        out = Path(args.out).resolve()
+        out_shown = out.relative_to(HERE.parent) if out.is_relative_to(HERE.parent) else out
+        report["command"] = f"python benches/peers.py {flag} --workloads {','.join(names)} --reps {reps} --out {out_shown}"
         report["mode"] = flag
         Path(args.out).with_suffix(".json").write_text(json.dumps(report, indent=1, default=str))
         write_fits_report(report, Path(args.out))
@@ -815,8 +817,8 @@ def write_fits_report(report: Dict[str, Any], path: Path) -> None:
     """The `--single-start` and `--fits-only` reports: whole fits only (the
     latter with the whole-fit targets of issue 4)."""
     single = report.get("mode", "--single-start") == "--single-start"
-    title = "one start per peer" if single else "whole fits, every peer with its usual starts"
-    L = [f"# Benchmarks with {title}", "",
+    title = "Benchmarks with one start per peer" if single else "Whole fits, every peer with its usual starts"
+    L = [f"# {title}", "",
          f"Regenerate with `{report['command']}`. Machine: {os.cpu_count()} cores, Python "
          f"{platform.python_version()}, numpy GEMM {report['gemm_f64'] / 1e9:.1f} GFlop/s (f64). Run took "
          f"{report['elapsed'] / 60:.1f} min. Every peer runs in its own process on the same bytes; time is the "
