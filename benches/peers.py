@@ -465,12 +465,15 @@ def main() -> None:
         return
     if args.single_start and args.fits_only:
         ap.error("--single-start and --fits-only are different reports: pass one")
+    # The whole-fits-only reports (not RESULTS.md), by their flag.
+    fits_mode = "--single-start" if args.single_start else "--fits-only" if args.fits_only else None
     out_given = args.out is not None
     if args.out is None:
-        if args.single_start or args.fits_only:
+        if fits_mode:
             ap.error("--single-start and --fits-only write their own report: pass --out, "
                      "e.g. --out benches/RESULTS-W4.md")
         args.out = str(HERE / "RESULTS.md")
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     if args.from_json:
         saved = json.loads(Path(args.from_json).read_text())
         if "mode" in saved or "baseline" in saved:
@@ -491,6 +494,14 @@ def main() -> None:
     dtypes = ["float64"] if quick or args.single_start else ["float64", "float32"]
     t_start = time.time()
     report: Dict[str, Any] = {"fits": {}, "sweeps": {}, "scaling": [], "multistart": {}}
+    if fits_mode:
+        # Set first, so that a run stopped early leaves a JSON that
+        # `--from-json` renders as the report it is.
+        report["mode"] = fits_mode
+        report["baseline"] = "sklearn lloyd n_init=1" if args.single_start else "sklearn lloyd n_init=10"
+
+    def save_json() -> None:
+        Path(args.out).with_suffix(".json").write_text(json.dumps(report, indent=1, default=str))
 
     report["gemm_f64"] = gemm_rate("float64")
     report["gemm_f32"] = gemm_rate("float32")
@@ -542,19 +553,17 @@ def main() -> None:
                 rows.append(row)
                 log(f"{key} {p['peer']}: " + (row.get("error") or f"{row['time']:.3f}s obj {row['objective']:.6g}"))
                 report["fits"][key] = rows
-                if args.single_start or args.fits_only:
+                if fits_mode:
                     # Long runs: every finished row is on disk at once.
-                    Path(args.out).with_suffix(".json").write_text(json.dumps(report, indent=1, default=str))
+                    save_json()
 
-    if args.single_start or args.fits_only:
+    if fits_mode:
         report["elapsed"] = time.time() - t_start
-        report["baseline"] = "sklearn lloyd n_init=1" if args.single_start else "sklearn lloyd n_init=10"
-        flag = "--single-start" if args.single_start else "--fits-only"
         out = Path(args.out).resolve()
         out_shown = out.relative_to(HERE.parent) if out.is_relative_to(HERE.parent) else out
-        report["command"] = f"python benches/peers.py {flag} --workloads {','.join(names)} --reps {reps} --out {out_shown}"
-        report["mode"] = flag
-        Path(args.out).with_suffix(".json").write_text(json.dumps(report, indent=1, default=str))
+        report["command"] = (f"python benches/peers.py {fits_mode} --workloads {','.join(names)} "
+                             f"--reps {reps} --out {out_shown}")
+        save_json()
         write_fits_report(report, Path(args.out))
         log(f"wrote {args.out}")
         return
@@ -648,7 +657,7 @@ def main() -> None:
         f" --workloads {args.workloads}" if args.workloads else "") + (f" --reps {args.reps}" if args.reps else "")
     if args.reuse_fits:
         report["reused_fits"] = args.reuse_fits
-    (Path(args.out).with_suffix(".json")).write_text(json.dumps(report, indent=1, default=str))
+    save_json()
     plot(report, HERE / ("sweep_scaling_quick.png" if quick else "sweep_scaling.png"))
     write_markdown(report, Path(args.out), quick)
     log(f"wrote {args.out}")
@@ -818,10 +827,14 @@ def write_fits_report(report: Dict[str, Any], path: Path) -> None:
     latter with the whole-fit targets of issue 4)."""
     single = report.get("mode", "--single-start") == "--single-start"
     title = "Benchmarks with one start per peer" if single else "Whole fits, every peer with its usual starts"
+    # A JSON saved mid-run (the rows so far) has no command or duration yet.
+    run = (f"Regenerate with `{report['command']}`." if "command" in report
+           else "Partial report: the run stopped before its last row.")
+    took = f" Run took {report['elapsed'] / 60:.1f} min." if "elapsed" in report else ""
     L = [f"# {title}", "",
-         f"Regenerate with `{report['command']}`. Machine: {os.cpu_count()} cores, Python "
-         f"{platform.python_version()}, numpy GEMM {report['gemm_f64'] / 1e9:.1f} GFlop/s (f64). Run took "
-         f"{report['elapsed'] / 60:.1f} min. Every peer runs in its own process on the same bytes; time is the "
+         f"{run} Machine: {os.cpu_count()} cores, Python "
+         f"{platform.python_version()}, numpy GEMM {report['gemm_f64'] / 1e9:.1f} GFlop/s (f64).{took}"
+         " Every peer runs in its own process on the same bytes; time is the "
          "median wall time of the fit; objectives are recomputed from each peer's labels and centres. Ratios "
          f"are to {report['baseline']} from the same run.", ""]
     L.extend(fits_tables(report))
