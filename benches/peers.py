@@ -503,6 +503,7 @@ def main() -> None:
     def save_json() -> None:
         Path(args.out).with_suffix(".json").write_text(json.dumps(report, indent=1, default=str))
 
+    report["machine"] = this_machine()
     report["gemm_f64"] = gemm_rate("float64")
     report["gemm_f32"] = gemm_rate("float32")
     print(f"GEMM rate: {report['gemm_f64'] / 1e9:.1f} GFlop/s f64, {report['gemm_f32'] / 1e9:.1f} f32", flush=True)
@@ -559,10 +560,8 @@ def main() -> None:
 
     if fits_mode:
         report["elapsed"] = time.time() - t_start
-        out = Path(args.out).resolve()
-        out_shown = out.relative_to(HERE.parent) if out.is_relative_to(HERE.parent) else out
         report["command"] = (f"python benches/peers.py {fits_mode} --workloads {','.join(names)} "
-                             f"--reps {reps} --out {out_shown}")
+                             f"--reps {reps} --out {shown(Path(args.out))}")
         save_json()
         write_fits_report(report, Path(args.out))
         log(f"wrote {args.out}")
@@ -654,17 +653,31 @@ def main() -> None:
 
     report["elapsed"] = time.time() - t_start
     report["command"] = "python benches/peers.py" + (" --quick" if quick else "") + (
-        f" --workloads {args.workloads}" if args.workloads else "") + (f" --reps {args.reps}" if args.reps else "")
+        f" --workloads {args.workloads}" if args.workloads else "") + (f" --reps {args.reps}" if args.reps else "") + (
+        f" --out {shown(Path(args.out))}" if out_given else "")
     if args.reuse_fits:
         report["reused_fits"] = args.reuse_fits
     save_json()
-    plot(report, HERE / ("sweep_scaling_quick.png" if quick else "sweep_scaling.png"))
+    # Beside the report, which links it by name: a run with `--out` elsewhere
+    # used to overwrite the committed plot.
+    plot(report, Path(args.out).parent / scaling_png(quick))
     write_markdown(report, Path(args.out), quick)
     log(f"wrote {args.out}")
 
 
 # --------------------------------------------------------------------------
 # report
+
+
+def scaling_png(quick: bool) -> str:
+    """File name of the scaling plot, written beside the report."""
+    return "sweep_scaling_quick.png" if quick else "sweep_scaling.png"
+
+
+def shown(path: Path) -> str:
+    """`path` as a recorded command shows it: relative to the repository when inside it."""
+    out = path.resolve()
+    return str(out.relative_to(HERE.parent) if out.is_relative_to(HERE.parent) else out)
 
 
 def plot(report: Dict[str, Any], path: Path) -> None:
@@ -701,8 +714,8 @@ def plot(report: Dict[str, Any], path: Path) -> None:
     fig.savefig(path, dpi=110)
 
 
-def write_markdown(report: Dict[str, Any], path: Path, quick: bool) -> None:
-    L: List[str] = []
+def this_machine() -> Dict[str, Any]:
+    """What a report says of the machine it was measured on."""
     cpu = platform.processor() or platform.machine()
     try:
         for line in open("/proc/cpuinfo"):
@@ -711,6 +724,18 @@ def write_markdown(report: Dict[str, Any], path: Path, quick: bool) -> None:
                 break
     except OSError:
         pass
+    return {"cpu": cpu, "cores": os.cpu_count() or 1, "python": platform.python_version()}
+
+
+def measured_on(report: Dict[str, Any]) -> Dict[str, Any]:
+    """The machine a report was measured on, as recorded by its run (JSONs
+    written before it was recorded: the machine rendering it)."""
+    return {**this_machine(), **report.get("machine", {})}
+
+
+def write_markdown(report: Dict[str, Any], path: Path, quick: bool) -> None:
+    L: List[str] = []
+    machine = measured_on(report)
     L.append("# Benchmarks: smartigan against its peers" + (" (quick run)" if quick else ""))
     L.append("")
     L.append(f"Regenerate with `{report['command']}` (from the repository root, after "
@@ -719,7 +744,7 @@ def write_markdown(report: Dict[str, Any], path: Path, quick: bool) -> None:
              "`benches/peers.py`). Rust micro-benchmarks of one sweep: "
              "`cargo bench --bench sweep` (`SMARTIGAN_BENCH_FULL=1` for W2/W3).")
     L.append("")
-    L.append(f"Machine: {cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+    L.append(f"Machine: {machine['cpu']}, {machine['cores']} cores, Python {machine['python']}, "
              f"numpy GEMM {report['gemm_f64'] / 1e9:.1f} GFlop/s (f64), {report['gemm_f32'] / 1e9:.1f} GFlop/s (f32). "
              f"Run took {report['elapsed'] / 60:.1f} min" + (
                  " (per-sweep, scaling and multi-start parts; the whole fits are from an earlier run of the same "
@@ -764,7 +789,7 @@ def write_markdown(report: Dict[str, Any], path: Path, quick: bool) -> None:
     # ---- scaling
     L.append("## Scaling series (time per sweep, ms; float64)")
     L.append("")
-    L.append("![time per sweep vs n, k, d](" + ("sweep_scaling_quick.png" if quick else "sweep_scaling.png") + ")")
+    L.append("![time per sweep vs n, k, d](" + scaling_png(quick) + ")")
     L.append("")
     slabels = SCALING_LABELS
     L.append("| axis | n | d | k | floor | " + " | ".join(slabels) + " |")
@@ -777,7 +802,7 @@ def write_markdown(report: Dict[str, Any], path: Path, quick: bool) -> None:
     ms = report["multistart"]
     L.append("## Multi-start scaling")
     L.append("")
-    cores = os.cpu_count() or 1
+    cores = machine["cores"]
     t1, tn = ms.get(1), ms.get(cores)
     if t1 and tn:
         L.append(f"Default `cluster()` on {ms['workload']}: {t1:.2f} s with 1 thread, {tn:.2f} s with {cores}: "
@@ -791,8 +816,10 @@ def write_markdown(report: Dict[str, Any], path: Path, quick: bool) -> None:
     L.append("")
     L.extend(targets(report))
     L.append("")
+    # The hand-written notes describe the committed tables: not appended to a
+    # report written anywhere else.
     notes = HERE / "RESULTS-notes.md"
-    if notes.exists() and not quick:
+    if notes.exists() and not quick and path.resolve() == (HERE / "RESULTS.md").resolve():
         L.append(notes.read_text())
     path.write_text("\n".join(L))
 
@@ -831,9 +858,10 @@ def write_fits_report(report: Dict[str, Any], path: Path) -> None:
     run = (f"Regenerate with `{report['command']}`." if "command" in report
            else "Partial report: the run stopped before its last row.")
     took = f" Run took {report['elapsed'] / 60:.1f} min." if "elapsed" in report else ""
+    machine = measured_on(report)
     L = [f"# {title}", "",
-         f"{run} Machine: {os.cpu_count()} cores, Python "
-         f"{platform.python_version()}, numpy GEMM {report['gemm_f64'] / 1e9:.1f} GFlop/s (f64).{took}"
+         f"{run} Machine: {machine['cores']} cores, Python "
+         f"{machine['python']}, numpy GEMM {report['gemm_f64'] / 1e9:.1f} GFlop/s (f64).{took}"
          " Every peer runs in its own process on the same bytes; time is the "
          "median wall time of the fit; objectives are recomputed from each peer's labels and centres. Ratios "
          f"are to {report['baseline']} from the same run.", ""]
