@@ -1,0 +1,84 @@
+//! Sweep by sweep: time, moves and points evaluated (not skipped by their
+//! bounds) of one restart on the benchmark's Gaussian blobs, one thread,
+//! from the k-means++ start of restart 0. The numbers of the speed journal's
+//! per-sweep analyses (`benches/JOURNAL.md`) come from it; the label hash
+//! at the end checks that a change to the sweeps kept their moves.
+//!
+//! ```text
+//! cargo bench --bench sweep_trace -- N D K SWEEPS [FACTOR_START [FACTOR_END]]
+//! cargo bench --bench sweep_trace -- 200000 8 1000 300          # W4, Hartigan
+//! cargo bench --bench sweep_trace -- 100000 32 100 20 1.5 1.0   # W2, Smartigan's schedule
+//! ```
+//!
+//! The acceptance factor falls linearly from FACTOR_START (default 1) to
+//! FACTOR_END (default FACTOR_START) over the sweeps; a Hartigan run
+//! (factor 1) stops at the first sweep without a move.
+
+use ndarray::Array2;
+use smartigan::bench_api::{SweepState, Variant};
+use smartigan::rng::Xoshiro256PlusPlus;
+use std::time::Instant;
+
+/// Gaussian blobs (Box–Muller), centres uniform in [0, 5]^d, σ = 1, as in
+/// `benches/sweep.rs`.
+fn blobs(n: usize, d: usize, k: usize, seed: u64) -> Array2<f64> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let centres: Vec<f64> = (0..k * d).map(|_| 5.0 * rng.unit_f64()).collect();
+    let labels: Vec<usize> = (0..n).map(|_| rng.below(k)).collect();
+    Array2::from_shape_fn((n, d), |(i, j)| {
+        let u1 = 1.0 - rng.unit_f64();
+        let u2 = rng.unit_f64();
+        let z = (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos();
+        centres[labels[i] * d + j] + z
+    })
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; only numbers are ours.
+    let args: Vec<f64> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    if args.len() < 4 {
+        eprintln!(
+            "usage: cargo bench --bench sweep_trace -- N D K SWEEPS [FACTOR_START [FACTOR_END]]"
+        );
+        return;
+    }
+    let (n, d, k, sweeps) = (
+        args[0] as usize,
+        args[1] as usize,
+        args[2] as usize,
+        args[3] as usize,
+    );
+    let start = args.get(4).copied().unwrap_or(1.0);
+    let end = args.get(5).copied().unwrap_or(start);
+    let x = blobs(n, d, k, 1);
+    let t = Instant::now();
+    let mut state = SweepState::new(x.view(), k, 1, 0);
+    println!("k-means++ start: {:.3} s", t.elapsed().as_secs_f64());
+    let mut total = 0.0;
+    for sweep in 0..sweeps {
+        let factor = start + (end - start) * sweep as f64 / (sweeps.max(2) - 1) as f64;
+        let t = Instant::now();
+        let moves = state.sweep(x.view(), factor, Variant::Blocked);
+        let took = t.elapsed().as_secs_f64();
+        total += took;
+        println!(
+            "sweep {sweep:4}  factor {factor:.3}  moves {moves:7}  evaluated {:8}  {:8.2} ms",
+            state.evaluated(),
+            took * 1e3
+        );
+        if moves == 0 && factor <= 1.0 {
+            break;
+        }
+    }
+    // FNV-1a over the labels: equal hashes, equal moves.
+    let hash = state
+        .labels()
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, &l| {
+            (h ^ l as u64).wrapping_mul(0x0100_0000_01b3)
+        });
+    println!("sweeps {total:.3} s, labels hash {hash:016x}");
+}
