@@ -2,23 +2,8 @@
 //! `cargo bench --bench sweep`; set `SMARTIGAN_BENCH_FULL=1` for W2/W3 sizes.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use ndarray::Array2;
-use smartigan::bench_api::{SweepState, Variant};
-use smartigan::rng::Xoshiro256PlusPlus;
+use smartigan::bench_api::{blobs, SweepState, Variant};
 use std::hint::black_box;
-
-/// Gaussian blobs (Box–Muller), centres uniform in [0, 5]^d, σ = 1.
-fn blobs(n: usize, d: usize, k: usize, seed: u64) -> Array2<f64> {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let centres: Vec<f64> = (0..k * d).map(|_| 5.0 * rng.unit_f64()).collect();
-    let labels: Vec<usize> = (0..n).map(|_| rng.below(k)).collect();
-    Array2::from_shape_fn((n, d), |(i, j)| {
-        let u1 = 1.0 - rng.unit_f64();
-        let u2 = rng.unit_f64();
-        let z = (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos();
-        centres[labels[i] * d + j] + z
-    })
-}
 
 fn bench(c: &mut Criterion) {
     let full = std::env::var("SMARTIGAN_BENCH_FULL").is_ok();

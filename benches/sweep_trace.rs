@@ -1,8 +1,9 @@
 //! Sweep by sweep: time, moves and points evaluated (not skipped by their
-//! bounds) of one restart on the benchmark's Gaussian blobs, one thread,
-//! from the k-means++ start of restart 0. The numbers of the speed journal's
-//! per-sweep analyses (`benches/JOURNAL.md`) come from it; the label hash
-//! at the end checks that a change to the sweeps kept their moves.
+//! bounds) of one restart on the Rust benchmarks' Gaussian blobs
+//! ([`blobs`]), one thread, from the k-means++ start of restart 0. The
+//! numbers of the speed journal's per-sweep analyses (`benches/JOURNAL.md`)
+//! come from it; the label hash at the end checks that a change to the
+//! sweeps kept their moves.
 //!
 //! ```text
 //! cargo bench --bench sweep_trace -- N D K SWEEPS [FACTOR_START [FACTOR_END]]
@@ -14,24 +15,8 @@
 //! FACTOR_END (default FACTOR_START) over the sweeps; a Hartigan run
 //! (factor 1) stops at the first sweep without a move.
 
-use ndarray::Array2;
-use smartigan::bench_api::{SweepState, Variant};
-use smartigan::rng::Xoshiro256PlusPlus;
+use smartigan::bench_api::{blobs, SweepState, Variant};
 use std::time::Instant;
-
-/// Gaussian blobs (Box–Muller), centres uniform in [0, 5]^d, σ = 1, as in
-/// `benches/sweep.rs`.
-fn blobs(n: usize, d: usize, k: usize, seed: u64) -> Array2<f64> {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let centres: Vec<f64> = (0..k * d).map(|_| 5.0 * rng.unit_f64()).collect();
-    let labels: Vec<usize> = (0..n).map(|_| rng.below(k)).collect();
-    Array2::from_shape_fn((n, d), |(i, j)| {
-        let u1 = 1.0 - rng.unit_f64();
-        let u2 = rng.unit_f64();
-        let z = (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos();
-        centres[labels[i] * d + j] + z
-    })
-}
 
 fn main() {
     // `cargo bench` passes `--bench`; only numbers are ours.

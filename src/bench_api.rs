@@ -20,6 +20,22 @@ pub enum Variant {
     BlockedParallel,
 }
 
+/// The Rust benchmarks' data: `n` points in `d` dimensions around `k`
+/// centres drawn uniformly in `[0, 5]^d`, each point's centre drawn
+/// uniformly, Gaussian noise of σ = 1 (Box–Muller) — the workloads of
+/// issue 4, generated from a [`Xoshiro256PlusPlus`] seeded with `seed`.
+pub fn blobs(n: usize, d: usize, k: usize, seed: u64) -> ndarray::Array2<f64> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let centres: Vec<f64> = (0..k * d).map(|_| 5.0 * rng.unit_f64()).collect();
+    let labels: Vec<usize> = (0..n).map(|_| rng.below(k)).collect();
+    ndarray::Array2::from_shape_fn((n, d), |(i, j)| {
+        let u1 = 1.0 - rng.unit_f64();
+        let u2 = rng.unit_f64();
+        let z = (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos();
+        centres[labels[i] * d + j] + z
+    })
+}
+
 /// A partition plus a visiting order, ready for single sweeps.
 #[derive(Debug, Clone)]
 pub struct SweepState {
