@@ -22,8 +22,9 @@ pub enum Variant {
 
 /// The Rust benchmarks' data: `n` points in `d` dimensions around `k`
 /// centres drawn uniformly in `[0, 5]^d`, each point's centre drawn
-/// uniformly, Gaussian noise of σ = 1 (Box–Muller) — the workloads of
-/// issue 4, generated from a [`Xoshiro256PlusPlus`] seeded with `seed`.
+/// uniformly, Gaussian noise of σ = 1 (Box–Muller), drawn from a
+/// [`Xoshiro256PlusPlus`] seeded with `seed`: the distribution of issue 4's
+/// workloads, not their bytes (`benches/peers.py` draws those with numpy).
 pub fn blobs(n: usize, d: usize, k: usize, seed: u64) -> ndarray::Array2<f64> {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let centres: Vec<f64> = (0..k * d).map(|_| 5.0 * rng.unit_f64()).collect();
