@@ -1,11 +1,15 @@
-//! Hooks for the benchmarks in `benches/` and for equivalence tests from
-//! outside the crate. Not part of the public API: no stability promise.
+//! Hooks for the benchmarks in `benches/` (the `bench` feature, which the
+//! benchmarks require): single sweeps and starts on internal state. Not part
+//! of the public API: no stability promise.
 
+use crate::accel::sweep::sweep_blocked;
+use crate::accel::{Cache, Engine};
 use crate::data::{Data, Scalar};
-use crate::fast::{sweep_blocked, SweepHint};
+use crate::partition::Partition;
 use crate::rng::{Stream, Xoshiro256PlusPlus};
-use crate::state::Partition;
 use ndarray::ArrayView2;
+
+pub use crate::testdata::gaussian_blobs as blobs;
 
 /// Which implementation of a sweep to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,29 +24,12 @@ pub enum Variant {
     BlockedParallel,
 }
 
-/// The Rust benchmarks' data: `n` points in `d` dimensions around `k`
-/// centres drawn uniformly in `[0, 5]^d`, each point's centre drawn
-/// uniformly, Gaussian noise of σ = 1 (Box–Muller), drawn from a
-/// [`Xoshiro256PlusPlus`] seeded with `seed`: the distribution of issue 4's
-/// workloads, not their bytes (`benches/peers.py` draws those with numpy).
-pub fn blobs(n: usize, d: usize, k: usize, seed: u64) -> ndarray::Array2<f64> {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let centres: Vec<f64> = (0..k * d).map(|_| 5.0 * rng.unit_f64()).collect();
-    let labels: Vec<usize> = (0..n).map(|_| rng.below(k)).collect();
-    ndarray::Array2::from_shape_fn((n, d), |(i, j)| {
-        let u1 = 1.0 - rng.unit_f64();
-        let u2 = rng.unit_f64();
-        let z = (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos();
-        centres[labels[i] * d + j] + z
-    })
-}
-
 /// A partition plus a visiting order, ready for single sweeps.
 #[derive(Debug, Clone)]
 pub struct SweepState {
     part: Partition,
     order: Vec<usize>,
-    hint: SweepHint,
+    cache: Cache,
     /// The data's shift and largest shifted entry, computed once as a fit
     /// does (not in every timed sweep).
     shift: Vec<f64>,
@@ -59,12 +46,15 @@ impl SweepState {
             Err(_) => return Self::empty(),
         };
         let mut rng = Xoshiro256PlusPlus::stream(seed, 0, Stream::Init);
-        let part =
-            crate::init::initial_partition(&data, &params, &mut rng, crate::init::Engine::Fast);
+        let engine = Engine {
+            accelerated: true,
+            spare_threads: false,
+        };
+        let part = crate::init::initial_partition(&data, &params, &mut rng, engine);
         let mut s = SweepState {
             part,
             order: (0..data.n).collect(),
-            hint: SweepHint::default(),
+            cache: Cache::default(),
             shift: data.shift.clone(),
             max_abs: data.max_abs_shifted(),
         };
@@ -88,10 +78,9 @@ impl SweepState {
                 centroids: Vec::new(),
                 costs: Vec::new(),
                 stale: Vec::new(),
-                hint: SweepHint::default(),
             },
             order: Vec::new(),
-            hint: SweepHint::default(),
+            cache: Cache::default(),
             shift: Vec::new(),
             max_abs: 0.0,
         }
@@ -100,18 +89,20 @@ impl SweepState {
     /// One Hartigan sweep (acceptance factor `factor`) in the fixed order,
     /// followed by the recomputation of the sums. Returns the moves.
     pub fn sweep<T: Scalar>(&mut self, x: ArrayView2<'_, T>, factor: f64, v: Variant) -> usize {
-        let mut data = self.data(x);
-        data.parallel = v == Variant::BlockedParallel;
+        let data = self.data(x);
         if self.part.k == 0 || data.n != self.order.len() {
             return 0;
         }
         let moved = match v {
-            Variant::Reference => crate::sweep::sweep(&mut self.part, &data, &self.order, factor),
+            Variant::Reference => {
+                crate::reference::sweep(&mut self.part, &data, &self.order, factor)
+            }
             Variant::Blocked | Variant::BlockedParallel => {
-                sweep_blocked(&mut self.part, &data, &self.order, factor, &mut self.hint)
+                sweep_blocked(&mut self.part, &data, &self.order, factor, &mut self.cache)
             }
         };
-        self.part.recompute_stale(&data);
+        self.part
+            .recompute_stale(&data, v == Variant::BlockedParallel);
         moved
     }
 
@@ -121,7 +112,7 @@ impl SweepState {
         if self.part.k == 0 {
             return 0;
         }
-        crate::sweep::lloyd_iteration(&mut self.part, &data)
+        crate::accel::lloyd::lloyd_iteration(&mut self.part, &data, &mut self.cache, false)
     }
 
     fn data<'a, T: Scalar>(&self, x: ArrayView2<'a, T>) -> Data<'a, T> {
@@ -130,7 +121,7 @@ impl SweepState {
 
     /// Points the last blocked sweep evaluated (not skipped by bounds).
     pub fn evaluated(&self) -> usize {
-        self.hint.evaluated
+        self.cache.evaluated
     }
 
     /// The labels.
@@ -152,5 +143,5 @@ pub fn plus_plus_starts<T: Scalar>(
         .map(|r| Xoshiro256PlusPlus::stream(seed, r as u64, Stream::Init))
         .collect();
     let cancel = std::sync::atomic::AtomicBool::new(false);
-    crate::init::kmeans_plus_plus_joint(&data, k, &mut rngs, &cancel)
+    crate::plus_plus::kmeans_plus_plus_joint(&data, k, &mut rngs, &cancel)
 }

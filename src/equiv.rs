@@ -3,34 +3,21 @@
 //! every method, input type, initialisation and thread count.
 #![allow(clippy::panic)]
 
-use crate::fast::tests::blobs;
-use crate::init::Engine;
-use crate::run::fit_with;
+use crate::api::fit_with;
+use crate::testdata::blobs;
 use crate::{Init, Method, Params, Scalar};
 use ndarray::ArrayView2;
 use std::sync::atomic::AtomicBool;
 
 fn same<T: Scalar + PartialEq>(x: ArrayView2<'_, T>, params: Params) {
     let never = AtomicBool::new(false);
-    let reference = fit_with(
-        x,
-        None,
-        params.clone().n_threads(1),
-        &never,
-        Engine::Reference,
-    );
+    let reference = fit_with(x, None, params.clone().n_threads(1), &never, false);
     let reference = match reference {
         Ok(r) => r,
         Err(e) => panic!("reference fit failed: {e}"),
     };
     for threads in [1, 2, 3, 8] {
-        let fast = fit_with(
-            x,
-            None,
-            params.clone().n_threads(threads),
-            &never,
-            Engine::Fast,
-        );
+        let fast = fit_with(x, None, params.clone().n_threads(threads), &never, true);
         match fast {
             Ok(f) => assert_eq!(f, reference, "{params:?} with {threads} threads"),
             Err(e) => panic!("fast fit failed: {e}"),

@@ -34,35 +34,49 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![warn(missing_docs)]
 
+// CPU dispatch first: its macro is used by the kernels below.
+#[macro_use]
+mod simd;
+
+mod accel;
+mod api;
+#[cfg(feature = "bench")]
 #[doc(hidden)]
 pub mod bench_api;
-mod bounds;
+mod clustering;
 mod data;
+mod dense;
 #[cfg(test)]
 mod equiv;
 mod error;
-mod fast;
 mod init;
-mod kernel;
+mod move_rule;
+mod multistart;
+mod nearest;
 mod params;
+mod partition;
+mod plus_plus;
 mod predict;
+mod reference;
 mod refine;
+mod restart;
 pub mod rng;
-mod run;
+mod schedule;
 mod source;
 mod sparse;
-mod state;
-mod sweep;
+#[cfg(any(test, feature = "bench"))]
+mod testdata;
 
 #[cfg(feature = "python")]
 mod py;
 
+pub use api::{fit, fit_cancellable, fit_weighted, kmeans_plus_plus, Run};
+pub use clustering::Clustering;
 pub use data::Scalar;
 pub use error::{Error, Result};
 pub use params::{
     defaults, Init, Method, Params, ValidParams, MAX_N_INIT, MAX_N_ITER, MAX_N_THREADS,
     MAX_POLISH_SWEEPS,
 };
-pub use predict::{predict, transform};
-pub use run::{fit, fit_cancellable, fit_weighted, kmeans_plus_plus, Clustering, Run};
-pub use sparse::{fit_sparse, predict_sparse, transform_sparse, CsrView};
+pub use predict::{predict, predict_sparse, transform, transform_sparse};
+pub use sparse::{fit_sparse, CsrView};

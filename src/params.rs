@@ -475,8 +475,7 @@ impl ValidParams {
     /// `start − (start − end)·t/n_iter`, the paper's `3/2 − n_iter/(2·N_iter)`
     /// for the default `(1.5, 1.0)`.
     pub fn acceptance_factor(&self, t: usize) -> f64 {
-        let (start, end) = self.p.schedule;
-        start - (start - end) * (t as f64) / (self.n_iter as f64)
+        crate::schedule::acceptance_factor(self.p.schedule, self.n_iter, t)
     }
 
     /// The checks that need the data's shape.

@@ -1,7 +1,9 @@
-//! Using fitted centroids on new data.
+//! Using fitted centroids on new data, dense or sparse.
 
 use crate::data::{check_finite, sq_dist, Scalar};
 use crate::error::{Error, Result};
+use crate::nearest::nearest_by;
+use crate::sparse::{row_sq_norms, CsrView};
 use ndarray::{Array1, Array2, ArrayView2};
 use rayon::prelude::*;
 
@@ -70,13 +72,7 @@ pub fn predict<T: Scalar>(
 ) -> Result<Array1<usize>> {
     check(x, centroids)?;
     let labels = for_each_row(x, centroids, |dist| {
-        let mut best = 0;
-        for (j, d) in dist.iter().enumerate() {
-            if *d < dist[best] {
-                best = j;
-            }
-        }
-        best
+        nearest_by(dist.len(), None, |j| dist[j])
     });
     Ok(Array1::from(labels))
 }
@@ -127,4 +123,62 @@ pub fn transform<T: Scalar>(
         expected: "a matrix".into(),
         got: e.to_string(),
     })
+}
+
+/// Squared distances from every sparse row to every dense centroid.
+fn sparse_sq_dists<T: Scalar>(
+    x: CsrView<'_, T>,
+    centroids: ArrayView2<'_, T>,
+) -> Result<Vec<Vec<f64>>> {
+    if centroids.nrows() == 0 || centroids.ncols() != x.n_cols() {
+        return Err(Error::Shape {
+            name: "centroids",
+            expected: format!("(k >= 1, {}) to match x's features", x.n_cols()),
+            got: format!("{:?}", centroids.dim()),
+        });
+    }
+    check_finite("centroids", centroids)?;
+    let d = x.n_cols();
+    let wide: Vec<f64> = centroids.iter().map(|v| v.to_f64()).collect();
+    let cnorms = row_sq_norms(&wide, d);
+    Ok((0..x.n_rows())
+        .into_par_iter()
+        .map(|i| {
+            let row = |(j, cn): (usize, &f64)| x.sq_dist_dense(i, &wide[j * d..(j + 1) * d], *cn);
+            cnorms.iter().enumerate().map(row).collect()
+        })
+        .collect())
+}
+
+/// [`predict`] for sparse rows.
+///
+/// ```
+/// use ndarray::array;
+/// use smartigan::{predict_sparse, transform_sparse, CsrView};
+/// let x = CsrView::new(2, &[0, 1, 2], &[0, 1], &[1.0f64, 9.0]).unwrap(); // [[1, 0], [0, 9]]
+/// let c = array![[0.0, 0.0], [0.0, 10.0]];
+/// assert_eq!(predict_sparse(x, c.view()).unwrap().to_vec(), vec![0, 1]);
+/// assert_eq!(transform_sparse(x, c.view()).unwrap()[[1, 1]], 1.0);
+/// ```
+pub fn predict_sparse<T: Scalar>(
+    x: CsrView<'_, T>,
+    centroids: ArrayView2<'_, T>,
+) -> Result<Array1<usize>> {
+    let dists = sparse_sq_dists(x, centroids)?;
+    Ok(dists
+        .iter()
+        .map(|row| nearest_by(row.len(), None, |j| row[j]))
+        .collect())
+}
+
+/// [`transform`] for sparse rows: Euclidean distances, `n × k`.
+pub fn transform_sparse<T: Scalar>(
+    x: CsrView<'_, T>,
+    centroids: ArrayView2<'_, T>,
+) -> Result<Array2<T>> {
+    let dists = sparse_sq_dists(x, centroids)?;
+    let k = centroids.nrows();
+    Ok(Array2::from_shape_fn((x.n_rows(), k), |(i, j)| {
+        T::from_f64(dists[i][j].sqrt())
+    }))
 }

@@ -20,12 +20,12 @@
 //! refinement ends at the first rejected candidate (on the benchmark's blobs
 //! and the paper's data sets every kept move came before the first
 //! rejection), or when it has taken as many steps as the method did before
-//! it (`run.rs`). This is our extension, not part of the paper (its tables
+//! it ([`crate::restart`]). This is our extension, not part of the paper (its tables
 //! use `refine=False`); breathing k-means (Fritzke) and the split/merge
 //! steps of ISODATA follow the same idea.
 
 use crate::data::{sq_dist, Data, Scalar};
-use crate::state::Partition;
+use crate::partition::Partition;
 use rayon::prelude::*;
 
 /// Lloyd iterations of the 2-means split of one cluster.
@@ -312,10 +312,12 @@ pub(crate) fn propose_labels<R: Rows>(
 
 /// The partition the best merge-split move on `p` gives (recomputed, not
 /// yet re-converged), or `None` when there is no candidate.
+/// `spare_threads`: as for [`Partition::recompute_stale`].
 pub(crate) fn propose<T: Scalar>(
     p: &Partition,
     data: &Data<'_, T>,
     cache: &mut SplitCache,
+    spare_threads: bool,
 ) -> Option<Partition> {
     let (labels, touched) = propose_labels(data, &p.labels, &p.weights, &p.centroids, cache)?;
     let mut q = p.clone();
@@ -323,16 +325,7 @@ pub(crate) fn propose<T: Scalar>(
     for j in touched {
         q.stale[j] = true;
     }
-    q.recompute_stale(data);
-    // Lloyd's bounds assume labels only its own iterations changed; the
-    // sweep's bounds check every point's label and every centroid's
-    // displacement, so they stay valid, and are re-anchored at the three
-    // replaced centroids in one pass rather than by every point of the
-    // next sweep.
-    q.hint.lloyd = None;
-    if let Some(bounds) = q.hint.bounds.as_mut() {
-        bounds.reanchor(&q.labels, &q.centroids, data);
-    }
+    q.recompute_stale(data, spare_threads);
     Some(q)
 }
 
@@ -347,30 +340,34 @@ mod tests {
     #[test]
     fn cached_splits_give_the_fresh_proposal() {
         let k = 8;
-        let x = crate::fast::tests::blobs(800, 5, 6, 4);
+        let x = crate::testdata::blobs(800, 5, 6, 4);
         let data = Data::new(x.view(), None);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
         let labels = (0..data.n).map(|_| rng.below(k)).collect();
-        let mut p = Partition::from_labels(&data, k, labels);
+        let mut p = Partition::from_labels(&data, k, labels, false);
         let mut warm = SplitCache::default();
         let mut order: Vec<usize> = (0..data.n).collect();
         let mut stages = 0;
         loop {
-            let fresh = propose(&p, &data, &mut SplitCache::default());
-            assert_eq!(propose(&p, &data, &mut warm), fresh, "stage {stages}");
+            let fresh = propose(&p, &data, &mut SplitCache::default(), false);
+            assert_eq!(
+                propose(&p, &data, &mut warm, false),
+                fresh,
+                "stage {stages}"
+            );
             stages += 1;
             rng.shuffle(&mut order);
-            if crate::sweep::sweep(&mut p, &data, &order, 1.0) == 0 {
+            if crate::reference::sweep(&mut p, &data, &order, 1.0) == 0 {
                 break;
             }
-            p.recompute_stale(&data);
+            p.recompute_stale(&data, false);
         }
         assert!(stages >= 3, "{stages}");
         // Proposing twice on the final partition computes nothing new.
         let before = warm.computed;
         assert_eq!(
-            propose(&p, &data, &mut warm),
-            propose(&p, &data, &mut SplitCache::default())
+            propose(&p, &data, &mut warm, false),
+            propose(&p, &data, &mut SplitCache::default(), false)
         );
         assert_eq!(warm.computed, before);
         assert!(

@@ -52,8 +52,9 @@ impl Xoshiro256PlusPlus {
         Self { s }
     }
 
-    /// Creates a generator with an explicit state (used by the test vector).
-    pub fn from_state(s: [u64; 4]) -> Self {
+    /// Creates a generator with an explicit state (the test vector).
+    #[cfg(test)]
+    fn from_state(s: [u64; 4]) -> Self {
         Self { s }
     }
 

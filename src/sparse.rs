@@ -13,17 +13,20 @@
 //! for (counts, TF-IDF) this is harmless, and the reported objective is
 //! recomputed from the returned centroids.
 
+use crate::clustering::Clustering;
 use crate::data::{check_spread, checked_weights, Scalar};
 use crate::error::{Error, Result};
-use crate::init::{forgy_indices, kmeans_plus_plus_indices};
+use crate::init::forgy_indices;
+use crate::move_rule::{choose_move, improves_beyond_rounding, may_leave};
+use crate::multistart::fit_source;
+use crate::nearest::nearest_by;
 use crate::params::{Init, Params, ValidParams};
+use crate::partition::refill;
+use crate::plus_plus::kmeans_plus_plus_indices;
 use crate::refine::{propose_labels, Rows, SplitCache};
 use crate::rng::Xoshiro256PlusPlus;
-use crate::run::{fit_source, Clustering};
 use crate::source::Source;
-use crate::state::{nearest_by, refill};
-use crate::sweep::{choose_move, improves_beyond_rounding, may_leave};
-use ndarray::{Array1, Array2, ArrayView1, ArrayView2};
+use ndarray::{Array2, ArrayView1};
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::sync::atomic::AtomicBool;
@@ -135,7 +138,7 @@ impl<'a, T: Scalar> CsrView<'a, T> {
 
     /// `‖x_i − μ‖²` for a dense `μ` with `mu_norm = ‖μ‖²` ([`sparse_sq_dist`]).
     #[inline(always)]
-    fn sq_dist_dense(&self, i: usize, mu: &[f64], mu_norm: f64) -> f64 {
+    pub(crate) fn sq_dist_dense(&self, i: usize, mu: &[f64], mu_norm: f64) -> f64 {
         sparse_sq_dist(self.row(i), mu, mu_norm)
     }
 }
@@ -157,7 +160,7 @@ fn sparse_sq_dist<T: Scalar>((cols, vals): (&[usize], &[T]), mu: &[f64], mu_norm
 }
 
 /// Squared norms of the rows of a row-major matrix with `d` columns.
-fn row_sq_norms(m: &[f64], d: usize) -> Vec<f64> {
+pub(crate) fn row_sq_norms(m: &[f64], d: usize) -> Vec<f64> {
     m.chunks_exact(d)
         .map(|r| r.iter().map(|v| v * v).sum())
         .collect()
@@ -610,62 +613,4 @@ pub fn fit_sparse<T: Scalar>(
         "the origin",
     )?;
     fit_source(&data, &params, cancel)
-}
-
-/// Squared distances from every sparse row to every dense centroid.
-fn sparse_sq_dists<T: Scalar>(
-    x: CsrView<'_, T>,
-    centroids: ArrayView2<'_, T>,
-) -> Result<Vec<Vec<f64>>> {
-    if centroids.nrows() == 0 || centroids.ncols() != x.n_cols() {
-        return Err(Error::Shape {
-            name: "centroids",
-            expected: format!("(k >= 1, {}) to match x's features", x.n_cols()),
-            got: format!("{:?}", centroids.dim()),
-        });
-    }
-    crate::data::check_finite("centroids", centroids)?;
-    let d = x.n_cols();
-    let wide: Vec<f64> = centroids.iter().map(|v| v.to_f64()).collect();
-    let cnorms = row_sq_norms(&wide, d);
-    Ok((0..x.n_rows())
-        .into_par_iter()
-        .map(|i| {
-            let row = |(j, cn): (usize, &f64)| x.sq_dist_dense(i, &wide[j * d..(j + 1) * d], *cn);
-            cnorms.iter().enumerate().map(row).collect()
-        })
-        .collect())
-}
-
-/// [`crate::predict`] for sparse rows.
-///
-/// ```
-/// use ndarray::array;
-/// use smartigan::{predict_sparse, transform_sparse, CsrView};
-/// let x = CsrView::new(2, &[0, 1, 2], &[0, 1], &[1.0f64, 9.0]).unwrap(); // [[1, 0], [0, 9]]
-/// let c = array![[0.0, 0.0], [0.0, 10.0]];
-/// assert_eq!(predict_sparse(x, c.view()).unwrap().to_vec(), vec![0, 1]);
-/// assert_eq!(transform_sparse(x, c.view()).unwrap()[[1, 1]], 1.0);
-/// ```
-pub fn predict_sparse<T: Scalar>(
-    x: CsrView<'_, T>,
-    centroids: ArrayView2<'_, T>,
-) -> Result<Array1<usize>> {
-    let dists = sparse_sq_dists(x, centroids)?;
-    Ok(dists
-        .iter()
-        .map(|row| nearest_by(row.len(), None, |j| row[j]))
-        .collect())
-}
-
-/// [`crate::transform`] for sparse rows: Euclidean distances, `n × k`.
-pub fn transform_sparse<T: Scalar>(
-    x: CsrView<'_, T>,
-    centroids: ArrayView2<'_, T>,
-) -> Result<Array2<T>> {
-    let dists = sparse_sq_dists(x, centroids)?;
-    let k = centroids.nrows();
-    Ok(Array2::from_shape_fn((x.n_rows(), k), |(i, j)| {
-        T::from_f64(dists[i][j].sqrt())
-    }))
 }

@@ -13,7 +13,7 @@ fn a_million_moves_agree_with_a_fresh_recomputation() {
     let (n, d, k) = (2000, 3, 7);
     let x = Array2::from_shape_fn((n, d), |_| 1e8 + rng.unit_f64() * 10.0);
     let data = Data::new(x.view(), None);
-    let mut p = Partition::from_labels(&data, k, (0..n).map(|i| i % k).collect());
+    let mut p = Partition::from_labels(&data, k, (0..n).map(|i| i % k).collect(), false);
     let mut buf = vec![0.0; d];
     let mut moves = 0;
     while moves < 1_000_000 {
@@ -27,7 +27,7 @@ fn a_million_moves_agree_with_a_fresh_recomputation() {
         moves += 1;
     }
     let mut fresh = p.clone();
-    fresh.recompute(&data);
+    fresh.recompute(&data, false);
     assert_eq!(p.counts, fresh.counts);
     // The noise spans 10 units; a drift of 1e-9 of that would show.
     for (a, b) in p.centroids.iter().zip(&fresh.centroids) {
@@ -59,7 +59,7 @@ fn touched_equals_all(n: usize) {
             x.view(),
             weighted.then(|| std::borrow::Cow::Borrowed(&w[..])),
         );
-        let mut p = Partition::from_labels(&data, k, (0..n).map(|i| (i * 7) % k).collect());
+        let mut p = Partition::from_labels(&data, k, (0..n).map(|i| (i * 7) % k).collect(), false);
         let mut buf = vec![0.0; d];
         for round in 0..40 {
             let moves = [1, 3, 50][round % 3];
@@ -78,9 +78,9 @@ fn touched_equals_all(n: usize) {
                 }
             }
             let mut full = p.clone();
-            full.recompute(&data);
+            full.recompute(&data, false);
             let from_scratch = p.objective(&data);
-            p.recompute_stale(&data);
+            p.recompute_stale(&data, false);
             let bits = |v: &[f64]| v.iter().map(|a| a.to_bits()).collect::<Vec<_>>();
             assert_eq!(p.counts, full.counts, "round {round}");
             assert_eq!(bits(&p.weights), bits(&full.weights), "round {round}");
@@ -114,7 +114,7 @@ fn recomputation_sums_in_the_documented_order() {
         let x = Array2::from_shape_fn((n, d), |_| rng.unit_f64() * 10.0 - 3.0);
         let data = Data::new(x.view(), None);
         let labels: Vec<usize> = (0..n).map(|_| rng.below(k)).collect();
-        let p = Partition::from_labels(&data, k, labels.clone());
+        let p = Partition::from_labels(&data, k, labels.clone(), false);
         let mut row = vec![0.0; d];
         let (mut sums, mut costs) = (vec![0.0; k * d], vec![0.0; k]);
         let mut parts = vec![vec![0.0; k * d]; chunks];
@@ -169,12 +169,12 @@ fn parallel_recomputation_equals_sequential() {
     let w: Vec<f64> = (0..n).map(|_| 0.5 + rng.unit_f64()).collect();
     let bits = |v: &[f64]| v.iter().map(|a| a.to_bits()).collect::<Vec<_>>();
     for weighted in [false, true] {
-        let mut data = Data::new(
+        let data = Data::new(
             x.view(),
             weighted.then(|| std::borrow::Cow::Borrowed(&w[..])),
         );
         let labels: Vec<usize> = (0..n).map(|i| i % k).collect();
-        let mut base = Partition::from_labels(&data, k, labels);
+        let mut base = Partition::from_labels(&data, k, labels, false);
         let mut buf = vec![0.0; d];
         for _ in 0..300 {
             let (i, to) = (rng.below(n), 5 + rng.below(k - 5));
@@ -193,16 +193,14 @@ fn parallel_recomputation_equals_sequential() {
         base.stale[3] = true;
         base.stale[0] = true;
         let mut sequential = base.clone();
-        data.parallel = false;
-        sequential.recompute_stale(&data);
-        data.parallel = true;
+        sequential.recompute_stale(&data, false);
         for threads in 1..=4 {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .build()
                 .unwrap();
             let mut parallel = base.clone();
-            pool.install(|| parallel.recompute_stale(&data));
+            pool.install(|| parallel.recompute_stale(&data, true));
             assert_eq!(parallel.counts, sequential.counts);
             assert_eq!(parallel.stale, sequential.stale);
             assert_eq!(bits(&parallel.weights), bits(&sequential.weights));

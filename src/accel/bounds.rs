@@ -54,8 +54,8 @@
 //! the reference's expressions, so the sweep's moves do not change.
 
 use crate::data::{sq_dist, Data, Scalar};
-use crate::state::Partition;
-use crate::sweep::join_weight;
+use crate::move_rule::join_weight;
+use crate::partition::Partition;
 
 /// Rounds a non-negative quantity up (covers the one or two roundings of the
 /// operation that produced it, with room to spare).
@@ -550,18 +550,18 @@ mod tests {
     #[test]
     fn reanchored_bounds_hold_after_clusters_jump() {
         let (n, d, k) = (3000, 6, 8);
-        let x = crate::fast::tests::blobs(n, d, k, 11);
+        let x = crate::testdata::blobs(n, d, k, 11);
         let data = Data::new(x.view(), None);
-        let mut p = Partition::from_labels(&data, k, (0..n).map(|i| i % k).collect());
+        let mut p = Partition::from_labels(&data, k, (0..n).map(|i| i % k).collect(), false);
         let order: Vec<usize> = (0..n).map(|i| (i * 7919) % n).collect();
-        let mut hint = crate::fast::SweepHint::default();
+        let mut cache = crate::accel::Cache::default();
         // Three sweeps from a poor start: centroids are still moving, so the
         // displacements since older checkpoints matter.
         for _ in 0..3 {
-            crate::fast::sweep_blocked(&mut p, &data, &order, 1.0, &mut hint);
-            p.recompute_stale(&data);
+            crate::accel::sweep::sweep_blocked(&mut p, &data, &order, 1.0, &mut cache);
+            p.recompute_stale(&data, false);
         }
-        let mut b = hint.bounds.take().unwrap();
+        let mut b = cache.bounds.take().unwrap();
         // What the next sweep's start records of the recomputation.
         b.begin_sweep(&p.centroids, &p.counts);
         b.end_sweep(&p.centroids);
@@ -581,7 +581,7 @@ mod tests {
         for j in 0..3 {
             q.stale[j] = true;
         }
-        q.recompute_stale(&data);
+        q.recompute_stale(&data, false);
         let before = b.checkpoint;
         b.reanchor(&q.labels, &q.centroids, &data);
         assert_eq!(b.checkpoint, before.wrapping_add(1));
@@ -651,7 +651,7 @@ mod tests {
     fn bounds_expire_and_follow_labels() {
         let x = ndarray::array![[0.0], [0.1], [3.0], [3.1], [9.0]];
         let data = Data::new(x.view(), None);
-        let mut p = Partition::from_labels(&data, 2, vec![0, 0, 1, 1, 1]);
+        let mut p = Partition::from_labels(&data, 2, vec![0, 0, 1, 1, 1], false);
         let mut row = vec![0.0];
         let mut b = Bounds::new(5, 2, 1).unwrap();
         b.begin_sweep(&p.centroids, &p.counts);

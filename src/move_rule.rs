@@ -1,9 +1,7 @@
-//! The two transitions of the state machine: one Hartigan sweep (with an
-//! acceptance factor, which makes it a Smartigan sweep) and one Lloyd
-//! iteration.
+//! Hartigan's transfer test, with sample weights and Smartigan's acceptance
+//! factor: the rule every sweep (plain, accelerated, sparse) decides by.
 
-use crate::data::{sq_dist, Data, Scalar};
-use crate::state::{nearest_by, Partition};
+use crate::nearest::nearest_by;
 
 /// Cost factor for point weight `w` joining a cluster of weight `big_w`:
 /// the objective rises by `w·W/(W+w)·‖x−μ‖²` (`n/(n+1)·‖x−μ‖²` unweighted).
@@ -28,7 +26,7 @@ pub(crate) fn may_leave(counts: &[usize], cluster_weights: &[f64], r: usize, w: 
     counts[r] > 1 && cluster_weights[r] - w > 0.0
 }
 
-/// The decision for one point: `Some(j)` if x (weight `w`, in cluster `r`,
+/// The decision for one point: `Some(j)` if it (weight `w`, in cluster `r`,
 /// allowed to leave it) moves to `j`.
 ///
 /// Follows the paper's pseudocode: find the `j ≠ r` minimising
@@ -42,13 +40,10 @@ pub(crate) fn may_leave(counts: &[usize], cluster_weights: &[f64], r: usize, w: 
 /// A zero-weight point changes neither objective nor centroids wherever it
 /// goes; it moves to its nearest centroid if that is strictly nearer, so that
 /// its label is meaningful.
-#[inline]
-pub(crate) fn best_move(p: &Partition, x: &[f64], w: f64, r: usize, factor: f64) -> Option<usize> {
-    choose_move(&p.weights, r, w, factor, |j| sq_dist(x, p.centroid(j)))
-}
-
-/// [`best_move`] for any representation: `dist(j)` is the squared distance
-/// from the point to centroid `j`, `cluster_weights` the clusters' weights.
+///
+/// `dist(j)` is the squared distance from the point to centroid `j`,
+/// `cluster_weights` the clusters' weights, so the rule serves every
+/// representation.
 #[inline(always)]
 pub(crate) fn choose_move(
     cluster_weights: &[f64],
@@ -78,7 +73,7 @@ pub(crate) fn choose_move(
 }
 
 /// Relative margin by which a move must beat the current cost before a
-/// stalled run (see `run.rs`) counts it as a real improvement rather than
+/// stalled run (see `restart.rs`) counts it as a real improvement rather than
 /// rounding noise. Recomputed objectives of large sums carry relative errors
 /// around `n·ε ≈ 1e-11`; genuine moves that a stalled sweep left behind (one
 /// move opening another) clear this by many orders of magnitude.
@@ -112,69 +107,4 @@ pub(crate) fn improves_beyond_rounding(
     }
     let gain = leave_weight(w, cluster_weights[r]) * dist(r);
     (0..k).any(|j| j != r && beats(join_weight(w, cluster_weights[j]) * dist(j), gain))
-}
-
-/// One Hartigan sweep with acceptance factor `factor`, visiting the points in
-/// `order`. Returns the number of moves.
-pub(crate) fn sweep<T: Scalar>(
-    p: &mut Partition,
-    data: &Data<'_, T>,
-    order: &[usize],
-    factor: f64,
-) -> usize {
-    let mut buf = vec![0.0; data.d];
-    let mut moves = 0;
-    for &i in order {
-        let (r, w) = (p.labels[i], data.weight(i));
-        if !may_leave(&p.counts, &p.weights, r, w) {
-            continue;
-        }
-        data.load_shifted(i, &mut buf);
-        if let Some(j) = best_move(p, &buf, w, r, factor) {
-            p.move_point(i, &buf, w, j);
-            moves += 1;
-        }
-    }
-    moves
-}
-
-/// One Lloyd iteration: every point to its nearest centroid (ties keep the
-/// current label), then all centroids recomputed; empty clusters are refilled
-/// deterministically. Returns the number of labels that changed. The
-/// assignment skips points whose bounds from the previous iteration prove
-/// they keep their label, screens the others by blocked products and
-/// decides exactly ([`crate::fast::assign_nearest_bounded`]), so it equals
-/// the plain one.
-pub(crate) fn lloyd_iteration<T: Scalar>(p: &mut Partition, data: &Data<'_, T>) -> usize {
-    let mut bounds = p.hint.lloyd.take();
-    let new_labels =
-        crate::fast::assign_nearest_bounded(data, &p.centroids, p.k, &p.labels, &mut bounds);
-    p.hint.lloyd = bounds;
-    let mut changed = 0;
-    for (label, new) in p.labels.iter_mut().zip(new_labels) {
-        changed += usize::from(new != *label);
-        *label = new;
-    }
-    p.recompute(data);
-    changed + p.fill_empty_clusters(data)
-}
-
-/// The plain Lloyd iteration (every distance exact), kept as the reference
-/// the accelerated one is tested against.
-#[cfg_attr(not(test), allow(dead_code))]
-pub(crate) fn lloyd_iteration_reference<T: Scalar>(p: &mut Partition, data: &Data<'_, T>) -> usize {
-    let mut buf = vec![0.0; data.d];
-    let new_labels: Vec<usize> = (0..data.n)
-        .map(|i| {
-            data.load_shifted(i, &mut buf);
-            p.nearest(&buf, Some(p.labels[i]))
-        })
-        .collect();
-    let mut changed = 0;
-    for (label, new) in p.labels.iter_mut().zip(new_labels) {
-        changed += usize::from(new != *label);
-        *label = new;
-    }
-    p.recompute(data);
-    changed + p.fill_empty_clusters(data)
 }

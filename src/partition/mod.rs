@@ -3,7 +3,7 @@
 //! coordinates of [`Data`], whatever the input type.
 
 use crate::data::{sq_dist, sq_dist_shifted, Data, Scalar};
-use crate::fast::SweepHint;
+use crate::nearest::nearest_by;
 use rayon::prelude::*;
 
 /// Labels plus the per-cluster statistics derived from them.
@@ -28,14 +28,18 @@ pub(crate) struct Partition {
     /// recomputation: only their sums, centroids and costs can differ from
     /// what a recomputation from the labels gives.
     pub stale: Vec<bool>,
-    /// Block-size hint of the accelerated sweep (performance only).
-    pub hint: SweepHint,
 }
 
 impl Partition {
     /// The partition given by `labels`, with every empty cluster filled (see
-    /// [`Partition::fill_empty_clusters`]).
-    pub fn from_labels<T: Scalar>(data: &Data<'_, T>, k: usize, labels: Vec<usize>) -> Self {
+    /// [`Partition::fill_empty_clusters`]). `spare_threads`: as for
+    /// [`Partition::recompute_stale`].
+    pub fn from_labels<T: Scalar>(
+        data: &Data<'_, T>,
+        k: usize,
+        labels: Vec<usize>,
+        spare_threads: bool,
+    ) -> Self {
         let mut p = Partition {
             k,
             d: data.d,
@@ -46,10 +50,9 @@ impl Partition {
             centroids: vec![0.0; k * data.d],
             costs: vec![0.0; k],
             stale: vec![false; k],
-            hint: SweepHint::default(),
         };
-        p.recompute(data);
-        p.fill_empty_clusters(data);
+        p.recompute(data, spare_threads);
+        p.fill_empty_clusters(data, spare_threads);
         p
     }
 
@@ -65,7 +68,6 @@ impl Partition {
             centroids,
             costs: Vec::new(),
             stale: Vec::new(),
-            hint: SweepHint::default(),
         }
     }
 
@@ -78,9 +80,9 @@ impl Partition {
     /// Recomputes counts, sums, centroids and costs from the labels. Called
     /// after every Lloyd iteration and refill, so that the incremental updates
     /// of [`Partition::move_point`] never accumulate rounding drift.
-    pub fn recompute<T: Scalar>(&mut self, data: &Data<'_, T>) {
+    pub fn recompute<T: Scalar>(&mut self, data: &Data<'_, T>, spare_threads: bool) {
         self.stale.iter_mut().for_each(|s| *s = true);
-        self.recompute_stale(data);
+        self.recompute_stale(data, spare_threads);
     }
 
     /// [`Partition::recompute`] for the clusters moves touched since the
@@ -89,12 +91,14 @@ impl Partition {
     /// (see [`recompute_chunks`] for the order), and an untouched cluster has
     /// the members, sums, centroid and cost of the last recomputation. Late
     /// sweeps move a few points, so this skips most of the `O(n·d)` work
-    /// between sweeps.
-    pub fn recompute_stale<T: Scalar>(&mut self, data: &Data<'_, T>) {
+    /// between sweeps. With `spare_threads` (the restarts leave threads of
+    /// the pool idle) the chunks are summed side by side; the bits are the
+    /// same either way.
+    pub fn recompute_stale<T: Scalar>(&mut self, data: &Data<'_, T>, spare_threads: bool) {
         let (k, d) = (self.k, self.d);
         let chunks = recompute_chunks(data.n, k, d);
         let stale = &self.stale;
-        let split = data.parallel && chunks > 1 && rayon::current_num_threads() > 1;
+        let split = spare_threads && chunks > 1 && rayon::current_num_threads() > 1;
         // Pass 1: counts, weights and sums, per chunk of points.
         let mut parts: Vec<ChunkSums> = (0..chunks).map(|_| ChunkSums::new(k, d)).collect();
         let sum_chunk = |c: usize, part: &mut ChunkSums| {
@@ -223,7 +227,11 @@ impl Partition {
     /// points are taken, and a cluster must keep positive weight; at least
     /// `k` positive weights are required up front. Returns how many points
     /// were moved.
-    pub fn fill_empty_clusters<T: Scalar>(&mut self, data: &Data<'_, T>) -> usize {
+    pub fn fill_empty_clusters<T: Scalar>(
+        &mut self,
+        data: &Data<'_, T>,
+        spare_threads: bool,
+    ) -> usize {
         let empties: Vec<usize> = (0..self.k).filter(|&j| self.weights[j] <= 0.0).collect();
         if empties.is_empty() {
             return 0;
@@ -243,7 +251,7 @@ impl Partition {
             &mut self.weights,
             |i| data.weight(i),
         );
-        self.recompute(data);
+        self.recompute(data, spare_threads);
         moved
     }
 }
@@ -373,28 +381,6 @@ fn add_costs<T: Scalar>(
     }
 }
 
-/// Index of the smallest `dist(j)` over `0..k`, starting from `current` so
-/// that a tie keeps the current label; other ties go to the lowest index.
-#[inline]
-pub(crate) fn nearest_by(
-    k: usize,
-    current: Option<usize>,
-    mut dist: impl FnMut(usize) -> f64,
-) -> usize {
-    let (mut best_j, mut best) = match current {
-        Some(r) => (r, dist(r)),
-        None => (0, f64::INFINITY),
-    };
-    for j in 0..k {
-        let d = dist(j);
-        if d < best {
-            best = d;
-            best_j = j;
-        }
-    }
-    best_j
-}
-
 /// The refill rule shared by dense and sparse states (see
 /// [`Partition::fill_empty_clusters`]): moves points, in order of decreasing
 /// `own_dist` (ties to the lowest index), into the `empties`, updating
@@ -429,5 +415,4 @@ pub(crate) fn refill(
 }
 
 #[cfg(test)]
-#[path = "state_drift_tests.rs"]
 mod drift_tests;

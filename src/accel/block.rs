@@ -1,0 +1,272 @@
+//! A block of points with their screened products: the rows gathered in
+//! `f64` and scaled `f32`, their products with a panel of centroids, and
+//! the screens both accelerated kernels (the sweep and Lloyd's assignment)
+//! read them through. A screen only ever narrows the clusters evaluated
+//! exactly; it never decides anything on its own.
+
+use super::panel::Panel;
+use crate::data::{Data, Scalar};
+
+/// Largest block of points screened at once.
+pub(super) const MAX_BLOCK: usize = 256;
+/// Smallest block.
+pub(super) const MIN_BLOCK: usize = 8;
+/// Most products (rows × clusters) of one block: 256 KB of `f32`, so that
+/// a block's products stay in the core's cache between the product, which
+/// writes them, and the processing, which reads them. Without this cap a
+/// block at k = 1000 wrote up to 1 MB, and the product kernel spent most of
+/// its time on those stores: Hartigan sweeps on W4 (k = 1000, d = 8) went
+/// from 94 to 72 ms (60 sweeps from a k-means++ start, one thread), and
+/// 17–20 % faster at k = 500 (d = 16) and k = 1000 (d = 32); caps of 128 KB
+/// and 512 KB were slower. Up to k = 256 it never binds.
+pub(super) const MAX_BLOCK_PRODUCTS: usize = 1 << 16;
+
+/// Scratch for one block: a run of positions of the visiting order, the
+/// points among them that need an evaluation, and their screened products.
+#[derive(Debug, Default)]
+pub(super) struct Block {
+    /// The block covers positions `start..end` of the visiting order.
+    pub(super) start: usize,
+    pub(super) end: usize,
+    /// Positions (increasing) whose points were predicted to need an
+    /// evaluation, and those points: the rows gathered below.
+    pub(super) members: Vec<usize>,
+    pub(super) points: Vec<usize>,
+    /// Number of gathered rows (`members.len()`).
+    pub(super) len: usize,
+    /// Shifted rows in `f64` (`len × d`).
+    pub(super) x64: Vec<f64>,
+    /// `‖x‖²·scale²/2` of each row (screen units).
+    pub(super) a: Vec<f64>,
+    /// Scaled rows in `f32` (`len × d`).
+    pub(super) x32: Vec<f32>,
+    /// Products with the panel (`len × kp`).
+    pub(super) g: Vec<f32>,
+    /// The centroid snapshot the products were computed with.
+    pub(super) panel: Panel,
+    /// Epoch of that snapshot: clusters changed at or after it are dirty.
+    pub(super) epoch: u64,
+    /// Whether the screen holds for this block: the panel is usable and every
+    /// gathered entry fits the panel's scale (the data's maximum is only a
+    /// hint, so this is checked here, where it matters).
+    pub(super) usable: bool,
+    /// Whether the panel is the previous block's with exactly the clusters
+    /// that block's moves touched re-packed (see [`Live::start_block`]).
+    pub(super) follows: bool,
+}
+
+impl Block {
+    /// [`Block::fill`] with the block's own chosen points.
+    pub(super) fn fill_members<T: Scalar>(&mut self, data: &Data<'_, T>) {
+        let points = std::mem::take(&mut self.points);
+        self.fill(data, &points);
+        self.points = points;
+    }
+
+    /// Gathers the rows of `idx` (the block's points) and computes their
+    /// products with `panel`, on the calling thread: a block is at most
+    /// [`MAX_BLOCK`] rows, and splitting its product over the pool cost
+    /// more than it saved (measured on 2 cores, one restart: Hartigan sweeps
+    /// 20 % slower on W2, 11 % on W3, 25 % on W4, Smartigan's schedule
+    /// sweeps 15 % slower on W2; the product is about a tenth of a sweep,
+    /// so no thread count could win much back).
+    pub(super) fn fill<T: Scalar>(&mut self, data: &Data<'_, T>, idx: &[usize]) {
+        let d = data.d;
+        let len = idx.len();
+        self.len = len;
+        self.x64.resize(len * d, 0.0);
+        self.x32.resize(len * d, 0.0);
+        self.a.resize(len, 0.0);
+        let scale = self.panel.scale;
+        let half = self.panel.half_scale2();
+        let mut max_abs: f64 = 0.0;
+        for (t, &i) in idx.iter().enumerate() {
+            let row = &mut self.x64[t * d..(t + 1) * d];
+            data.load_shifted(i, row);
+            let (s, m) = scale_row(row, scale, &mut self.x32[t * d..(t + 1) * d]);
+            max_abs = max_abs.max(m);
+            self.a[t] = s * half;
+        }
+        self.usable = self.panel.usable && max_abs * scale <= 2.0;
+        let kp = self.panel.kp;
+        self.g.resize(len * kp, 0.0);
+        if !self.panel.usable {
+            return;
+        }
+        self.panel.product(&self.x32, len, &mut self.g);
+    }
+}
+
+/// Writes `row·scale` rounded to `f32` into `out` and returns `(‖row‖², max
+/// |row|)`. The sum is taken in eight independent partial sums (any order
+/// serves the screen that reads it): with one running sum every addition
+/// waited for the previous one (measured: about 8 % of a Smartigan sweep on
+/// W3, d = 256; within noise at d = 32).
+#[inline(always)]
+fn scale_row(row: &[f64], scale: f64, out: &mut [f32]) -> (f64, f64) {
+    const C: usize = 8;
+    for (o, v) in out.iter_mut().zip(row) {
+        *o = (v * scale) as f32;
+    }
+    let (mut sum, mut max) = ([0.0f64; C], [0.0f64; C]);
+    let chunks = row.chunks_exact(C);
+    let rest = chunks.remainder();
+    for v in chunks {
+        let v: &[f64; C] = v.try_into().unwrap_or(&[0.0; C]);
+        for l in 0..C {
+            sum[l] += v[l] * v[l];
+            let a = v[l].abs();
+            max[l] = if a > max[l] { a } else { max[l] };
+        }
+    }
+    for (l, v) in rest.iter().enumerate() {
+        sum[l] += v * v;
+        let a = v.abs();
+        max[l] = if a > max[l] { a } else { max[l] };
+    }
+    let s = sum.iter().sum();
+    let m = max.iter().fold(0.0f64, |m, &v| if v > m { v } else { m });
+    (s, m)
+}
+
+/// Most rows of a block against `clusters` centroids: [`MAX_BLOCK`], fewer
+/// where their products would exceed [`MAX_BLOCK_PRODUCTS`].
+pub(super) fn max_block_rows(clusters: usize) -> usize {
+    (MAX_BLOCK_PRODUCTS / clusters.max(1)).clamp(MIN_BLOCK, MAX_BLOCK)
+}
+
+/// One screened cost in screen units.
+#[inline(always)]
+pub(super) fn screen(w: f32, h: f32, g: f32, a: f32) -> f32 {
+    w * ((a + h) - g)
+}
+
+/// `min_j w_j·((a + h_j) − g_j)` over the padded arrays (length a multiple
+/// of 16), sixteen lanes wide.
+#[inline(always)]
+pub(super) fn screened_min(w: &[f32], h: &[f32], g: &[f32], a: f32) -> f32 {
+    let mut acc = [f32::INFINITY; 16];
+    for ((w, h), g) in w
+        .chunks_exact(16)
+        .zip(h.chunks_exact(16))
+        .zip(g.chunks_exact(16))
+    {
+        for l in 0..16 {
+            let c = screen(w[l], h[l], g[l], a);
+            acc[l] = if c < acc[l] { c } else { acc[l] };
+        }
+    }
+    acc.iter()
+        .fold(f32::INFINITY, |m, &c| if c < m { c } else { m })
+}
+
+/// Every cluster `j < k` whose screened cost `w_j·((a + h_j) − g_j)` is
+/// finite and at most `limit` goes to `out`, in increasing order; returns
+/// the smallest screened cost of the clusters left out (`+∞` if none).
+/// Sixteen lanes at a time, compared in `f32` with `limit` rounded to the
+/// nearest `f32` (at most `f32::MAX`): no `f32` lies strictly between
+/// `limit` and that, so the list never misses such a cluster, and may hold
+/// a few whose screen exceeds `limit` by half an `f32` ulp at most, which
+/// the callers evaluate exactly like any other candidate (always safe).
+/// Clusters screened at `+∞` are never listed, whatever `limit`: the own
+/// cluster, dirty ones (evaluated on their own) and padding. A scalar loop
+/// converting every screen to `f64` took a quarter of a sweep's decisions
+/// at k = 1000.
+#[inline(always)]
+pub(super) fn screened_candidates(
+    w: &[f32],
+    h: &[f32],
+    g: &[f32],
+    a: f32,
+    limit: f64,
+    k: usize,
+    out: &mut Vec<usize>,
+) -> f64 {
+    let bound = (limit as f32).min(f32::MAX);
+    let mut outside = [f32::INFINITY; 16];
+    for (q, ((w, h), g)) in w
+        .chunks_exact(16)
+        .zip(h.chunks_exact(16))
+        .zip(g.chunks_exact(16))
+        .enumerate()
+    {
+        let mut mask = 0u32;
+        for l in 0..16 {
+            let c = screen(w[l], h[l], g[l], a);
+            let inside = c <= bound;
+            mask |= u32::from(inside) << l;
+            let off = if inside { f32::INFINITY } else { c };
+            outside[l] = if off < outside[l] { off } else { outside[l] };
+        }
+        while mask != 0 {
+            let j = q * 16 + mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            // Padding (`j ≥ k`) screens at +∞ and never gets here.
+            if j < k {
+                out.push(j);
+            }
+        }
+    }
+    f64::from(
+        outside
+            .iter()
+            .fold(f32::INFINITY, |m, &c| if c < m { c } else { m }),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Xoshiro256PlusPlus;
+
+    #[test]
+    fn screened_candidates_never_miss_one_at_most_the_limit() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+        for case in 0..400 {
+            let k = 1 + rng.below(70);
+            let kp = k.div_ceil(16) * 16;
+            let mut w: Vec<f32> = (0..kp).map(|_| 0.5 + rng.unit_f64() as f32).collect();
+            let mut h: Vec<f32> = (0..kp).map(|_| rng.unit_f64() as f32).collect();
+            let g: Vec<f32> = (0..kp).map(|_| rng.unit_f64() as f32).collect();
+            for j in k..kp {
+                (w[j], h[j]) = (1.0, f32::INFINITY);
+            }
+            if case % 3 == 0 {
+                h[rng.below(k)] = f32::INFINITY; // a dirty cluster
+            }
+            let a = rng.unit_f64() as f32;
+            let screens: Vec<f64> = (0..k)
+                .map(|j| f64::from(screen(w[j], h[j], g[j], a)))
+                .collect();
+            // Limits between, on and next to the screens (in f64, most of
+            // them between two f32 values), and the extremes.
+            let pick = screens[rng.below(k)];
+            let limit = match case % 5 {
+                0 => pick,
+                1 => pick * (1.0 - 1e-12),
+                2 => pick * (1.0 + 1e-12),
+                3 => f64::INFINITY,
+                _ => -1.0,
+            };
+            let mut out = Vec::new();
+            let outside = screened_candidates(&w, &h, &g, a, limit, k, &mut out);
+            assert!(out.windows(2).all(|p| p[0] < p[1]) && out.iter().all(|&j| j < k));
+            for (j, &c) in screens.iter().enumerate() {
+                if c == f64::INFINITY {
+                    assert!(!out.contains(&j), "case {case}: {j} screened at +∞ listed");
+                } else if c <= limit {
+                    assert!(out.contains(&j), "case {case}: {j} missed");
+                } else if !out.contains(&j) {
+                    assert!(outside <= c, "case {case}: {outside} above {c}");
+                }
+                // Anything extra lies within an f32 ulp of the limit.
+                if out.contains(&j) && c > limit {
+                    assert!(
+                        c - limit <= limit.abs() * 1e-6,
+                        "case {case}: {c} vs {limit}"
+                    );
+                }
+            }
+        }
+    }
+}

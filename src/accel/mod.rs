@@ -1,0 +1,82 @@
+//! The accelerated engine: kernels that make exactly the decisions of the
+//! plain definitions in [`crate::reference`], bit for bit, computed faster.
+//!
+//! * [`sweep`]: the blocked, screened Hartigan/Smartigan sweep;
+//! * [`lloyd`]: the bounded, screened Lloyd assignment;
+//! * [`bounds`]: the per-point bounds that let the sweep skip points;
+//! * [`panel`]: the `f32` panel products the screens are computed from,
+//!   and `block`: a block of points with its products and screens.
+//!
+//! What a restart keeps between its steps for these kernels is its
+//! [`Cache`]; which implementation runs, and whether it may use spare
+//! threads, is its [`Engine`]. Neither changes a result.
+
+mod block;
+pub(crate) mod bounds;
+pub(crate) mod lloyd;
+pub(crate) mod panel;
+pub(crate) mod sweep;
+
+use crate::data::{Data, Scalar};
+use bounds::Bounds;
+use lloyd::LloydBounds;
+
+/// How a restart's steps are computed. Neither field changes a bit of any
+/// result: the accelerated kernels equal the plain definitions, and the
+/// recomputation sums in chunks that do not depend on the thread count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Engine {
+    /// The kernels of this module where they apply (`true`), or always the
+    /// plain definitions of [`crate::reference`] (the equivalence tests run
+    /// both).
+    pub accelerated: bool,
+    /// Whether a step may split its work over the pool's threads: set when
+    /// the restarts leave some of them idle.
+    pub spare_threads: bool,
+}
+
+/// What the accelerated kernels keep for one restart between its steps
+/// (speed only: nothing in it changes a decision).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Cache {
+    /// Smoothed fraction of evaluated points that moved (sizes the blocks).
+    pub rate: f64,
+    /// Per-point bounds from earlier sweeps.
+    pub bounds: Option<Bounds>,
+    /// Points the last sweep had to evaluate (the others were skipped by
+    /// their bounds or are alone in their cluster).
+    pub evaluated: usize,
+    /// Per-point bounds from the last Lloyd iteration.
+    pub lloyd: Option<LloydBounds>,
+}
+
+impl Default for Cache {
+    fn default() -> Self {
+        Cache {
+            rate: 0.1,
+            bounds: None,
+            evaluated: 0,
+            lloyd: None,
+        }
+    }
+}
+
+impl Cache {
+    /// Keeps the cache valid after labels changed other than by the
+    /// engine's own steps (a merge-split move): Lloyd's bounds assume labels
+    /// only its own iterations changed, so they go; the sweep's bounds check
+    /// every point's label and every centroid's displacement, so they stay
+    /// valid, and are re-anchored at the replaced centroids in one pass
+    /// rather than by every point of the next sweep.
+    pub fn relabelled<T: Scalar>(
+        &mut self,
+        labels: &[usize],
+        centroids: &[f64],
+        data: &Data<'_, T>,
+    ) {
+        self.lloyd = None;
+        if let Some(bounds) = self.bounds.as_mut() {
+            bounds.reanchor(labels, centroids, data);
+        }
+    }
+}

@@ -1,0 +1,290 @@
+//! The public entry points: [`fit`] and its variants, the k-means++ start on
+//! its own, and [`Run`], a fit advanced one step at a time.
+
+use crate::clustering::Clustering;
+use crate::data::{check_finite, checked_weights, Data, Scalar};
+use crate::dense::{Dense, DenseState};
+use crate::error::{Error, Result};
+use crate::multistart::{build_pool, fit_source, joint_starts, tolerance};
+use crate::params::{Params, ValidParams};
+use crate::restart::{init_stream, Restart};
+use crate::source::Source;
+use ndarray::{Array1, ArrayView1, ArrayView2};
+use rayon::prelude::*;
+use std::borrow::Cow;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+fn checked<'a, T: Scalar>(
+    x: ArrayView2<'a, T>,
+    sample_weight: Option<ArrayView1<'a, f64>>,
+    params: Params,
+) -> Result<(ValidParams, Data<'a, T>)> {
+    let params = params.check()?;
+    let (n, d) = x.dim();
+    params.check_data(n, d)?;
+    check_finite("x", x)?;
+    let weights = checked_weights(sample_weight, n, params.k())?;
+    let data = Data::new(x, weights);
+    data.check_range()?;
+    Ok((params, data))
+}
+
+/// Clusters the rows of `x` with every restart run in parallel on a per-call
+/// thread pool. Same seed and input give bit-identical results for any
+/// number of threads.
+///
+/// ```
+/// use ndarray::array;
+/// use smartigan::{fit, Method, Params};
+/// let x = array![[0.0, 0.0], [0.1, 0.0], [5.0, 5.0], [5.1, 5.0]];
+/// let c = fit(x.view(), Params::new(2).method(Method::Hartigan).seed(1)).unwrap();
+/// assert_eq!(c.labels[0], c.labels[1]);
+/// assert_ne!(c.labels[0], c.labels[2]);
+/// assert!((c.objective - 0.01).abs() < 1e-12);
+/// ```
+pub fn fit<T: Scalar>(x: ArrayView2<'_, T>, params: Params) -> Result<Clustering<T>> {
+    fit_cancellable(x, None, params, &AtomicBool::new(false))
+}
+
+/// [`fit`] with a non-negative weight per row: the objective becomes
+/// `Σ w_i‖x_i − μ‖²`, centroids are weighted means, Hartigan's transfer test
+/// uses cluster weights (`w·W_j/(W_j+w)·‖x−μ_j‖²` against
+/// `w·W_r/(W_r−w)·‖x−μ_r‖²`) and k-means++ samples by `w·D²`. An integer
+/// weight acts like repeating the row. Zero weights are allowed; at least `k`
+/// weights must be positive.
+///
+/// ```
+/// use ndarray::array;
+/// use smartigan::{fit_weighted, Method, Params};
+/// let x = array![[0.0f64], [1.0], [10.0]];
+/// let w = array![3.0, 1.0, 1.0];
+/// let c = fit_weighted(x.view(), w.view(), Params::new(2).method(Method::Hartigan).seed(0)).unwrap();
+/// assert!((c.centroids[[c.labels[0], 0]] - 0.25).abs() < 1e-12);
+/// assert!((c.objective - 0.75).abs() < 1e-12);
+/// ```
+pub fn fit_weighted<T: Scalar>(
+    x: ArrayView2<'_, T>,
+    sample_weight: ArrayView1<'_, f64>,
+    params: Params,
+) -> Result<Clustering<T>> {
+    fit_cancellable(x, Some(sample_weight), params, &AtomicBool::new(false))
+}
+
+/// The greedy k-means++ start on its own (what scikit-learn's
+/// `kmeans_plusplus` offers): the indices of the `k` rows chosen as centres,
+/// in the order chosen. They are the centres that restart 0 of [`fit`] (or
+/// [`fit_weighted`], with the same weights) starts from for the same `x` and
+/// `params` when `init` is k-means++ (the default): passing those rows as
+/// [`Init::Centroids`](crate::Init::Centroids) with `n_init(1)` reproduces
+/// that restart. Only `k`, `seed` and `n_threads` of `params` are used; the
+/// data and weights are checked as [`fit`] checks them.
+///
+/// ```
+/// use ndarray::{array, Axis};
+/// use smartigan::{fit, kmeans_plus_plus, Init, Params};
+/// let x = array![[0.0f64, 0.0], [0.1, 0.0], [5.0, 5.0], [5.1, 5.0]];
+/// let rows = kmeans_plus_plus(x.view(), None, Params::new(2).seed(3)).unwrap();
+/// assert_eq!(rows.len(), 2);
+/// let from_rows = Params::new(2).seed(3).n_init(1).init(Init::Centroids(x.select(Axis(0), rows.as_slice().unwrap())));
+/// let a = fit(x.view(), from_rows).unwrap();
+/// let b = fit(x.view(), Params::new(2).seed(3).n_init(1)).unwrap();
+/// assert_eq!(a.labels, b.labels);
+/// ```
+pub fn kmeans_plus_plus<T: Scalar>(
+    x: ArrayView2<'_, T>,
+    sample_weight: Option<ArrayView1<'_, f64>>,
+    params: Params,
+) -> Result<Array1<usize>> {
+    let (params, data) = checked(x, sample_weight, params)?;
+    let pool = build_pool(params.n_threads())?;
+    let mut rng = init_stream(&params, 0);
+    let rows =
+        pool.install(|| crate::plus_plus::kmeans_plus_plus_rows(&data, params.k(), &mut rng));
+    Ok(Array1::from(rows))
+}
+
+/// [`fit`] (or [`fit_weighted`]) that stops with [`Error::Interrupted`] soon
+/// after `cancel` is set (each restart checks it between sweeps).
+pub fn fit_cancellable<T: Scalar>(
+    x: ArrayView2<'_, T>,
+    sample_weight: Option<ArrayView1<'_, f64>>,
+    params: Params,
+    cancel: &AtomicBool,
+) -> Result<Clustering<T>> {
+    fit_with(x, sample_weight, params, cancel, true)
+}
+
+/// [`fit_cancellable`] through the accelerated kernels or the plain
+/// definitions (`accelerated`; the equivalence tests run both).
+pub(crate) fn fit_with<T: Scalar>(
+    x: ArrayView2<'_, T>,
+    sample_weight: Option<ArrayView1<'_, f64>>,
+    params: Params,
+    cancel: &AtomicBool,
+    accelerated: bool,
+) -> Result<Clustering<T>> {
+    let (params, data) = checked(x, sample_weight, params)?;
+    fit_source(&Dense::new(data, &params, accelerated), &params, cancel)
+}
+
+/// A fit advanced one sweep at a time: the state machine behind Python's
+/// `Clusterer.start/step/finish`. Every call must pass the same `x`; a run
+/// stepped to its end equals [`fit`] with the same parameters, bit for bit.
+///
+/// ```
+/// use ndarray::array;
+/// use smartigan::{fit, Params, Run};
+/// let x = array![[0.0f64], [0.2], [0.9], [4.0], [4.4], [5.0]];
+/// let p = Params::new(2).seed(3).n_init(2);
+/// let mut run = Run::new(x.view(), None, p.clone()).unwrap();
+/// while run.step(x.view()).unwrap() {
+///     let now = run.current(x.view()).unwrap();
+///     assert!(now.objective >= 0.0);
+/// }
+/// assert_eq!(run.current(x.view()).unwrap(), fit(x.view(), p).unwrap());
+/// ```
+#[derive(Debug)]
+pub struct Run {
+    params: ValidParams,
+    shift: Vec<f64>,
+    /// The data's largest shifted entry (sizes the screens' scale).
+    max_abs: f64,
+    weights: Option<Vec<f64>>,
+    shape: (usize, usize),
+    restarts: Vec<Restart<DenseState>>,
+    pool: rayon::ThreadPool,
+}
+
+impl Run {
+    /// Validates, then draws every restart's initial partition. Sample
+    /// weights, if given, are copied into the run.
+    pub fn new<T: Scalar>(
+        x: ArrayView2<'_, T>,
+        sample_weight: Option<ArrayView1<'_, f64>>,
+        params: Params,
+    ) -> Result<Self> {
+        Self::new_cancellable(x, sample_weight, params, &AtomicBool::new(false))
+    }
+
+    /// [`Run::new`] that stops with [`Error::Interrupted`] soon after
+    /// `cancel` is set: every restart checks it before its initialisation
+    /// (k-means++ of many restarts on large data can take a while).
+    pub fn new_cancellable<T: Scalar>(
+        x: ArrayView2<'_, T>,
+        sample_weight: Option<ArrayView1<'_, f64>>,
+        params: Params,
+        cancel: &AtomicBool,
+    ) -> Result<Self> {
+        let (params, data) = checked(x, sample_weight, params)?;
+        let pool = build_pool(params.n_threads())?;
+        let data = Dense::new(data, &params, true);
+        let tol_abs = tolerance(&data, &params);
+        let restarts = pool.install(|| {
+            joint_starts(
+                &data,
+                &params,
+                params.n_init(data.rows.n, data.rows.d),
+                cancel,
+            )?
+            .into_par_iter()
+            .enumerate()
+            .map(|(i, start)| {
+                if cancel.load(Ordering::Relaxed) {
+                    return Err(Error::Interrupted);
+                }
+                Ok(Restart::new(&data, &params, i, start, tol_abs))
+            })
+            .collect::<Result<Vec<_>>>()
+        })?;
+        Ok(Run {
+            shape: (data.rows.n, data.rows.d),
+            weights: sample_weight.map(|w| w.to_vec()),
+            max_abs: data.rows.max_abs_shifted(),
+            shift: data.rows.shift,
+            params,
+            restarts,
+            pool,
+        })
+    }
+
+    /// Advances every unfinished restart by one sweep (in parallel). Returns
+    /// whether any restart is still running.
+    pub fn step<T: Scalar>(&mut self, x: ArrayView2<'_, T>) -> Result<bool> {
+        let data = run_data(
+            &self.shape,
+            &self.shift,
+            self.weights.as_deref(),
+            self.max_abs,
+            &self.params,
+            x,
+        )?;
+        let params = &self.params;
+        self.pool.install(|| {
+            self.restarts
+                .par_iter_mut()
+                .for_each(|r| r.step(&data, params))
+        });
+        Ok(!self.is_finished())
+    }
+
+    /// Whether every restart has finished.
+    pub fn is_finished(&self) -> bool {
+        self.restarts.iter().all(Restart::is_done)
+    }
+
+    /// The parameters, with the seed and thread count resolved.
+    pub fn params(&self) -> &ValidParams {
+        &self.params
+    }
+
+    /// The best restart so far as a [`Clustering`]. Once the run is finished
+    /// this is the final result; before, restarts are ranked by their current
+    /// objective and `restart_objectives` holds current objectives.
+    pub fn current<T: Scalar>(&self, x: ArrayView2<'_, T>) -> Result<Clustering<T>> {
+        let data = run_data(
+            &self.shape,
+            &self.shift,
+            self.weights.as_deref(),
+            self.max_abs,
+            &self.params,
+            x,
+        )?;
+        let objectives: Vec<f64> = if self.is_finished() {
+            self.restarts
+                .iter()
+                .map(|r| data.finalize(&r.part).1)
+                .collect()
+        } else {
+            self.restarts
+                .iter()
+                .map(Restart::current_objective)
+                .collect()
+        };
+        let best = (0..objectives.len())
+            .reduce(|a, b| if objectives[b] < objectives[a] { b } else { a })
+            .unwrap_or(0);
+        Ok(self.restarts[best]
+            .clone()
+            .into_clustering(&data, objectives, best, self.params.seed()))
+    }
+}
+
+/// The data of a step-wise run, checking that `x` has the run's shape.
+fn run_data<'a, T: Scalar>(
+    shape: &(usize, usize),
+    shift: &[f64],
+    weights: Option<&'a [f64]>,
+    max_abs: f64,
+    params: &ValidParams,
+    x: ArrayView2<'a, T>,
+) -> Result<Dense<'a, T>> {
+    if x.dim() != *shape {
+        return Err(Error::Shape {
+            name: "x",
+            expected: format!("{shape:?}, the shape the run was started with"),
+            got: format!("{:?}", x.dim()),
+        });
+    }
+    let data = Data::with_shift_and_max(x, weights.map(Cow::Borrowed), shift.to_vec(), max_abs);
+    Ok(Dense::new(data, params, true))
+}

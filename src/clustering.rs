@@ -1,0 +1,60 @@
+//! The result of a fit.
+
+use ndarray::{Array1, Array2};
+
+/// The result of a fit: the best restart's clustering plus every restart's
+/// objective.
+///
+/// ```
+/// use ndarray::array;
+/// use smartigan::{fit, Method, Params};
+/// let x = array![[0.0], [0.5], [4.0], [4.5], [9.0]];
+/// let r = fit(x.view(), Params::new(2).method(Method::Hartigan).n_init(4).seed(3)).unwrap();
+/// assert_eq!(r.restart_objectives.len(), 4);
+/// assert_eq!(r.objective, r.restart_objectives[r.best_restart]);
+/// assert_eq!(r.history.len(), r.n_sweeps);
+/// assert!(r.converged && *r.moves.last().unwrap() == 0);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Clustering<T> {
+    /// Cluster of each point, in `0..k`; no cluster is empty.
+    pub labels: Array1<usize>,
+    /// `k × d` centroids (the means of their clusters), in the input type.
+    pub centroids: Array2<T>,
+    /// Sum of squared distances of the points to their centroids, recomputed
+    /// in `f64` from `labels` and `centroids` as returned.
+    pub objective: f64,
+    /// Points in each cluster (R's `size`); all positive.
+    pub cluster_sizes: Vec<usize>,
+    /// The objective's share of each cluster, from the same distances (R's
+    /// `withinss`); they add up to `objective` up to rounding (it is summed
+    /// in point order).
+    pub cluster_objectives: Vec<f64>,
+    /// Lloyd iterations or sweeps done by the best restart (Smartigan: the
+    /// schedule's sweeps plus the polishing ones), plus the steps of its
+    /// merge-split refinement, if any: the length of `history`.
+    pub n_sweeps: usize,
+    /// Whether the best restart's last sweep moved nothing, or moved points
+    /// without lowering the recomputed objective (rounding noise, which would
+    /// otherwise cycle) while no point had a move beating rounding error, or
+    /// (with [`Params::tol`](crate::Params#structfield.tol) above 0) moved the
+    /// centroids by less than the tolerance. For Hartigan and polished
+    /// Smartigan without a tolerance this means no single-point move lowers
+    /// the objective by more than rounding error.
+    pub converged: bool,
+    /// Objective after each sweep of the best restart.
+    pub history: Vec<f64>,
+    /// Points moved in each sweep of the best restart (Lloyd: labels changed).
+    pub moves: Vec<usize>,
+    /// Objective of the best restart's initial partition.
+    pub initial_objective: f64,
+    /// Merge-split moves the best restart's refinement kept (0 without
+    /// `refine`).
+    pub refinements: usize,
+    /// Final objective of every restart, by restart index.
+    pub restart_objectives: Vec<f64>,
+    /// Index of the restart returned (lowest objective, ties to the lowest index).
+    pub best_restart: usize,
+    /// The seed used (drawn from the OS when none was given).
+    pub seed: u64,
+}

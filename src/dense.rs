@@ -1,0 +1,196 @@
+//! Dense rows as a [`Source`]: the data, which implementation computes the
+//! steps ([`Engine`]), and per restart a [`Partition`] with the accelerated
+//! kernels' [`Cache`].
+
+use crate::accel::lloyd::lloyd_iteration;
+use crate::accel::sweep::sweep_blocked;
+use crate::accel::{Cache, Engine};
+use crate::data::{sq_dist, sq_dist_shifted, Data, Scalar};
+use crate::init::{assign_to_centroids, initial_partition};
+use crate::move_rule::improves_beyond_rounding;
+use crate::params::{Init, ValidParams};
+use crate::partition::Partition;
+use crate::plus_plus::kmeans_plus_plus_joint;
+use crate::refine::{propose, SplitCache};
+use crate::rng::Xoshiro256PlusPlus;
+use crate::source::Source;
+use ndarray::Array2;
+use std::sync::atomic::AtomicBool;
+
+/// Dense rows and how their restarts are computed.
+pub(crate) struct Dense<'a, T: Scalar> {
+    /// The rows, in shifted coordinates.
+    pub rows: Data<'a, T>,
+    pub engine: Engine,
+}
+
+impl<'a, T: Scalar> Dense<'a, T> {
+    /// `rows` fitted with `params`: the accelerated kernels where they apply
+    /// (`accelerated`), and spare threads inside a step when the restarts
+    /// leave some idle.
+    pub fn new(rows: Data<'a, T>, params: &ValidParams, accelerated: bool) -> Self {
+        let spare_threads = crate::multistart::spare_threads(params, rows.n, rows.d);
+        Dense {
+            rows,
+            engine: Engine {
+                accelerated,
+                spare_threads,
+            },
+        }
+    }
+}
+
+/// One restart's state on dense rows.
+#[derive(Debug, Clone)]
+pub(crate) struct DenseState {
+    pub partition: Partition,
+    pub cache: Cache,
+}
+
+impl DenseState {
+    fn new(partition: Partition) -> Self {
+        DenseState {
+            partition,
+            cache: Cache::default(),
+        }
+    }
+}
+
+/// Up to this `k·d` the plain sweep runs: in single-thread A/B runs it took
+/// about half the time of the blocked one on Iris and the cats data
+/// (`k·d` ≤ 80, 150 points) and on 2,000 blobs with `k·d` = 80; at
+/// `k·d` = 600 (breast cancer, k = 20) the two were even, and from 320 on
+/// (W1) the blocked sweep is faster. The moves are the same either way.
+const PLAIN_SWEEP_MAX_KD: usize = 128;
+
+impl<T: Scalar> Source for Dense<'_, T> {
+    type State = DenseState;
+    type Out = T;
+
+    fn n(&self) -> usize {
+        self.rows.n
+    }
+
+    fn d(&self) -> usize {
+        self.rows.d
+    }
+
+    fn initial_state(
+        &self,
+        params: &ValidParams,
+        rng: &mut Xoshiro256PlusPlus,
+        start: Option<Vec<f64>>,
+    ) -> DenseState {
+        DenseState::new(match start {
+            Some(centroids) => assign_to_centroids(&self.rows, params.k(), centroids, self.engine),
+            None => initial_partition(&self.rows, params, rng, self.engine),
+        })
+    }
+
+    fn joint_starts(
+        &self,
+        params: &ValidParams,
+        rngs: &mut [Xoshiro256PlusPlus],
+        cancel: &AtomicBool,
+    ) -> Option<Vec<Vec<f64>>> {
+        // Every k-means++ pass reads every row; restarts share those reads
+        // (the accelerated k-means++ covers unit weights only).
+        let shares = self.engine.accelerated
+            && !self.rows.is_weighted()
+            && rngs.len() > 1
+            && matches!(params.init(), Init::KMeansPlusPlus);
+        shares.then(|| kmeans_plus_plus_joint(&self.rows, params.k(), rngs, cancel))
+    }
+
+    fn sweep(&self, st: &mut DenseState, order: &[usize], factor: f64) -> usize {
+        // The blocked, screened sweep makes exactly the plain sweep's moves;
+        // it covers unit weights only, and pays off only once scoring a
+        // point against every cluster costs more than its bookkeeping.
+        let (rows, p) = (&self.rows, &mut st.partition);
+        let moved = if self.engine.accelerated
+            && !rows.is_weighted()
+            && p.k * rows.d > PLAIN_SWEEP_MAX_KD
+        {
+            sweep_blocked(p, rows, order, factor, &mut st.cache)
+        } else {
+            crate::reference::sweep(p, rows, order, factor)
+        };
+        p.recompute_stale(rows, self.engine.spare_threads);
+        moved
+    }
+
+    fn lloyd_iteration(&self, st: &mut DenseState) -> usize {
+        let (rows, spare) = (&self.rows, self.engine.spare_threads);
+        if self.engine.accelerated {
+            lloyd_iteration(&mut st.partition, rows, &mut st.cache, spare)
+        } else {
+            crate::reference::lloyd_iteration(&mut st.partition, rows, spare)
+        }
+    }
+
+    fn objective(&self, st: &DenseState) -> f64 {
+        st.partition.objective(&self.rows)
+    }
+
+    fn can_improve(&self, st: &DenseState, lloyd: bool) -> bool {
+        // Distances are formed in shifted coordinates, where their rounding
+        // error is at most a few ε·R² (R² the largest squared shifted row
+        // norm) beyond the relative margin.
+        let (rows, p) = (&self.rows, &st.partition);
+        let abs_margin = 1e-16 * rows.max_sq_norm_shifted();
+        let mut row = vec![0.0; rows.d];
+        (0..rows.n).any(|i| {
+            rows.load_shifted(i, &mut row);
+            let (r, w) = (p.labels[i], rows.weight(i));
+            improves_beyond_rounding(&p.counts, &p.weights, r, w, lloyd, abs_margin, |j| {
+                sq_dist(&row, p.centroid(j))
+            })
+        })
+    }
+
+    fn merge_split(&self, st: &DenseState, splits: &mut SplitCache) -> Option<DenseState> {
+        let partition = propose(&st.partition, &self.rows, splits, self.engine.spare_threads)?;
+        let mut cache = st.cache.clone();
+        cache.relabelled(&partition.labels, &partition.centroids, &self.rows);
+        Some(DenseState { partition, cache })
+    }
+
+    fn labels(st: &DenseState) -> &[usize] {
+        &st.partition.labels
+    }
+
+    fn centroids(&self, st: &DenseState) -> Vec<f64> {
+        st.partition.centroids.clone()
+    }
+
+    fn mean_variance(&self) -> f64 {
+        // `shift` is the column means, so this is Σ_c var_c / d.
+        let rows = &self.rows;
+        let zero = vec![0.0; rows.d];
+        let total: f64 = (0..rows.n)
+            .map(|i| sq_dist_shifted(rows.row(i), &rows.shift, &zero))
+            .sum();
+        total / (rows.n as f64 * rows.d as f64)
+    }
+
+    fn finalize(&self, st: &DenseState) -> (Array2<T>, f64, Vec<f64>) {
+        let (rows, p) = (&self.rows, &st.partition);
+        let (k, d) = (p.k, rows.d);
+        let centroids = Array2::from_shape_fn((k, d), |(j, c)| {
+            T::from_f64(p.centroid(j)[c] + rows.shift[c])
+        });
+        let wide: Vec<f64> = centroids.iter().map(|v| v.to_f64()).collect();
+        let mut row = vec![0.0; d];
+        let mut objective = 0.0;
+        let mut per_cluster = vec![0.0; k];
+        for (i, &l) in p.labels.iter().enumerate() {
+            for (r, v) in row.iter_mut().zip(rows.row(i)) {
+                *r = v.to_f64();
+            }
+            let cost = rows.weight(i) * sq_dist(&row, &wide[l * d..(l + 1) * d]);
+            objective += cost;
+            per_cluster[l] += cost;
+        }
+        (centroids, objective, per_cluster)
+    }
+}

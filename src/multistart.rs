@@ -1,0 +1,106 @@
+//! Multi-start: every restart of a fit on a per-call thread pool, the best
+//! kept. Restarts draw from streams that depend only on (seed, restart), and
+//! "best" is (objective, index)-lexicographic, so the result does not depend
+//! on the thread count.
+
+use crate::clustering::Clustering;
+use crate::error::{Error, Result};
+use crate::params::ValidParams;
+use crate::restart::{init_stream, Restart};
+use crate::source::Source;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+pub(crate) fn build_pool(n_threads: usize) -> Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(n_threads)
+        .thread_name(|i| format!("smartigan-{i}"))
+        .build()
+        .map_err(|e| Error::ThreadPool {
+            n_threads,
+            reason: e.to_string(),
+        })
+}
+
+/// `params.tol` in the units of `data`: times its mean per-feature
+/// variance, as scikit-learn scales `tol`; 0 without a tolerance, without
+/// reading the data.
+pub(crate) fn tolerance<S: Source>(data: &S, params: &ValidParams) -> f64 {
+    if params.tol() > 0.0 {
+        params.tol() * data.mean_variance()
+    } else {
+        0.0
+    }
+}
+
+/// Every restart's start, where restarts share the work of their starts
+/// ([`Source::joint_starts`]: k-means++ on dense rows), else `None` (each
+/// restart draws its own as it begins).
+pub(crate) fn joint_starts<S: Source>(
+    data: &S,
+    params: &ValidParams,
+    n_init: usize,
+    cancel: &AtomicBool,
+) -> Result<Vec<Option<Vec<f64>>>> {
+    let mut rngs: Vec<_> = (0..n_init).map(|i| init_stream(params, i)).collect();
+    let starts = data.joint_starts(params, &mut rngs, cancel);
+    // A start cut short by `cancel` is never used.
+    if cancel.load(Ordering::Relaxed) {
+        return Err(Error::Interrupted);
+    }
+    Ok(match starts {
+        Some(centroids) => centroids.into_iter().map(Some).collect(),
+        None => vec![None; n_init],
+    })
+}
+
+/// Whether there are more threads than restarts: then a restart splits the
+/// recomputation after each step over the idle threads (the result is the
+/// same either way).
+pub(crate) fn spare_threads(params: &ValidParams, n: usize, d: usize) -> bool {
+    params.n_init(n, d) < params.n_threads()
+}
+
+/// Runs every restart of `params` on `data` in parallel and keeps the best.
+pub(crate) fn fit_source<S: Source>(
+    data: &S,
+    params: &ValidParams,
+    cancel: &AtomicBool,
+) -> Result<Clustering<S::Out>>
+where
+    S::State: Send,
+{
+    let pool = build_pool(params.n_threads())?;
+    let n_init = params.n_init(data.n(), data.d());
+    let objectives = Mutex::new(vec![f64::NAN; n_init]);
+    // Only the best restart so far is kept (O(n + k·d) per running restart);
+    // "best" is (objective, index)-lexicographic, so the reduction's result
+    // does not depend on how rayon groups the restarts.
+    let starts = pool.install(|| joint_starts(data, params, n_init, cancel))?;
+    let tol_abs = tolerance(data, params);
+    let best = pool.install(|| {
+        starts
+            .into_par_iter()
+            .enumerate()
+            .map(|(i, start)| {
+                let mut r = Restart::new(data, params, i, start, tol_abs);
+                r.run_to_end(data, params, cancel)?;
+                let (_, obj, _) = data.finalize(&r.part);
+                if let Ok(mut o) = objectives.lock() {
+                    o[i] = obj;
+                }
+                Ok((obj, i, r))
+            })
+            .try_reduce_with(|a, b| {
+                Ok(if b.0 < a.0 || (b.0 == a.0 && b.1 < a.1) {
+                    b
+                } else {
+                    a
+                })
+            })
+    });
+    let (_, index, restart) = best.ok_or(Error::invalid("n_init", 0, "must be at least 1"))??;
+    let objectives = objectives.into_inner().unwrap_or_default();
+    Ok(restart.into_clustering(data, objectives, index, params.seed()))
+}

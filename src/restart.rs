@@ -1,0 +1,387 @@
+//! One restart as a state machine: its phases (Lloyd, Hartigan, Smartigan's
+//! schedule and polish, merge-split refinement), the stop rules of each
+//! descent, and the transition to its result. It drives any [`Source`]
+//! (dense or sparse rows) the same way.
+
+use crate::clustering::Clustering;
+use crate::error::{Error, Result};
+use crate::move_rule::STALL_REL_MARGIN;
+use crate::params::{defaults, Method, ValidParams, MAX_POLISH_SWEEPS};
+use crate::refine::SplitCache;
+use crate::rng::{Stream, Xoshiro256PlusPlus};
+use crate::source::Source;
+use ndarray::Array1;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Steps a merge-split candidate may take to re-converge (the cap on Lloyd
+/// iterations and Hartigan sweeps).
+const MAX_TRIAL_STEPS: usize = defaults::MAX_ITER;
+/// Refinement's step budget is the method's own step count, but at least
+/// this: Lloyd converges in a handful of iterations on separated groups,
+/// exactly where refinement pays most.
+const MIN_REFINE_STEPS: usize = 50;
+
+/// Where a restart is in its method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Lloyd iterations.
+    Lloyd,
+    /// Hartigan sweeps with factor 1.
+    Hartigan,
+    /// Smartigan's schedule; the field is the 0-based sweep `t`.
+    Schedule(usize),
+    /// Hartigan sweeps after the schedule; the field counts them.
+    Polish(usize),
+    /// Merge-split refinement after convergence ([`crate::refine`]).
+    Refine,
+    /// Finished.
+    Done,
+}
+
+/// One restart: its clustering state, its private visiting-order stream,
+/// and what it has done so far.
+#[derive(Debug, Clone)]
+pub(crate) struct Restart<St> {
+    pub part: St,
+    order_rng: Xoshiro256PlusPlus,
+    order: Vec<usize>,
+    phase: Phase,
+    n_sweeps: usize,
+    history: Vec<f64>,
+    moves: Vec<usize>,
+    initial_objective: f64,
+    converged: bool,
+    refinement: Refinement<St>,
+    /// `tol` in the data's units ([`tolerance`]); 0 without a tolerance.
+    tol_abs: f64,
+}
+
+/// Where a restart's merge-split refinement stands.
+#[derive(Debug, Clone)]
+struct Refinement<St> {
+    /// The candidate being re-converged, if any.
+    trial: Option<Trial<St>>,
+    /// Candidates kept.
+    accepted: usize,
+    /// Steps refinement has taken.
+    steps: usize,
+    /// Splits of earlier proposals (speed only).
+    cache: SplitCache,
+}
+
+/// A merge-split candidate being re-converged by the method's own steps.
+#[derive(Debug, Clone)]
+struct Trial<St> {
+    state: St,
+    /// Its objective after the last step.
+    objective: f64,
+    steps: usize,
+}
+
+impl<St> Restart<St> {
+    /// Restart `index` of the run seeded by `params.seed()`. Its start and its
+    /// visiting orders come from streams that depend only on (seed, index),
+    /// not on the method: Hartigan and Smartigan runs with the same seed are
+    /// paired restart by restart, as in the paper's protocol.
+    /// `start`: the centroids [`Source::joint_starts`] computed for it;
+    /// `tol_abs`: the run's [`tolerance`].
+    pub(crate) fn new<S: Source<State = St>>(
+        data: &S,
+        params: &ValidParams,
+        index: usize,
+        start: Option<Vec<f64>>,
+        tol_abs: f64,
+    ) -> Self {
+        let part = data.initial_state(params, &mut init_stream(params, index), start);
+        let initial_objective = data.objective(&part);
+        let phase = match params.method() {
+            Method::Lloyd => Phase::Lloyd,
+            Method::Hartigan => Phase::Hartigan,
+            Method::Smartigan => Phase::Schedule(0),
+        };
+        Restart {
+            part,
+            order_rng: Xoshiro256PlusPlus::stream(params.seed(), index as u64, Stream::Order),
+            order: (0..data.n()).collect(),
+            phase,
+            n_sweeps: 0,
+            history: Vec::new(),
+            moves: Vec::new(),
+            initial_objective,
+            converged: false,
+            refinement: Refinement {
+                trial: None,
+                accepted: 0,
+                steps: 0,
+                cache: SplitCache::default(),
+            },
+            tol_abs,
+        }
+    }
+
+    pub(crate) fn is_done(&self) -> bool {
+        self.phase == Phase::Done
+    }
+
+    /// The objective of the current state.
+    pub(crate) fn current_objective(&self) -> f64 {
+        self.history
+            .last()
+            .copied()
+            .unwrap_or(self.initial_objective)
+    }
+
+    /// A fresh uniformly random visiting order for the next sweep.
+    fn draw_order(&mut self) {
+        for (i, o) in self.order.iter_mut().enumerate() {
+            *o = i;
+        }
+        self.order_rng.shuffle(&mut self.order);
+    }
+
+    fn hartigan_sweep<S: Source<State = St>>(&mut self, data: &S, factor: f64) -> usize {
+        self.draw_order();
+        data.sweep(&mut self.part, &self.order, factor)
+    }
+
+    /// The centroids of `state` before a descent step, when a tolerance
+    /// is set (the step then compares them with the centroids after it).
+    fn tol_snapshot<S: Source<State = St>>(&self, data: &S, state: &St) -> Option<Vec<f64>> {
+        (self.tol_abs > 0.0).then(|| data.centroids(state))
+    }
+
+    /// Whether a step that moved `moved` points took `state`'s centroids
+    /// from `before` by at most the tolerance (summed squared shifts, as
+    /// scikit-learn's `tol`). Always false without a tolerance.
+    fn within_tol<S: Source<State = St>>(
+        &self,
+        data: &S,
+        before: Option<Vec<f64>>,
+        state: &St,
+        moved: usize,
+    ) -> bool {
+        moved > 0
+            && before.is_some_and(|before| {
+                let after = data.centroids(state);
+                let shift: f64 = before
+                    .iter()
+                    .zip(&after)
+                    .map(|(a, b)| (a - b) * (a - b))
+                    .sum();
+                shift <= self.tol_abs
+            })
+    }
+
+    /// One transition: a Lloyd iteration or a (Smartigan) sweep.
+    pub(crate) fn step<S: Source<State = St>>(&mut self, data: &S, params: &ValidParams) {
+        let n_iter = params.n_iter();
+        // The tolerance ends descents only: Smartigan's schedule sweeps run
+        // as scheduled (their early sweeps move centroids on purpose).
+        let before = match self.phase {
+            Phase::Lloyd | Phase::Hartigan | Phase::Polish(_) => {
+                self.tol_snapshot(data, &self.part)
+            }
+            _ => None,
+        };
+        let (moved, next) = match self.phase {
+            Phase::Done => return,
+            Phase::Refine => return self.refine_step(data, params),
+            Phase::Lloyd => {
+                let changed = data.lloyd_iteration(&mut self.part);
+                let done = changed == 0 || self.n_sweeps + 1 == n_iter;
+                (changed, if done { Phase::Done } else { Phase::Lloyd })
+            }
+            Phase::Hartigan => {
+                let moved = self.hartigan_sweep(data, 1.0);
+                let done = moved == 0 || self.n_sweeps + 1 == n_iter;
+                (moved, if done { Phase::Done } else { Phase::Hartigan })
+            }
+            Phase::Schedule(t) => {
+                let factor = params.acceptance_factor(t);
+                let moved = self.hartigan_sweep(data, factor);
+                // A sweep without moves at factor c ≥ 1 is already a Hartigan
+                // local optimum: the factor only falls, so nothing moves later.
+                let stable_for_hartigan = moved == 0 && factor >= 1.0;
+                let schedule_over = moved == 0 || t + 1 == n_iter;
+                let next = if stable_for_hartigan || (schedule_over && !params.polish()) {
+                    Phase::Done
+                } else if schedule_over {
+                    Phase::Polish(0)
+                } else {
+                    Phase::Schedule(t + 1)
+                };
+                (moved, next)
+            }
+            Phase::Polish(s) => {
+                let moved = self.hartigan_sweep(data, 1.0);
+                let done = moved == 0 || s + 1 == MAX_POLISH_SWEEPS;
+                (
+                    moved,
+                    if done {
+                        Phase::Done
+                    } else {
+                        Phase::Polish(s + 1)
+                    },
+                )
+            }
+        };
+        let previous = self.current_objective();
+        let objective = data.objective(&self.part);
+        // In exact arithmetic every Lloyd or Hartigan move lowers the
+        // objective strictly. Moves that leave the (freshly recomputed)
+        // objective no lower are rounding noise: between clusters of
+        // identical points, centroids off by an ulp make distances of 1e-26
+        // look like improvements, and the moves would cycle for ever. Such a
+        // sweep ends the run as converged, unless some point still has a
+        // move that beats rounding error: a noise move late in a sweep can
+        // open a real improvement for a point visited earlier, which the
+        // next sweep then takes.
+        let exact_descent = matches!(
+            self.phase,
+            Phase::Lloyd | Phase::Hartigan | Phase::Polish(_)
+        );
+        let stalled = exact_descent
+            && moved > 0
+            && objective >= previous
+            && !data.can_improve(&self.part, self.phase == Phase::Lloyd);
+        let within_tol = self.within_tol(data, before, &self.part, moved);
+        self.n_sweeps += 1;
+        self.moves.push(moved);
+        self.history.push(objective);
+        self.converged = moved == 0 || stalled || within_tol;
+        // Refinement follows a method that ended on its own terms (converged,
+        // or Smartigan's schedule over without polish); a run stopped by the
+        // `n_iter` cap stops there, as the cap asks.
+        let ended_naturally = self.converged || matches!(self.phase, Phase::Schedule(_));
+        self.phase = match (
+            stalled || within_tol || next == Phase::Done,
+            params.refine() && ended_naturally,
+        ) {
+            (false, _) => next,
+            (true, true) => Phase::Refine,
+            (true, false) => Phase::Done,
+        };
+    }
+
+    /// One step of the refinement: draws the next merge-split candidate if
+    /// none is being re-converged, then gives the candidate one Lloyd
+    /// iteration or Hartigan sweep (by method). A candidate that has settled
+    /// replaces the partition if its objective is lower by more than
+    /// rounding error, else it is dropped. `history` records the objective of
+    /// the kept partition after every step, so it never rises.
+    fn refine_step<S: Source<State = St>>(&mut self, data: &S, params: &ValidParams) {
+        let lloyd = params.method() == Method::Lloyd;
+        // Budget: refinement takes at most as many steps as the method took
+        // before it (or MIN_REFINE_STEPS), so on long runs it at most doubles
+        // a restart's sweeps. Where it pays (separated groups) candidates
+        // settle in a few sweeps; where groups overlap (W4: k = 1,000 in 8
+        // dimensions) each candidate ripples for dozens of sweeps and gains
+        // hundredths of a percent.
+        let method_steps = self.n_sweeps - self.refinement.steps;
+        if self.refinement.steps >= method_steps.max(MIN_REFINE_STEPS) {
+            self.refinement.trial = None;
+            self.phase = Phase::Done;
+            return;
+        }
+        let mut trial = match self.refinement.trial.take() {
+            Some(trial) => trial,
+            None => {
+                let Some(state) = data.merge_split(&self.part, &mut self.refinement.cache) else {
+                    self.phase = Phase::Done;
+                    return;
+                };
+                Trial {
+                    objective: data.objective(&state),
+                    state,
+                    steps: 0,
+                }
+            }
+        };
+        self.refinement.steps += 1;
+        let before = self.tol_snapshot(data, &trial.state);
+        let moved = if lloyd {
+            data.lloyd_iteration(&mut trial.state)
+        } else {
+            self.draw_order();
+            data.sweep(&mut trial.state, &self.order, 1.0)
+        };
+        let objective = data.objective(&trial.state);
+        // The same stopping rule as the method's own descent (see `step`).
+        let stalled =
+            moved > 0 && objective >= trial.objective && !data.can_improve(&trial.state, lloyd);
+        let within_tol = self.within_tol(data, before, &trial.state, moved);
+        trial.objective = objective;
+        trial.steps += 1;
+        let settled = moved == 0 || stalled || within_tol;
+        let base = self.current_objective();
+        let mut kept = base;
+        if !settled && trial.steps < MAX_TRIAL_STEPS {
+            self.refinement.trial = Some(trial);
+        } else if trial.objective < base * (1.0 - STALL_REL_MARGIN) {
+            kept = trial.objective;
+            self.part = trial.state;
+            self.converged = settled;
+            self.refinement.accepted += 1;
+        } else {
+            // Candidates are tried best-predicted first; on the benchmark's
+            // blobs and the paper's data sets every kept move came before
+            // the first rejection, so the first one ends refinement.
+            self.phase = Phase::Done;
+        }
+        self.n_sweeps += 1;
+        self.moves.push(moved);
+        self.history.push(kept);
+    }
+
+    /// Runs to the end, checking the cancellation flag between sweeps.
+    pub(crate) fn run_to_end<S: Source<State = St>>(
+        &mut self,
+        data: &S,
+        params: &ValidParams,
+        cancel: &AtomicBool,
+    ) -> Result<()> {
+        while !self.is_done() {
+            if cancel.load(Ordering::Relaxed) {
+                return Err(Error::Interrupted);
+            }
+            self.step(data, params);
+        }
+        Ok(())
+    }
+
+    pub(crate) fn into_clustering<S: Source<State = St>>(
+        self,
+        data: &S,
+        restart_objectives: Vec<f64>,
+        best: usize,
+        seed: u64,
+    ) -> Clustering<S::Out> {
+        let (centroids, objective, cluster_objectives) = data.finalize(&self.part);
+        let labels = S::labels(&self.part);
+        let mut cluster_sizes = vec![0; centroids.nrows()];
+        for &l in labels {
+            cluster_sizes[l] += 1;
+        }
+        Clustering {
+            labels: Array1::from(labels.to_vec()),
+            centroids,
+            objective,
+            cluster_sizes,
+            cluster_objectives,
+            n_sweeps: self.n_sweeps,
+            converged: self.converged,
+            history: self.history,
+            moves: self.moves,
+            initial_objective: self.initial_objective,
+            refinements: self.refinement.accepted,
+            restart_objectives,
+            best_restart: best,
+            seed,
+        }
+    }
+}
+
+/// The random stream restart `index` draws its start from.
+pub(crate) fn init_stream(params: &ValidParams, index: usize) -> Xoshiro256PlusPlus {
+    Xoshiro256PlusPlus::stream(params.seed(), index as u64, Stream::Init)
+}
