@@ -742,7 +742,7 @@ def write_markdown(report: Dict[str, Any], path: Path, quick: bool) -> None:
              "`maturin develop --release`; peers: `pip install scikit-learn faiss-cpu matplotlib`, "
              "`apt-get install r-base-core`, IBM's hartigan-kmeans as in `IBM_INSTALL` at the top of "
              "`benches/peers.py`). Rust micro-benchmarks of one sweep: "
-             "`cargo bench --bench sweep` (`SMARTIGAN_BENCH_FULL=1` for W2/W3).")
+             "`cargo bench --features bench --bench sweep` (`SMARTIGAN_BENCH_FULL=1` for W2/W3).")
     L.append("")
     L.append(f"Machine: {machine['cpu']}, {machine['cores']} cores, Python {machine['python']}, "
              f"numpy GEMM {report['gemm_f64'] / 1e9:.1f} GFlop/s (f64), {report['gemm_f32'] / 1e9:.1f} GFlop/s (f32). "

@@ -1,5 +1,5 @@
 //! One sweep per method on fixed data (criterion). Run with
-//! `cargo bench --bench sweep`; set `SMARTIGAN_BENCH_FULL=1` for W2/W3 sizes.
+//! `cargo bench --features bench --bench sweep`; set `SMARTIGAN_BENCH_FULL=1` for W2/W3 sizes.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use smartigan::bench_api::{blobs, SweepState, Variant};

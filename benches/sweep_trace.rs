@@ -6,9 +6,9 @@
 //! sweeps kept their moves.
 //!
 //! ```text
-//! cargo bench --bench sweep_trace -- N D K SWEEPS [FACTOR_START [FACTOR_END]]
-//! cargo bench --bench sweep_trace -- 200000 8 1000 300          # W4, Hartigan
-//! cargo bench --bench sweep_trace -- 100000 32 100 20 1.5 1.0   # W2, Smartigan's schedule
+//! cargo bench --features bench --bench sweep_trace -- N D K SWEEPS [FACTOR_START [FACTOR_END]]
+//! cargo bench --features bench --bench sweep_trace -- 200000 8 1000 300          # W4, Hartigan
+//! cargo bench --features bench --bench sweep_trace -- 100000 32 100 20 1.5 1.0   # W2, Smartigan's schedule
 //! ```
 //!
 //! The acceptance factor falls linearly from FACTOR_START (default 1) to
@@ -26,7 +26,7 @@ fn main() {
         .collect();
     if args.len() < 4 {
         eprintln!(
-            "usage: cargo bench --bench sweep_trace -- N D K SWEEPS [FACTOR_START [FACTOR_END]]"
+            "usage: cargo bench --features bench --bench sweep_trace -- N D K SWEEPS [FACTOR_START [FACTOR_END]]"
         );
         return;
     }

@@ -56,11 +56,10 @@ impl DenseState {
     }
 }
 
-/// Up to this `k·d` the plain sweep runs: in single-thread A/B runs it took
-/// about half the time of the blocked one on Iris and the cats data
-/// (`k·d` ≤ 80, 150 points) and on 2,000 blobs with `k·d` = 80; at
-/// `k·d` = 600 (breast cancer, k = 20) the two were even, and from 320 on
-/// (W1) the blocked sweep is faster. The moves are the same either way.
+/// Up to this `k·d` the plain sweep runs: scoring a point against every
+/// cluster is then cheaper than the blocked sweep's bookkeeping (the A/B
+/// runs that set it are in benches/JOURNAL.md). The moves are the same
+/// either way.
 const PLAIN_SWEEP_MAX_KD: usize = 128;
 
 impl<T: Scalar> Source for Dense<'_, T> {

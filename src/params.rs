@@ -19,9 +19,8 @@ pub const MAX_N_INIT: usize = 1_000_000;
 pub const MAX_POLISH_SWEEPS: usize = 10_000;
 
 /// The largest `n_threads` accepted. Building a pool costs a thread start and
-/// join per thread; far beyond the core count that cost grows quickly (a
-/// 4,000-thread pool took most of a minute to start and stop), and the result
-/// does not depend on the thread count anyway.
+/// join per thread; far beyond the core count that cost grows quickly, and
+/// the result does not depend on the thread count anyway.
 pub const MAX_N_THREADS: usize = 1024;
 
 /// Which algorithm moves the points.

@@ -178,9 +178,8 @@ fn split_cluster<R: Rows>(rows: &R, members: &[usize], mean: &[f64]) -> Option<S
 /// on the cluster's members and its mean, so it is reused while both are
 /// exactly (bit for bit) what they were: after a kept move the method's
 /// re-converging steps usually change a few clusters, and the 2-means
-/// splits of all `k` clusters were most of a proposal's cost (about 0.3 s
-/// of a W2 restart's proposal, k = 100, n = 100,000). Speed only: a reused
-/// split is the split that would be computed.
+/// splits of all `k` clusters were most of a proposal's cost. Speed only:
+/// a reused split is the split that would be computed.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct SplitCache {
     entries: Vec<Option<CachedSplit>>,

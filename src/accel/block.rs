@@ -15,10 +15,8 @@ pub(super) const MIN_BLOCK: usize = 8;
 /// a block's products stay in the core's cache between the product, which
 /// writes them, and the processing, which reads them. Without this cap a
 /// block at k = 1000 wrote up to 1 MB, and the product kernel spent most of
-/// its time on those stores: Hartigan sweeps on W4 (k = 1000, d = 8) went
-/// from 94 to 72 ms (60 sweeps from a k-means++ start, one thread), and
-/// 17–20 % faster at k = 500 (d = 16) and k = 1000 (d = 32); caps of 128 KB
-/// and 512 KB were slower. Up to k = 256 it never binds.
+/// its time on those stores; halving or doubling the cap was slower
+/// (benches/JOURNAL.md). Up to k = 256 it never binds.
 pub(super) const MAX_BLOCK_PRODUCTS: usize = 1 << 16;
 
 /// Scratch for one block: a run of positions of the visiting order, the
@@ -66,10 +64,8 @@ impl Block {
     /// Gathers the rows of `idx` (the block's points) and computes their
     /// products with `panel`, on the calling thread: a block is at most
     /// [`MAX_BLOCK`] rows, and splitting its product over the pool cost
-    /// more than it saved (measured on 2 cores, one restart: Hartigan sweeps
-    /// 20 % slower on W2, 11 % on W3, 25 % on W4, Smartigan's schedule
-    /// sweeps 15 % slower on W2; the product is about a tenth of a sweep,
-    /// so no thread count could win much back).
+    /// more than it saved: the product is a small part of a sweep, so no
+    /// thread count could win much back (benches/JOURNAL.md).
     pub(super) fn fill<T: Scalar>(&mut self, data: &Data<'_, T>, idx: &[usize]) {
         let d = data.d;
         let len = idx.len();
@@ -100,8 +96,7 @@ impl Block {
 /// Writes `row·scale` rounded to `f32` into `out` and returns `(‖row‖², max
 /// |row|)`. The sum is taken in eight independent partial sums (any order
 /// serves the screen that reads it): with one running sum every addition
-/// waited for the previous one (measured: about 8 % of a Smartigan sweep on
-/// W3, d = 256; within noise at d = 32).
+/// waits for the previous one, which shows at large `d`.
 #[inline(always)]
 fn scale_row(row: &[f64], scale: f64, out: &mut [f32]) -> (f64, f64) {
     const C: usize = 8;
@@ -169,9 +164,9 @@ pub(super) fn screened_min(w: &[f32], h: &[f32], g: &[f32], a: f32) -> f32 {
 /// a few whose screen exceeds `limit` by half an `f32` ulp at most, which
 /// the callers evaluate exactly like any other candidate (always safe).
 /// Clusters screened at `+∞` are never listed, whatever `limit`: the own
-/// cluster, dirty ones (evaluated on their own) and padding. A scalar loop
-/// converting every screen to `f64` took a quarter of a sweep's decisions
-/// at k = 1000.
+/// cluster, dirty ones (evaluated on their own) and padding. (A scalar
+/// loop converting every screen to `f64` dominated the decisions at large
+/// `k`.)
 #[inline(always)]
 pub(super) fn screened_candidates(
     w: &[f32],

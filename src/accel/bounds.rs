@@ -352,9 +352,8 @@ impl Bounds {
     /// squared distances first (from one contiguous run of snapshots), then
     /// their roots, then the top lists: the roots vectorise and none waits
     /// on a comparison. Done slot by slot from snapshots far apart in
-    /// memory, this was about a fifth of a Smartigan schedule sweep on W2
-    /// (it runs twice per move); this way the sweeps took 6 % (W2) and 15 %
-    /// (W4) less time in A/B runs.
+    /// memory, this was a large part of a Smartigan schedule sweep (it runs
+    /// twice per move).
     #[inline(always)]
     fn moved(&mut self, centroids: &[f64], j: usize) {
         let d = self.d;
@@ -381,7 +380,6 @@ impl Bounds {
     /// `None` if they cannot. The second test loads the point's row into
     /// `row`.
     #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
     fn verdict<T: Scalar>(
         &self,
         i: usize,

@@ -25,7 +25,7 @@
 
 use super::block::{max_block_rows, screened_candidates, screened_min, Block, MIN_BLOCK};
 use super::bounds::Bounds;
-use super::panel::{scale_for, Panel};
+use super::panel::scale_for;
 use super::Cache;
 use crate::data::{sq_dist, Data, Scalar};
 use crate::move_rule::{choose_move, join_weight, leave_weight};
@@ -60,18 +60,16 @@ impl Block {
     /// positions, or the end of the sweep). The choice is only a
     /// prediction, made before earlier moves of the sweep are known; the
     /// processing re-checks every point.
-    #[allow(clippy::too_many_arguments)]
     fn select<T: Scalar>(
         &mut self,
         bounds: &Bounds,
         p: &Partition,
-        data: &Data<'_, T>,
-        order: &[usize],
+        pass: &mut Pass<'_, '_, T>,
         start: usize,
         cap: usize,
-        factor: f64,
-        row: &mut [f64],
     ) {
+        let (data, order, factor) = (pass.data, pass.order, pass.factor);
+        let row = &mut pass.scratch;
         self.start = start;
         self.members.clear();
         self.points.clear();
@@ -80,8 +78,8 @@ impl Block {
         while pos < limit && self.members.len() < cap {
             // The visiting order is random: start loading the bounds and the
             // label of a point a few positions ahead, so that they are in
-            // cache when its turn comes (measured: about 10 % off a sweep on
-            // 100,000 points, where these arrays outgrow the L2 cache).
+            // cache when its turn comes (it matters once these arrays
+            // outgrow the L2 cache; figures in benches/JOURNAL.md).
             if let Some(&ahead) = order.get(pos + LOOKAHEAD) {
                 bounds.prefetch(ahead);
                 crate::data::prefetch(std::slice::from_ref(&p.labels[ahead]));
@@ -101,21 +99,17 @@ impl Block {
 
     /// Chooses the block starting at position `start` and takes its
     /// centroid snapshot at a new epoch of `live`.
-    #[allow(clippy::too_many_arguments)]
     fn open<T: Scalar>(
         &mut self,
         live: &mut Live,
         bounds: &Bounds,
         p: &Partition,
-        data: &Data<'_, T>,
-        order: &[usize],
+        pass: &mut Pass<'_, '_, T>,
         start: usize,
         cap: usize,
-        factor: f64,
-        row: &mut [f64],
     ) {
-        self.select(bounds, p, data, order, start, cap, factor, row);
-        self.snapshot(p, live, data.max_abs_shifted());
+        self.select(bounds, p, pass, start, cap);
+        self.snapshot(p, live, pass.data.max_abs_shifted());
         live.next_epoch();
         self.epoch = live.epoch;
     }
@@ -214,26 +208,38 @@ impl Live {
     }
 }
 
-/// The decision of [`crate::sweep::best_move`] for one point, via the
-/// screen, with what was learnt on the way: the computed `sq_dist` to the own
-/// centroid and a lower bound on every other cluster's computed cost
-/// (used by [`Bounds::record`]).
+/// The decision for one point and what was learnt on the way: the
+/// computed `sq_dist` to the own centroid and a lower bound on every other
+/// cluster's computed cost (used by [`Bounds::record`]).
+struct Decision {
+    /// The cluster the point moves to, if any.
+    to: Option<usize>,
+    own_dist: f64,
+    lower: f64,
+}
+
+/// The decision of [`crate::reference::best_move`] for member `t` of
+/// `block` (in cluster `r`), via the screen.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 fn decide(
     p: &Partition,
     live: &mut Live,
-    panel: &Panel,
-    x: &[f64],
-    a: f64,
-    g: &[f32],
+    block: &Block,
+    t: usize,
     r: usize,
     factor: f64,
-) -> (Option<usize>, f64, f64) {
+) -> Decision {
+    let (d, kp, panel) = (p.d, block.panel.kp, &block.panel);
+    let (x, a) = (&block.x64[t * d..(t + 1) * d], block.a[t]);
+    let g = &block.g[t * kp..(t + 1) * kp];
     let n_r = p.counts[r];
     let own_dist = sq_dist(x, p.centroid(r));
     if n_r <= 1 {
-        return (None, own_dist, 0.0);
+        return Decision {
+            to: None,
+            own_dist,
+            lower: 0.0,
+        };
     }
     // Exactly the reference's expressions.
     let own = factor * leave_weight(1.0, n_r as f64) * own_dist;
@@ -259,7 +265,11 @@ fn decide(
     let lower = ((m - e) / half).min(best);
     if m - e >= own * half && best >= own {
         live.h[r] = saved;
-        return (None, own_dist, lower);
+        return Decision {
+            to: None,
+            own_dist,
+            lower,
+        };
     }
     let limit = (m + e).min(best * half) + e;
     live.cand.clear();
@@ -272,7 +282,11 @@ fn decide(
             best_j = j;
         }
     }
-    ((best < own).then_some(best_j), own_dist, lower.min(best))
+    Decision {
+        to: (best < own).then_some(best_j),
+        own_dist,
+        lower: lower.min(best),
+    }
 }
 
 /// Block size for the observed fraction of points that move: small blocks
@@ -280,15 +294,25 @@ fn decide(
 /// the block, and every later point of the block evaluates a dirty cluster
 /// exactly), large ones once the partition settles. The block is sized so
 /// that about `k·d/2048` clusters (at least 2, at most `k/8`) are dirty by
-/// its end: in A/B runs of Smartigan's schedule sweeps this was about 12 %
-/// faster than `k/8` on W2 (k=100, d=32) and 6 % on W4 (k=1000, d=8), and
-/// neutral on W1 (k=20, d=16); on W3 (k=50, d=256) smaller targets were
-/// slower, and there `k/8` is kept. At most [`max_block_rows`]
-/// rows. Only speed depends on it.
+/// its end: a dirty cluster costs an exact evaluation per later point, which
+/// weighs more the more features there are, so few dirty clusters pay at
+/// small `d` and `k/8` at large `d` (the A/B runs that chose this are in
+/// benches/JOURNAL.md). At most [`max_block_rows`] rows. Only speed
+/// depends on it.
 fn block_size(k: usize, d: usize, rate: f64) -> usize {
     let target_dirty = (k as f64 * d as f64 / 2048.0).min(k as f64 / 8.0).max(2.0);
     let b = target_dirty / (2.0 * rate.max(1e-9));
     (b as usize).clamp(MIN_BLOCK, max_block_rows(k))
+}
+
+/// What every block of one sweep reads: the rows, the visiting order and
+/// the acceptance factor, and a row of scratch for the points decided
+/// outside a block.
+struct Pass<'s, 'a, T: Scalar> {
+    data: &'s Data<'a, T>,
+    order: &'s [usize],
+    factor: f64,
+    scratch: Vec<f64>,
 }
 
 /// One Hartigan sweep with acceptance factor `factor`, visiting `order`:
@@ -336,60 +360,37 @@ fn sweep_body<T: Scalar>(
     let mut live = Live::new(&p.counts);
     let mut cur = Block::default();
     let mut next = Block::default();
-    let mut scratch = vec![0.0; d];
+    let mut pass = Pass {
+        data,
+        order,
+        factor,
+        scratch: vec![0.0; d],
+    };
     let (mut moves, mut evaluated) = (0, 0);
     let mut rate = cache.rate;
 
     // First block: snapshot at epoch 1.
     cur.panel.pack(&p.centroids, k, d, max_abs);
     cur.epoch = live.epoch;
-    cur.select(
-        bounds,
-        p,
-        data,
-        order,
-        0,
-        block_size(k, d, rate),
-        factor,
-        &mut scratch,
-    );
+    cur.select(bounds, p, &mut pass, 0, block_size(k, d, rate));
     cur.fill_members(data);
 
     while cur.start < order.len() {
         let next_start = cur.end;
         let cap = block_size(k, d, rate);
-        let (moved, seen) = process_block(
-            p,
-            data,
-            order,
-            &cur,
-            &mut live,
-            bounds,
-            factor,
-            &mut scratch,
-        );
+        let (moved, seen) = process_block(p, &mut pass, &cur, &mut live, bounds);
         // The next block is chosen and snapshotted after this one, so the
         // bounds and the snapshot already include this block's moves.
         // (Overlapping the next block's product with this block's
-        // processing was measured slower: its choice could not see this
-        // block's moves, so it predicted worse.)
+        // processing lost: its choice could not see this block's moves, so
+        // it predicted worse.)
         // The next snapshot starts from this block's, the latest: only the
         // clusters this block's moves touched are re-packed (the other
         // block's panel is a block older and would re-pack two blocks'
         // worth).
         std::mem::swap(&mut next.panel, &mut cur.panel);
         next.epoch = cur.epoch;
-        next.open(
-            &mut live,
-            bounds,
-            p,
-            data,
-            order,
-            next_start,
-            cap,
-            factor,
-            &mut scratch,
-        );
+        next.open(&mut live, bounds, p, &mut pass, next_start, cap);
         next.fill_members(data);
         moves += moved;
         evaluated += seen;
@@ -414,19 +415,16 @@ const MAX_SPAN: usize = 4096;
 /// screen, and any other point (predicted to stay, but an earlier move of
 /// this block changed that) exactly. Returns (moves, points evaluated).
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 fn process_block<T: Scalar>(
     p: &mut Partition,
-    data: &Data<'_, T>,
-    order: &[usize],
+    pass: &mut Pass<'_, '_, T>,
     block: &Block,
     live: &mut Live,
     bounds: &mut Bounds,
-    factor: f64,
-    scratch: &mut [f64],
 ) -> (usize, usize) {
+    let (data, order, factor) = (pass.data, pass.order, pass.factor);
+    let scratch = &mut pass.scratch;
     let d = p.d;
-    let kp = block.panel.kp;
     live.start_block(block);
     let (mut moves, mut evaluated) = (0, 0);
     let mut member = 0;
@@ -439,19 +437,17 @@ fn process_block<T: Scalar>(
         let n_r = p.counts[r];
         // A member failed the bounds at selection; since then displacements
         // have only grown and the size bound only fallen (up to a centroid
-        // drifting back), so checking again almost never skips it (measured
-        // on W2: once in about 10⁵ members) and it goes straight to the exact
-        // decision. Other points were predicted to stay and are re-checked,
+        // drifting back), so checking again almost never skips it and it goes
+        // straight to the exact decision. Other points were predicted to stay and are re-checked,
         // because moves earlier in the block may have changed that.
         if n_r <= 1 || (!is_member && bounds.skip(i, r, p, factor, data, scratch)) {
             continue;
         }
         evaluated += 1;
         let moved = if is_member && block.usable {
+            let decision = decide(p, live, block, t, r, factor);
             let x = &block.x64[t * d..(t + 1) * d];
-            let g = &block.g[t * kp..(t + 1) * kp];
-            let (to, own_dist, lower) = decide(p, live, &block.panel, x, block.a[t], g, r, factor);
-            settle(p, live, bounds, i, x, r, to, own_dist, lower)
+            settle(p, live, bounds, i, x, r, decision)
         } else {
             let x = if is_member {
                 &block.x64[t * d..(t + 1) * d]
@@ -469,7 +465,12 @@ fn process_block<T: Scalar>(
                 }
                 dist
             });
-            settle(p, live, bounds, i, x, r, to, own_dist, lower)
+            let decision = Decision {
+                to,
+                own_dist,
+                lower,
+            };
+            settle(p, live, bounds, i, x, r, decision)
         };
         moves += usize::from(moved);
     }
@@ -479,7 +480,6 @@ fn process_block<T: Scalar>(
 /// Applies the decision for point `i` (row `x`, in cluster `r`) and keeps
 /// the bounds current. Returns whether it moved.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 fn settle(
     p: &mut Partition,
     live: &mut Live,
@@ -487,12 +487,10 @@ fn settle(
     i: usize,
     x: &[f64],
     r: usize,
-    to: Option<usize>,
-    own_dist: f64,
-    lower: f64,
+    decision: Decision,
 ) -> bool {
-    let Some(j) = to else {
-        bounds.record(i, r, own_dist, lower);
+    let Some(j) = decision.to else {
+        bounds.record(i, r, decision.own_dist, decision.lower);
         return false;
     };
     p.move_point(i, x, 1.0, j);

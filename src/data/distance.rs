@@ -101,11 +101,10 @@ pub(crate) fn sq_dist(a: &[f64], b: &[f64]) -> f64 {
 /// Features from which squared distances are summed with sixteen
 /// accumulators instead of four. With four, every fourth coordinate's
 /// addition waits for the previous one, which bounds exact costs at high
-/// `d` (at d = 256, W3, a chain of 64 dependent additions; sixteen make it
-/// 16, and Smartigan's schedule sweeps there 6 % faster). At d = 32 (W2)
-/// sixteen were slower (default fit 2.14 -> 2.29 s): more instructions for
-/// a chain that was short anyway. Below it, results keep the bits of the
-/// four-accumulator order.
+/// `d` (at d = 256 a chain of 64 dependent additions; sixteen make it 16).
+/// At small `d` sixteen were slower: more instructions for a chain that was
+/// short anyway. Below it, results keep the bits of the four-accumulator
+/// order.
 pub(crate) const WIDE_FROM: usize = 64;
 
 /// `Σ t_c²` over the `d ≥` [`WIDE_FROM`] differences that `diff(c, out)`

@@ -268,9 +268,8 @@ const RECOMPUTE_CHUNKS_MAX: usize = 16;
 /// count, so the bits do not either; with spare threads the chunks are
 /// summed side by side, streaming the data on every core. (Splitting by
 /// cluster instead kept the plain order but read each cluster's members
-/// scattered over the data: on W2, 100,000 × 32, it took 3.5-5 ms on two
-/// threads after a Smartigan schedule sweep that touches every cluster,
-/// 15 % of the step.) Below `2·RECOMPUTE_CHUNK_MIN` points there is one
+/// scattered over the data, which was slow after a schedule sweep that
+/// touches every cluster.) Below `2·RECOMPUTE_CHUNK_MIN` points there is one
 /// chunk: the plain order. The partial sums take at most `k·d` per chunk
 /// and, in all, no more than a quarter of the data's size.
 fn recompute_chunks(n: usize, k: usize, d: usize) -> usize {

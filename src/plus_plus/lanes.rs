@@ -196,9 +196,7 @@ const PP_TILE: usize = 8;
 const TILE_LANES: usize = 32;
 /// [`TILE_LANES`] where the AVX-512 kernels run: 8 vectors of eight `f64`
 /// accumulators out of 32 registers. With 32 lanes an 8-trial tile had 4
-/// rows, so 4 multiply-add chains, half the rate the latency allows: ten
-/// k-means++ starts drawn together took 8 % longer on W2 (2.04 against
-/// 1.88 s, 2 threads), 4 % on W3 and 9 % on W1.
+/// rows, so 4 multiply-add chains, half the rate the latency allows.
 const TILE_LANES_AVX512: usize = 64;
 
 /// Lanes of one register tile on this CPU: [`TILE_LANES_AVX512`] where the

@@ -73,9 +73,8 @@ pub(crate) fn kmeans_plus_plus_rows<T: Scalar>(
     if data.is_weighted() {
         return kmeans_plus_plus_reference_rows(data, k, rng);
     }
-    let fused = crate::simd::fused_multiply_add();
-    let mut out =
-        kmeans_plus_plus_with(data, k, std::slice::from_mut(rng), fused, None, None, None);
+    let settings = PassSettings::for_this_cpu();
+    let mut out = kmeans_plus_plus_with(data, k, std::slice::from_mut(rng), settings);
     out.pop().unwrap_or_default()
 }
 
@@ -83,8 +82,7 @@ pub(crate) fn kmeans_plus_plus_rows<T: Scalar>(
 /// stream (`rngs`): the same centres as one call per restart, bit for bit.
 /// The restarts go in groups ([`joint_group`]) whose passes over the data
 /// run in lockstep, centre by centre, and share each read of a row; the
-/// screen's arithmetic is not shared. On W2 (two threads) ten starts took
-/// 2.2 s in groups of two and 2.06 s in one group (two waves a pass).
+/// screen's arithmetic is not shared.
 ///
 /// Stops early, with fewer than `k` centres, once `cancel` is set.
 pub(crate) fn kmeans_plus_plus_joint<T: Scalar>(
@@ -93,22 +91,22 @@ pub(crate) fn kmeans_plus_plus_joint<T: Scalar>(
     rngs: &mut [Xoshiro256PlusPlus],
     cancel: &AtomicBool,
 ) -> Vec<Vec<f64>> {
-    let fused = crate::simd::fused_multiply_add();
+    let settings = PassSettings {
+        cancel: Some(cancel),
+        ..PassSettings::for_this_cpu()
+    };
     let groups = rngs
         .len()
         .div_ceil(joint_group(data.d, std::mem::size_of::<T>()))
         .max(1);
     // Groups of equal size (give or take one), not one full and one short.
     let group = rngs.len().div_ceil(groups).max(1);
-    let draw = |group: &mut [Xoshiro256PlusPlus]| {
-        kmeans_plus_plus_with(data, k, group, fused, None, Some(cancel), None)
-    };
+    let draw = |group: &mut [Xoshiro256PlusPlus]| kmeans_plus_plus_with(data, k, group, settings);
     // A pass over fewer chunks than two per thread leaves threads idle, as
     // do the steps between passes (drawing trials, picking the winner), so
     // the groups then run side by side. A pass that short is a single wave:
     // side by side they hold no more change lists than one group of every
-    // restart would. Ten starts on W1 (n = 10,000, groups of five, 2
-    // threads): 37 -> 23 ms. The groups are independent: the same starts.
+    // restart would. The groups are independent: the same starts.
     let chunks = data.n.div_ceil(PP_CHUNK);
     let rows: Vec<Vec<usize>> = if groups > 1 && chunks < 2 * rayon::current_num_threads() {
         let per_group: Vec<_> = rngs.par_chunks_mut(group).map(draw).collect();
@@ -348,20 +346,45 @@ fn apply_choices<T: Scalar>(data: &Data<'_, T>, runs: &mut [PlusPlus], c: usize)
         });
 }
 
-/// [`kmeans_plus_plus_joint`] for at most `PP_MAX_RESTARTS` restarts, with
-/// the screen's products fused or not (the tests run both), counting what
-/// the pass skips into `stats` when given, stopping early once `cancel` is
-/// set, and listing the changes of `wave` chunks at a time (default
-/// [`wave_chunks`]; the tests also run one).
+/// How [`kmeans_plus_plus_with`] runs its passes. Nothing here changes a
+/// centre: the tests run every setting against the plain definition.
+#[derive(Clone, Copy, Default)]
+struct PassSettings<'a> {
+    /// Whether the screen's products use fused multiply-adds (the CPU's
+    /// choice, [`crate::simd::fused_multiply_add`]).
+    fused: bool,
+    /// Stop early, with fewer than `k` centres, once this is set.
+    cancel: Option<&'a AtomicBool>,
+    /// Chunks whose change lists are held at once (default
+    /// [`wave_chunks`]).
+    wave: Option<usize>,
+    /// Where to count what the passes skip, if anywhere.
+    stats: Option<&'a lanes::PlusPlusStats>,
+}
+
+impl PassSettings<'_> {
+    /// The production settings: this CPU's products.
+    fn for_this_cpu() -> Self {
+        PassSettings {
+            fused: crate::simd::fused_multiply_add(),
+            ..PassSettings::default()
+        }
+    }
+}
+
+/// [`kmeans_plus_plus_joint`] for at most `PP_MAX_RESTARTS` restarts.
 fn kmeans_plus_plus_with<T: Scalar>(
     data: &Data<'_, T>,
     k: usize,
     rngs: &mut [Xoshiro256PlusPlus],
-    fused: bool,
-    stats: Option<&lanes::PlusPlusStats>,
-    cancel: Option<&AtomicBool>,
-    wave: Option<usize>,
+    settings: PassSettings<'_>,
 ) -> Vec<Vec<usize>> {
+    let PassSettings {
+        fused,
+        cancel,
+        wave,
+        stats,
+    } = settings;
     let (n, d) = (data.n, data.d);
     let max_abs = data.max_abs_shifted();
     let trials = 2 + (k as f64).ln().floor() as usize;
@@ -781,7 +804,13 @@ mod tests {
                         .map(|&s| Xoshiro256PlusPlus::seed_from_u64(s))
                         .collect();
                     let fast = pool.install(|| {
-                        kmeans_plus_plus_with(&data, k, &mut rngs, fused, Some(&stats), None, wave)
+                        let settings = PassSettings {
+                            fused,
+                            wave,
+                            stats: Some(&stats),
+                            cancel: None,
+                        };
+                        kmeans_plus_plus_with(&data, k, &mut rngs, settings)
                     });
                     assert_eq!(fast.len(), restarts);
                     for (r, (c, rng)) in fast.iter().zip(&mut rngs).enumerate() {
