@@ -146,11 +146,7 @@ pub(crate) fn fit_with<T: Scalar>(
 #[derive(Debug)]
 pub struct Run {
     params: ValidParams,
-    shift: Vec<f64>,
-    /// The data's largest shifted entry (sizes the screens' scale).
-    max_abs: f64,
-    weights: Option<Vec<f64>>,
-    shape: (usize, usize),
+    input: StepInput,
     restarts: Vec<Restart<DenseState>>,
     pool: rayon::ThreadPool,
 }
@@ -197,10 +193,12 @@ impl Run {
             .collect::<Result<Vec<_>>>()
         })?;
         Ok(Run {
-            shape: (data.rows.n, data.rows.d),
-            weights: sample_weight.map(|w| w.to_vec()),
-            max_abs: data.rows.max_abs_shifted(),
-            shift: data.rows.shift,
+            input: StepInput {
+                shape: (data.rows.n, data.rows.d),
+                weights: sample_weight.map(|w| w.to_vec()),
+                max_abs: data.rows.max_abs_shifted(),
+                shift: data.rows.shift,
+            },
             params,
             restarts,
             pool,
@@ -210,14 +208,7 @@ impl Run {
     /// Advances every unfinished restart by one sweep (in parallel). Returns
     /// whether any restart is still running.
     pub fn step<T: Scalar>(&mut self, x: ArrayView2<'_, T>) -> Result<bool> {
-        let data = run_data(
-            &self.shape,
-            &self.shift,
-            self.weights.as_deref(),
-            self.max_abs,
-            &self.params,
-            x,
-        )?;
+        let data = self.input.dense(x, &self.params)?;
         let params = &self.params;
         self.pool.install(|| {
             self.restarts
@@ -241,14 +232,7 @@ impl Run {
     /// this is the final result; before, restarts are ranked by their current
     /// objective and `restart_objectives` holds current objectives.
     pub fn current<T: Scalar>(&self, x: ArrayView2<'_, T>) -> Result<Clustering<T>> {
-        let data = run_data(
-            &self.shape,
-            &self.shift,
-            self.weights.as_deref(),
-            self.max_abs,
-            &self.params,
-            x,
-        )?;
+        let data = self.input.dense(x, &self.params)?;
         let objectives: Vec<f64> = if self.is_finished() {
             self.restarts
                 .iter()
@@ -269,22 +253,33 @@ impl Run {
     }
 }
 
-/// The data of a step-wise run, checking that `x` has the run's shape.
-fn run_data<'a, T: Scalar>(
-    shape: &(usize, usize),
-    shift: &[f64],
-    weights: Option<&'a [f64]>,
+/// What a step-wise run keeps of its data between calls: every call passes
+/// `x` again, and gets the shift and weights of the first.
+#[derive(Debug)]
+struct StepInput {
+    shape: (usize, usize),
+    shift: Vec<f64>,
+    /// The data's largest shifted entry (sizes the screens' scale).
     max_abs: f64,
-    params: &ValidParams,
-    x: ArrayView2<'a, T>,
-) -> Result<Dense<'a, T>> {
-    if x.dim() != *shape {
-        return Err(Error::Shape {
-            name: "x",
-            expected: format!("{shape:?}, the shape the run was started with"),
-            got: format!("{:?}", x.dim()),
-        });
+    weights: Option<Vec<f64>>,
+}
+
+impl StepInput {
+    /// The run's data for this call, checking that `x` has the run's shape.
+    fn dense<'a, T: Scalar>(
+        &'a self,
+        x: ArrayView2<'a, T>,
+        params: &ValidParams,
+    ) -> Result<Dense<'a, T>> {
+        if x.dim() != self.shape {
+            return Err(Error::Shape {
+                name: "x",
+                expected: format!("{:?}, the shape the run was started with", self.shape),
+                got: format!("{:?}", x.dim()),
+            });
+        }
+        let weights = self.weights.as_deref().map(Cow::Borrowed);
+        let data = Data::with_shift_and_max(x, weights, self.shift.clone(), self.max_abs);
+        Ok(Dense::new(data, params, true))
     }
-    let data = Data::with_shift_and_max(x, weights.map(Cow::Borrowed), shift.to_vec(), max_abs);
-    Ok(Dense::new(data, params, true))
 }
