@@ -31,7 +31,7 @@ from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple, Union
 import numpy as np
 import numpy.typing as npt
 
-from . import __version__, _api
+from . import __version__, _api, _params
 from .datasets import load_iris
 
 __all__ = ["main", "build_parser", "read_table", "read_matrix", "Table", "Progress", "CliError"]
@@ -473,7 +473,7 @@ def _run(X: npt.NDArray[np.float64], k: int, method: str, args: argparse.Namespa
     """One fit, stepped with a progress bar when one can be shown; returns (result, seconds)."""
     kwargs: Dict[str, Any] = dict(init=args.init, n_init=args.n_init, n_threads=args.threads, refine=args.refine,
                                   tol=args.tol)
-    expected = args.n_iter or (_api.DEFAULT_N_ITER if method == "smartigan" else _api.DEFAULT_MAX_ITER)
+    expected = args.n_iter or (_params.DEFAULT_N_ITER if method == "smartigan" else _params.DEFAULT_MAX_ITER)
     beyond = "polishing or refining" if args.refine else "polishing"
     bar = Progress(method, expected, args.n_init, mode=args.progress, beyond=beyond)
     t0 = time.perf_counter()
@@ -665,8 +665,8 @@ def _demo(args: argparse.Namespace) -> int:
     print(f"Mean k-means objective over {runs} runs per cell under the paper's protocol "
           "(random partition, at most 10 sweeps); paper's Table 1 values in brackets.")
     print(f"The last column is one call of smartigan.cluster(X, k) with default settings "
-          f"(method={_api.DEFAULT_METHOD!r}, init={_api.DEFAULT_INIT!r}, n_init={_api.DEFAULT_N_INIT!r}: "
-          f"{_api.auto_n_init(X.shape[0], X.shape[1], max(args.k))} restarts here).\n")
+          f"(method={_params.DEFAULT_METHOD!r}, init={_params.DEFAULT_INIT!r}, n_init={_params.DEFAULT_N_INIT!r}: "
+          f"{_params.auto_n_init(X.shape[0], X.shape[1], max(args.k))} restarts here).\n")
     header = f"{'k':>3}  {'Lloyd':>17}  {'Hartigan':>17}  {'Smartigan':>17}  {'default cluster()':>17}  {'time':>7}"
     print(header)
     print("-" * len(header))
@@ -696,7 +696,7 @@ def _demo(args: argparse.Namespace) -> int:
 def _resolve_n_init(args: argparse.Namespace, n: int, d: int) -> None:
     """Replace ``--n-init auto`` by its count, so that progress, tables and JSON show it."""
     if args.n_init == "auto":
-        args.n_init = _api.auto_n_init(n, d, args.k)
+        args.n_init = _params.auto_n_init(n, d, args.k)
 
 
 def _n_init_arg(text: str) -> Union[int, str]:
@@ -737,17 +737,17 @@ def _add_data_options(p: argparse.ArgumentParser, method: bool) -> None:
     p.add_argument("data", help="CSV (delimiter and header detected), .npy or .parquet file, one point per row")
     p.add_argument("-k", type=_positive, required=True, help="number of clusters")
     if method:
-        p.add_argument("--method", default=_api.DEFAULT_METHOD, choices=METHODS,
-                       help=f"algorithm (default {_api.DEFAULT_METHOD})")
-    p.add_argument("--init", default=_api.DEFAULT_INIT, choices=INITS,
-                   help=f"how each restart starts (default {_api.DEFAULT_INIT})")
+        p.add_argument("--method", default=_params.DEFAULT_METHOD, choices=METHODS,
+                       help=f"algorithm (default {_params.DEFAULT_METHOD})")
+    p.add_argument("--init", default=_params.DEFAULT_INIT, choices=INITS,
+                   help=f"how each restart starts (default {_params.DEFAULT_INIT})")
     p.add_argument("--n-iter", type=_positive, default=None,
-                   help=f"Smartigan's schedule length (default {_api.DEFAULT_N_ITER}); for lloyd and "
-                        f"hartigan a cap on iterations/sweeps (default {_api.DEFAULT_MAX_ITER})")
-    p.add_argument("--n-init", type=_n_init_arg, default=_api.DEFAULT_N_INIT,
+                   help=f"Smartigan's schedule length (default {_params.DEFAULT_N_ITER}); for lloyd and "
+                        f"hartigan a cap on iterations/sweeps (default {_params.DEFAULT_MAX_ITER})")
+    p.add_argument("--n-init", type=_n_init_arg, default=_params.DEFAULT_N_INIT,
                    help="restarts, run in parallel; the best is kept (default auto: "
-                        f"{_api.AUTO_N_INIT_SMALL} while n*d*k <= 2**20, else {_api.AUTO_N_INIT_LARGE})")
-    p.add_argument("--tol", type=_tol, default=_api.DEFAULT_TOL,
+                        f"{_params.AUTO_N_INIT_SMALL} while n*d*k <= 2**20, else {_params.AUTO_N_INIT_LARGE})")
+    p.add_argument("--tol", type=_tol, default=_params.DEFAULT_TOL,
                    help="stop a descent once an iteration moves the centroids by at most TOL times the data's "
                         "mean variance (scikit-learn's tol; default 0: until no point moves)")
     p.add_argument("--no-refine", dest="refine", action="store_false",
