@@ -70,7 +70,9 @@ class ClusterResult:
         Each cluster's share of ``objective`` from the same distances (R's
         ``withinss``); they add up to ``objective`` up to rounding.
     n_sweeps : int
-        Lloyd iterations or Hartigan/Smartigan sweeps of the best restart.
+        Lloyd iterations or Hartigan/Smartigan sweeps of the best restart
+        (Smartigan: schedule and polishing sweeps), including the
+        re-converging steps of merge-split refinement (``refine=True``).
     converged : bool
         Whether the last sweep moved nothing, or moved points without
         lowering the objective (rounding noise, e.g. between clusters of
@@ -160,7 +162,10 @@ def cluster(
         ``DEFAULT_N_ITER`` = 20 sweeps; polishing sweeps come on top). For
         Lloyd and Hartigan a cap on iterations / sweeps, which stop earlier
         as soon as nothing changes (default ``None``: ``DEFAULT_MAX_ITER`` =
-        300, scikit-learn's ``max_iter``).
+        300, scikit-learn's ``max_iter``). With ``refine=True``, a restart
+        that converged before the cap (Smartigan: after its schedule and
+        polish) then takes at most as many merge-split refinement steps
+        again (at least 50 are allowed); ``n_sweeps`` counts them.
     seed : int or None
         Seed in ``[0, 2**64)``. Same seed, data and version give bit-identical
         results for any ``n_threads``. ``None`` draws one (see ``result.seed``).

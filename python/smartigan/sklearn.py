@@ -158,7 +158,10 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         For Smartigan the length of the acceptance-factor schedule (``None``:
         20; polishing sweeps come on top); for Lloyd and Hartigan a cap on
         iterations / sweeps, which stop as soon as nothing changes (``None``:
-        300, as in scikit-learn).
+        300, as in scikit-learn). With ``refine=True``, a restart that
+        converged before the cap (Smartigan: after its schedule and polish)
+        then takes at most as many merge-split refinement steps again (at
+        least 50 are allowed); ``n_iter_`` counts them.
     random_state : int, RandomState, Generator or None, default=None
         An int in ``[0, 2**64)`` is the seed itself (the same seed as
         ``smartigan.cluster(..., seed=random_state)``). A ``RandomState`` or
@@ -209,7 +212,8 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         Sum of (weighted) squared distances of the training points to their
         centroids.
     n_iter_ : int
-        Iterations or sweeps of the best restart.
+        Iterations or sweeps of the best restart, including those of
+        merge-split refinement.
     n_features_in_ : int
         Number of features seen during ``fit``.
     feature_names_in_ : ndarray of str, shape (n_features_in_,)
@@ -311,16 +315,15 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or SciPy sparse matrix of shape (n_samples, n_features)
             Training data. float32 stays float32; other real types become
-            float64. Sparse matrices are not supported yet.
+            float64. A sparse matrix (CSR; other formats are converted) is
+            clustered without densifying it; the centroids come back dense.
         y : Ignored
             Present for API consistency.
         sample_weight : array-like of shape (n_samples,) or None
             Non-negative weight of each row: centroids are weighted means and
-            ``inertia_`` is the weighted objective. (With a core built without
-            weighted clustering only uniform weights are accepted; they scale
-            ``inertia_`` but do not change the clustering.)
+            ``inertia_`` is the weighted objective.
 
         Returns
         -------
