@@ -1,11 +1,15 @@
 """The Python front end: :func:`cluster`, the stateful :class:`Clusterer`
 and its result :class:`ClusterResult`.
 
-:class:`Clusterer` holds the parameters (written out once, in its
-signature); :func:`cluster` is a thin wrapper that fits one. Python types are
-checked by :mod:`smartigan._params`, data converted by
-:mod:`smartigan._arrays`; every value check (ranges, allowed names, shapes,
-NaN) happens once, in the Rust core."""
+:class:`Clusterer`'s signature is the parameter list: its checks, its
+conversion to the core's parameter object, ``repr`` and the scikit-learn
+estimator all read it (:data:`PARAMETERS`). :func:`cluster` repeats it as a
+signature only (for type checkers and ``help``) and fits a Clusterer, as
+scikit-learn's ``k_means`` wraps ``KMeans``; tests/python/test_params.py
+keeps the two signatures equal. Python types are checked by
+:mod:`smartigan._params`, data converted by :mod:`smartigan._arrays`; every
+value check (ranges, allowed names, shapes, NaN) happens once, in the Rust
+core."""
 
 from __future__ import annotations
 
