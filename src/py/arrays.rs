@@ -203,8 +203,18 @@ pub(super) fn same_float<'py, T: Float>(
     name: &'static str,
     array: &Bound<'py, PyAny>,
 ) -> PyResult<PyReadonlyArray2<'py, T>> {
-    if array.cast::<PyArray2<T>>().is_err() && float_type(array).is_some() {
-        return Err(BindingError::DtypeMismatch.into());
+    match array.cast::<PyArray2<T>>() {
+        Ok(typed) => Ok(typed
+            .try_readonly()
+            .map_err(|_| BindingError::Busy { name })?),
+        // A 2-d array of the other float type.
+        Err(_) if is_2d(array) && float_type(array).is_some() => {
+            Err(BindingError::DtypeMismatch.into())
+        }
+        Err(_) => Err(not_float(name, "2-d").into()),
     }
-    readonly2(name, "2-d", array)
+}
+
+fn is_2d(array: &Bound<'_, PyAny>) -> bool {
+    array.cast::<PyUntypedArray>().is_ok_and(|a| a.ndim() == 2)
 }

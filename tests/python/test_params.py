@@ -80,3 +80,27 @@ def test_default_n_iter_is_the_cores_rule():
     assert _params.default_n_iter("lloyd") == _params.default_n_iter("hartigan") == _core.DEFAULT_MAX_ITER
     with pytest.raises(ValueError, match="invalid method: 'kmeans'"):
         _params.default_n_iter("kmeans")
+
+
+def test_core_names_arrays_it_cannot_read():
+    # The package converts every input first; calling _core directly with
+    # the wrong arrays is a TypeError naming the argument, never a crash.
+    X = np.zeros((3, 2))
+    cases = [
+        (lambda: _core.predict(X, np.zeros((2, 2), np.float32)), "x and centroids must have the same dtype"),
+        (lambda: _core.transform(X, np.zeros(2)), "centroids must be a 2-d float32 or float64"),
+        (lambda: _core.fit(X.astype(np.int64), _core.Params(1)), "x must be a 2-d float32 or float64"),
+        (lambda: _core.fit(np.zeros(3), _core.Params(1)), "x must be a 2-d float32 or float64"),
+    ]
+    sparse = _core.CsrMatrix(2, np.array([0, 1, 1, 1], np.uintp), np.array([0], np.uintp), np.ones(1))
+    cases += [
+        (lambda: _core.kmeans_plusplus(sparse, _core.Params(1)), "kmeans_plusplus needs dense x"),
+        (lambda: _core.Run(sparse, _core.Params(1)), "step-wise fitting needs dense x"),
+        (lambda: _core.fit(_core.CsrMatrix(2, np.array([0, 1], np.uintp), np.array([0], np.uintp),
+                                           np.ones(1, int)), _core.Params(1)), "x.data must be a contiguous 1-d"),
+    ]
+    for call, message in cases:
+        with pytest.raises(TypeError, match=message):
+            call()
+    # The same sparse matrix is read fine where sparse rows are supported.
+    assert _core.predict(sparse, np.zeros((1, 2))).tolist() == [0, 0, 0]
