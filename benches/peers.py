@@ -164,9 +164,9 @@ def child_main(args: argparse.Namespace) -> None:
             labels, centres = res.labels, res.centroids
             out["n_sweeps"] = int(res.n_sweeps)
         else:  # time per sweep: one restart stepped sweep by sweep
-            params = smartigan._api._core_params(
-                k, opts.get("method", "hartigan"), opts.get("n_iter", 50), seed,
-                "k-means++", 1, smartigan._api.DEFAULT_SCHEDULE, True, False, opts.get("n_threads"))
+            params = smartigan._params.core_params(
+                k=k, method=opts.get("method", "hartigan"), n_iter=opts.get("n_iter", 50), seed=seed,
+                init="k-means++", n_init=1, polish=True, refine=False, n_threads=opts.get("n_threads"))
             run = _core.Run(x, params)
             times: List[float] = []
             cap = task.get("max_sweeps", 30)

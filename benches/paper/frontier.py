@@ -336,12 +336,12 @@ def check_defaults(frontier: dict, seeds_paper: int, seeds_large: int, log=print
     loop, scikit-learn's recipe (Lloyd from k-means++, n_init=10, run to
     convergence) for a time ratio and a quality reference. Raw values only;
     `finalize` turns them into excesses over the final best-known objective."""
-    from smartigan import _api
+    from smartigan import _params
 
-    defaults = dict(method=_api.DEFAULT_METHOD, init=_api.DEFAULT_INIT, n_iter=_api.DEFAULT_N_ITER,
+    defaults = dict(method=_params.DEFAULT_METHOD, init=_params.DEFAULT_INIT, n_iter=_params.DEFAULT_N_ITER,
                     # "auto" gives this on every paper cell (they are small).
-                    n_init=_api.AUTO_N_INIT_SMALL, schedule=tuple(_api.DEFAULT_SCHEDULE),
-                    polish=_default_polish(), refine=_api.DEFAULT_REFINE)
+                    n_init=_params.AUTO_N_INIT_SMALL, schedule=tuple(_params.DEFAULT_SCHEDULE),
+                    polish=_default_polish(), refine=_params.DEFAULT_REFINE)
     rows = []
     for rec in frontier["cells"]:
         cell = rec["cell"]

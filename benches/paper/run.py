@@ -93,13 +93,13 @@ def measure(quick: bool, log) -> dict:
 def compiled_defaults():
     """(configuration name, n_init) of the defaults compiled into the
     installed package, in the frontier's naming."""
-    from smartigan import _api
+    from smartigan import _params
     from report import current_name
 
-    d = dict(method=_api.DEFAULT_METHOD, init=_api.DEFAULT_INIT, n_iter=_api.DEFAULT_N_ITER,
+    d = dict(method=_params.DEFAULT_METHOD, init=_params.DEFAULT_INIT, n_iter=_params.DEFAULT_N_ITER,
              polish=fr_mod._default_polish())
     # n_init="auto" gives AUTO_N_INIT_SMALL on every paper cell (all small).
-    return current_name(d), _api.AUTO_N_INIT_SMALL
+    return current_name(d), _params.AUTO_N_INIT_SMALL
 
 
 def environment() -> dict:

@@ -1,235 +1,58 @@
-"""The Python front end: type coercion, result objects and the stateful
-:class:`Clusterer`. Every value check (ranges, allowed names, shapes, NaN)
-happens once, in the Rust core; this module only turns Python objects into
-the types the core takes and raises ``TypeError`` for objects of the wrong
-kind."""
+"""The Python front end: :func:`cluster`, the stateful :class:`Clusterer`
+and its result :class:`ClusterResult`.
+
+:class:`Clusterer`'s signature is the parameter list: its checks, its
+conversion to the core's parameter object, ``repr`` and the scikit-learn
+estimator all read it (:data:`PARAMETERS`). :func:`cluster` repeats it as a
+signature only (for type checkers and ``help``) and fits a Clusterer, as
+scikit-learn's ``k_means`` wraps ``KMeans``; tests/python/test_params.py
+keeps the two signatures equal. Python types are checked by
+:mod:`smartigan._params`, data converted by :mod:`smartigan._arrays`; every
+value check (ranges, allowed names, shapes, NaN) happens once, in the Rust
+core."""
 
 from __future__ import annotations
 
-import numbers
+import inspect
 import threading
-from dataclasses import dataclass
-from typing import Any, Literal, Optional, Tuple, Union, cast
+from dataclasses import dataclass, fields
+from typing import Any, Callable, Optional, Tuple
 
 import numpy as np
 import numpy.typing as npt
 
 from . import _core
+from ._arrays import FloatArray, as_csr, as_data, as_points, as_weights, is_sparse
+from ._params import (
+    DEFAULT_INIT,
+    DEFAULT_METHOD,
+    DEFAULT_N_INIT,
+    DEFAULT_POLISH,
+    DEFAULT_REFINE,
+    DEFAULT_SCHEDULE,
+    DEFAULT_TOL,
+    InitArg,
+    InitName,
+    Method,
+    NInit,
+    core_params,
+)
 
 __all__ = [
     "ClusterResult",
     "Clusterer",
     "NotFittedError",
     "cluster",
+    "kmeans_plusplus",
+    "fit_stepwise",
+    "PARAMETERS",
     "Method",
     "InitName",
 ]
 
-Method = Literal["lloyd", "hartigan", "smartigan"]
-InitName = Literal["random-partition", "forgy", "k-means++"]
-InitArg = Union[InitName, str, npt.ArrayLike]
-FloatArray = Union[npt.NDArray[np.float32], npt.NDArray[np.float64]]
-
-DEFAULT_METHOD: str = _core.DEFAULT_METHOD
-#: ``n_iter=None`` (default) means ``DEFAULT_N_ITER`` sweeps of Smartigan's
-#: schedule, or at most ``DEFAULT_MAX_ITER`` Lloyd iterations / Hartigan sweeps.
-DEFAULT_N_ITER: int = _core.DEFAULT_N_ITER
-DEFAULT_MAX_ITER: int = _core.DEFAULT_MAX_ITER
-NInit = Union[int, Literal["auto"]]
-#: ``"auto"``: ``AUTO_N_INIT_SMALL`` restarts while ``n_samples * n_features * k``
-#: is at most ``AUTO_SMALL_PROBLEM``, else ``AUTO_N_INIT_LARGE`` (see :func:`auto_n_init`).
-DEFAULT_N_INIT: NInit = "auto"
-AUTO_N_INIT_SMALL: int = _core.AUTO_N_INIT_SMALL
-AUTO_N_INIT_LARGE: int = _core.AUTO_N_INIT_LARGE
-AUTO_SMALL_PROBLEM: int = _core.AUTO_SMALL_PROBLEM
-DEFAULT_INIT: str = _core.DEFAULT_INIT
-DEFAULT_SCHEDULE: Tuple[float, float] = tuple(_core.DEFAULT_SCHEDULE)  # type: ignore[assignment]
-DEFAULT_POLISH: bool = _core.DEFAULT_POLISH
-DEFAULT_REFINE: bool = _core.DEFAULT_REFINE
-DEFAULT_TOL: float = _core.DEFAULT_TOL
-
-_I64 = 2**63
-
 
 class NotFittedError(ValueError, AttributeError):
     """Raised when a fitted attribute or method is used before ``fit``."""
-
-
-def as_data(X: Any, name: str = "X") -> FloatArray:
-    """``X`` as a C-contiguous 2-d float32/float64 array.
-
-    float32 and float64 C-contiguous arrays pass through without a copy;
-    other layouts are copied, integer data becomes float64, and complex,
-    boolean, float16, object and string data are rejected with ``TypeError``.
-    """
-    if is_sparse(X):
-        raise TypeError(f"{name} must be dense here; pass {name}.toarray()")
-    try:
-        arr = np.asarray(X)
-    except (ValueError, TypeError) as exc:
-        raise TypeError(f"{name} could not be converted to a numeric array: {exc}") from None
-    arr = _real_dtype(arr, name)
-    if arr.ndim != 2:
-        raise ValueError(f"{name} must be a 2-d array (n_samples, n_features), got {arr.ndim}-d array of shape {arr.shape}")
-    return cast(FloatArray, np.ascontiguousarray(arr))
-
-
-def _real_dtype(arr: npt.NDArray[Any], name: str) -> FloatArray:
-    """``arr`` as native-endian float32/float64, or TypeError for non-real data."""
-    kind = arr.dtype.kind
-    if kind == "c":
-        raise TypeError(f"{name} has complex dtype {arr.dtype}; k-means needs real numbers")
-    if kind == "b":
-        raise TypeError(f"{name} has boolean dtype; convert it explicitly, e.g. {name}.astype(np.float64)")
-    if kind in "OUSVMm":
-        raise TypeError(f"{name} has dtype {arr.dtype} ({'object' if kind == 'O' else 'non-numeric'}); expected real numbers")
-    if arr.dtype == np.float16:
-        raise TypeError(f"{name} has dtype float16, which is not supported; use {name}.astype(np.float32)")
-    if kind in "iu" or (kind == "f" and arr.dtype.itemsize > 8):
-        arr = arr.astype(np.float64)
-    if not arr.dtype.isnative:
-        arr = arr.astype(arr.dtype.newbyteorder("="))
-    return arr
-
-
-def is_sparse(X: Any) -> bool:
-    """Whether ``X`` is a SciPy sparse matrix or array (without importing SciPy)."""
-    return hasattr(X, "tocsr") and hasattr(X, "nnz") and hasattr(X, "shape")
-
-
-SparseArgs = Tuple[int, npt.NDArray[np.uintp], npt.NDArray[np.uintp], FloatArray]
-
-
-def as_csr(X: Any, name: str = "X", dtype: Optional[np.dtype[Any]] = None) -> SparseArgs:
-    """A SciPy sparse matrix as ``(n_cols, indptr, indices, data)`` in canonical CSR.
-
-    CSC, COO and other formats are converted to CSR; duplicate entries are
-    summed (on a copy); ``data`` of float32/float64 is used without a copy.
-    """
-    csr = X.tocsr()
-    if len(csr.shape) != 2:
-        raise ValueError(f"{name} must be 2-d, got shape {csr.shape}")
-    if not csr.has_canonical_format:
-        csr = csr.copy()
-        csr.sum_duplicates()
-    data = cast(FloatArray, np.ascontiguousarray(_real_dtype(np.asarray(csr.data), f"{name}.data")))
-    if dtype is not None and data.dtype != dtype:
-        data = data.astype(dtype)
-    indptr = np.ascontiguousarray(csr.indptr, dtype=np.uintp)
-    indices = np.ascontiguousarray(csr.indices, dtype=np.uintp)
-    return int(csr.shape[1]), indptr, indices, data
-
-
-def as_weights(sample_weight: Any) -> Optional[npt.NDArray[np.float64]]:
-    """``sample_weight`` as a contiguous 1-d float64 array (or None)."""
-    if sample_weight is None:
-        return None
-    try:
-        w = np.asarray(sample_weight)
-    except (ValueError, TypeError) as exc:
-        raise TypeError(f"sample_weight could not be converted to a numeric array: {exc}") from None
-    if w.dtype.kind not in "iuf":
-        raise TypeError(f"sample_weight must be real numbers, got dtype {w.dtype}")
-    if w.ndim != 1:
-        raise ValueError(f"sample_weight must be a 1-d array, got shape {w.shape}")
-    return np.ascontiguousarray(w, dtype=np.float64)
-
-
-def _int_param(name: str, value: Any) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
-    v = int(value)
-    if not -_I64 <= v < _I64:
-        raise ValueError(f"invalid {name}: {v} (out of range)")
-    return v
-
-
-def _seed(seed: Any) -> Optional[int]:
-    if seed is None:
-        return None
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
-        raise TypeError(f"seed must be an integer in [0, 2**64) or None, got {seed!r} ({type(seed).__name__})")
-    s = int(seed)
-    if not 0 <= s < 2**64:
-        raise ValueError(f"invalid seed: {s} (must be in [0, 2**64) or None)")
-    return s
-
-
-def auto_n_init(n_samples: int, n_features: int, k: int) -> int:
-    """The number of restarts ``n_init="auto"`` runs for data of this shape.
-
-    Twenty while one pass costs at most ``AUTO_SMALL_PROBLEM`` multiply-adds
-    (``n_samples * n_features * k``), where twenty restarts take a fraction
-    of a second; four above it (refined restarts rarely differ there).
-
-    >>> auto_n_init(150, 4, 3), auto_n_init(100_000, 32, 100)
-    (20, 4)
-    """
-    sizes = [_int_param(name, v) for name, v in (("n_samples", n_samples), ("n_features", n_features), ("k", k))]
-    for name, v in zip(("n_samples", "n_features", "k"), sizes):
-        if v < 0:
-            raise ValueError(f"invalid {name}: {v} (must be non-negative)")
-    return _core.auto_n_init(*sizes)
-
-
-def _n_init_param(n_init: Any) -> Optional[int]:
-    """``None`` for ``"auto"`` (the core then chooses by the data's shape), else a checked integer."""
-    if isinstance(n_init, str):
-        if n_init == "auto":
-            return None
-        raise ValueError(f"invalid n_init: {n_init!r} (must be a positive integer or 'auto')")
-    if isinstance(n_init, (bool, np.bool_)) or not isinstance(n_init, numbers.Integral):
-        raise TypeError(f"n_init must be an integer or 'auto', got {n_init!r} ({type(n_init).__name__})")
-    return _int_param("n_init", n_init)
-
-
-def _core_params(
-    k: Any,
-    method: Any,
-    n_iter: Any,
-    seed: Any,
-    init: Any,
-    n_init: Any,
-    schedule: Any,
-    polish: Any,
-    refine: Any,
-    n_threads: Any,
-    tol: Any = DEFAULT_TOL,
-) -> _core.Params:
-    """The core's parameter object, with Python types checked (values are checked by the core)."""
-    if not isinstance(method, str):
-        raise TypeError(f"method must be a string ('lloyd', 'hartigan' or 'smartigan'), got {method!r}")
-    init_name, init_centroids = DEFAULT_INIT, None
-    if isinstance(init, str):
-        init_name = init
-    else:
-        init_centroids = np.ascontiguousarray(as_data(init, "init"), dtype=np.float64)
-    try:
-        start, end = schedule
-    except (TypeError, ValueError):
-        raise TypeError(f"schedule must be a pair (start, end) of numbers, got {schedule!r}") from None
-    for v in (start, end):
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
-            raise TypeError(f"schedule must be a pair (start, end) of numbers, got {schedule!r}")
-    for name, flag in (("polish", polish), ("refine", refine)):
-        if not isinstance(flag, (bool, np.bool_)):
-            raise TypeError(f"{name} must be True or False, got {flag!r}")
-    if isinstance(tol, (bool, np.bool_)) or not isinstance(tol, numbers.Real):
-        raise TypeError(f"tol must be a number >= 0, got {tol!r} ({type(tol).__name__})")
-    return _core.Params(
-        k=_int_param("k", k),
-        method=method,
-        n_iter=None if n_iter is None else _int_param("n_iter", n_iter),
-        seed=_seed(seed),
-        init=init_name,
-        init_centroids=init_centroids,
-        n_init=_n_init_param(n_init),
-        schedule=(float(start), float(end)),
-        polish=bool(polish),
-        refine=bool(refine),
-        n_threads=None if n_threads is None else _int_param("n_threads", n_threads),
-        tol=float(tol),
-    )
 
 
 @dataclass(frozen=True)
@@ -251,7 +74,9 @@ class ClusterResult:
         Each cluster's share of ``objective`` from the same distances (R's
         ``withinss``); they add up to ``objective`` up to rounding.
     n_sweeps : int
-        Lloyd iterations or Hartigan/Smartigan sweeps of the best restart.
+        Lloyd iterations or Hartigan/Smartigan sweeps of the best restart
+        (Smartigan: schedule and polishing sweeps), including the
+        re-converging steps of merge-split refinement (``refine=True``).
     converged : bool
         Whether the last sweep moved nothing, or moved points without
         lowering the objective (rounding noise, e.g. between clusters of
@@ -291,6 +116,11 @@ class ClusterResult:
     restart_objectives: npt.NDArray[np.float64]
     best_restart: int
     seed: int
+
+    @classmethod
+    def _from_core(cls, result: _core.Clustering) -> "ClusterResult":
+        """The core's result object, field by field (the two have the same fields)."""
+        return cls(**{field.name: getattr(result, field.name) for field in fields(cls)})
 
     def __repr__(self) -> str:
         k, d = self.centroids.shape
@@ -336,7 +166,10 @@ def cluster(
         ``DEFAULT_N_ITER`` = 20 sweeps; polishing sweeps come on top). For
         Lloyd and Hartigan a cap on iterations / sweeps, which stop earlier
         as soon as nothing changes (default ``None``: ``DEFAULT_MAX_ITER`` =
-        300, scikit-learn's ``max_iter``).
+        300, scikit-learn's ``max_iter``). With ``refine=True``, a restart
+        that converged before the cap (Smartigan: after its schedule and
+        polish) then takes at most as many merge-split refinement steps
+        again (at least 50 are allowed); ``n_sweeps`` counts them.
     seed : int or None
         Seed in ``[0, 2**64)``. Same seed, data and version give bit-identical
         results for any ``n_threads``. ``None`` draws one (see ``result.seed``).
@@ -400,16 +233,9 @@ def cluster(
     >>> round(r.objective, 6)
     0.01
     """
-    params = _core_params(k, method, n_iter, seed, init, n_init, schedule, polish, refine, n_threads, tol)
-    return ClusterResult(**_fit(X, params, sample_weight))
-
-
-def _fit(X: Any, params: _core.Params, sample_weight: Any) -> dict[str, Any]:
-    """One call into the core, dense or sparse."""
-    weights = as_weights(sample_weight)
-    if is_sparse(X):
-        return _core.fit_sparse(*as_csr(X), params, sample_weight=weights)
-    return _core.fit(as_data(X), params, sample_weight=weights)
+    model = Clusterer(k, method, n_iter, seed, init=init, n_init=n_init, schedule=schedule, polish=polish,
+                      refine=refine, n_threads=n_threads, tol=tol)
+    return model.fit(X, sample_weight)._result()
 
 
 def kmeans_plusplus(
@@ -464,8 +290,7 @@ def kmeans_plusplus(
     if is_sparse(X):
         raise TypeError("kmeans_plusplus: X must be a dense array; sparse input is seeded by cluster() itself")
     data = as_data(X)
-    params = _core_params(k, DEFAULT_METHOD, None, seed, DEFAULT_INIT, 1, DEFAULT_SCHEDULE,
-                          DEFAULT_POLISH, DEFAULT_REFINE, n_threads)
+    params = core_params(k=k, seed=seed, n_init=1, n_threads=n_threads)
     indices = _core.kmeans_plusplus(data, params, sample_weight=as_weights(sample_weight))
     return data[indices], indices
 
@@ -527,18 +352,23 @@ class Clusterer:
         self.refine = refine
         self.n_threads = n_threads
         self.tol = tol
-        self._run: Any = None
+        self._run: Optional[_core.Run] = None
         # Serialises fit/start/step/finish: a Clusterer shared between
         # threads then behaves as if the calls were made one after another.
         self._lock = threading.Lock()
         self.result_: Optional[ClusterResult] = None
 
     def _params(self) -> _core.Params:
-        return _core_params(self.k, self.method, self.n_iter, self.seed, self.init, self.n_init,
-                          self.schedule, self.polish, self.refine, self.n_threads, self.tol)
+        return core_params(**{name: getattr(self, name) for name in PARAMETERS})
 
-    def _set_result(self, out: dict[str, Any]) -> None:
-        self.result_ = ClusterResult(**out)
+    def _set_result(self, result: _core.Clustering) -> None:
+        self.result_ = ClusterResult._from_core(result)
+
+    def _result(self) -> ClusterResult:
+        """``result_``, or NotFittedError before a fit."""
+        if self.result_ is None:
+            raise NotFittedError("this Clusterer is not fitted yet; call fit(X) or start(X) first")
+        return self.result_
 
     def __getattr__(self, name: str) -> Any:
         # Only reached when normal lookup fails: fitted attributes live in result_.
@@ -557,7 +387,8 @@ class Clusterer:
         params = self._params()
         with self._lock:
             self._run = None
-            self._set_result(_fit(X, params, sample_weight))
+            weights = as_weights(sample_weight)
+            self._set_result(_core.fit(as_points(X), params, sample_weight=weights))
         return self
 
     def fit_predict(self, X: npt.ArrayLike, sample_weight: Optional[npt.ArrayLike] = None) -> npt.NDArray[np.int64]:
@@ -581,7 +412,7 @@ class Clusterer:
             self._set_result(self._run.current())
         return self
 
-    def _require_run(self) -> Any:
+    def _require_run(self) -> _core.Run:
         if self._run is None:
             raise NotFittedError("no step-wise run in progress; call start(X) first")
         return self._run
@@ -614,8 +445,8 @@ class Clusterer:
         """Whether a step-wise run is in progress."""
         return self._run is not None
 
-    def _apply(self, Y: Any, dense: Any, sparse: Any) -> Any:
-        """Runs ``dense(Y, centroids)`` or ``sparse(*csr, centroids)`` after checking Y."""
+    def _apply(self, Y: Any, operation: Callable[[Any, FloatArray], Any]) -> Any:
+        """``operation(Y, centroids)`` (``_core.predict`` or ``_core.transform``) after checking ``Y``."""
         centroids = self.centroids_
         n_features = int(np.shape(Y)[1]) if is_sparse(Y) and len(np.shape(Y)) == 2 else None
         if n_features is None:
@@ -626,16 +457,16 @@ class Clusterer:
                 f"Y has {n_features} features, but this Clusterer was fitted with {centroids.shape[1]} features"
             )
         if is_sparse(Y):
-            return sparse(*as_csr(Y, "Y", centroids.dtype), centroids)
-        return dense(data.astype(centroids.dtype, copy=False), centroids)
+            return operation(as_csr(Y, "Y", centroids.dtype), centroids)
+        return operation(data.astype(centroids.dtype, copy=False), centroids)
 
     def predict(self, Y: npt.ArrayLike) -> npt.NDArray[np.int64]:
         """Index of the nearest centroid for each row of ``Y`` (dense or sparse)."""
-        return self._apply(Y, _core.predict, _core.predict_sparse)  # type: ignore[no-any-return]
+        return self._apply(Y, _core.predict)  # type: ignore[no-any-return]
 
     def transform(self, Y: npt.ArrayLike) -> FloatArray:
         """Euclidean distance from each row of ``Y`` to each centroid, shape (n, k)."""
-        return self._apply(Y, _core.transform, _core.transform_sparse)  # type: ignore[no-any-return]
+        return self._apply(Y, _core.transform)  # type: ignore[no-any-return]
 
     def __getstate__(self) -> dict[str, Any]:
         if self._run is not None:
@@ -649,7 +480,32 @@ class Clusterer:
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
-        params = ", ".join(f"{p}={getattr(self, p)!r}" for p in
-                           ("k", "method", "n_iter", "seed", "init", "n_init", "schedule", "polish", "refine", "n_threads",
-                            "tol"))
+        params = ", ".join(f"{name}={getattr(self, name)!r}" for name in PARAMETERS)
         return f"Clusterer({params})"
+
+
+#: The parameters of :class:`Clusterer` (and :func:`cluster`), in the order of its signature.
+PARAMETERS: Tuple[str, ...] = tuple(inspect.signature(Clusterer).parameters)
+
+
+def fit_stepwise(model: Clusterer, X: Any, report: Callable[[int, Clusterer], None],
+                 sample_weight: Any = None) -> ClusterResult:
+    """Fits ``model`` on ``X`` one sweep at a time, calling ``report(sweep, model)``
+    after the starts are drawn (sweep 0) and after every sweep but the last;
+    the fitted attributes then show the best restart so far. The result is
+    bit-for-bit that of ``model.fit(X, sample_weight)``.
+
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [0.2], [4.0], [4.4]])
+    >>> lowest = []
+    >>> result = fit_stepwise(Clusterer(2, seed=0), X, lambda sweep, m: lowest.append(m.objective_))
+    >>> result.objective == Clusterer(2, seed=0).fit(X).objective_ and len(lowest) >= 1
+    True
+    """
+    model.start(X, sample_weight=sample_weight)
+    report(0, model)
+    sweep = 0
+    while model.step():
+        sweep += 1
+        report(sweep, model)
+    return model._result()

@@ -1,12 +1,40 @@
-"""Type stubs for the compiled extension ``smartigan._core`` (src/py.rs)."""
+"""Type stubs for the compiled extension ``smartigan._core`` (src/py/)."""
 
-from typing import Any, Optional, Tuple, final
+from typing import Any, Final, Optional, Tuple, Union, final
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Params", "auto_n_init", "kmeans_plusplus", "fit", "predict", "transform", "fit_sparse", "predict_sparse", "transform_sparse", "Run", "__version__", "MAX_N_ITER", "DEFAULT_METHOD", "DEFAULT_N_ITER", "DEFAULT_MAX_ITER", "AUTO_N_INIT_SMALL", "AUTO_N_INIT_LARGE", "AUTO_SMALL_PROBLEM", "DEFAULT_INIT", "DEFAULT_SCHEDULE", "DEFAULT_POLISH", "DEFAULT_REFINE", "DEFAULT_TOL"]
+__all__ = [
+    "Params",
+    "Clustering",
+    "CsrMatrix",
+    "Run",
+    "fit",
+    "kmeans_plusplus",
+    "predict",
+    "transform",
+    "auto_n_init",
+    "default_n_iter",
+    "__version__",
+    "METHODS",
+    "INITS",
+    "MAX_N_ITER",
+    "DEFAULT_METHOD",
+    "DEFAULT_N_ITER",
+    "DEFAULT_MAX_ITER",
+    "AUTO_N_INIT_SMALL",
+    "AUTO_N_INIT_LARGE",
+    "AUTO_SMALL_PROBLEM",
+    "DEFAULT_INIT",
+    "DEFAULT_SCHEDULE",
+    "DEFAULT_POLISH",
+    "DEFAULT_REFINE",
+    "DEFAULT_TOL",
+]
 __version__: str
+METHODS: Tuple[str, ...]
+INITS: Tuple[str, ...]
 MAX_N_ITER: int
 DEFAULT_METHOD: str
 DEFAULT_N_ITER: int
@@ -25,60 +53,70 @@ class Params:
     def __new__(
         cls,
         k: int,
-        method: str,
-        n_iter: Optional[int],
-        seed: Optional[int],
-        init: str,
-        init_centroids: Optional[npt.NDArray[np.float64]],
-        n_init: Optional[int],
-        schedule: Tuple[float, float],
-        polish: bool,
-        refine: bool,
-        n_threads: Optional[int],
-        tol: float = 0.0,
+        *,
+        method: str = ...,
+        n_iter: Optional[int] = ...,
+        seed: Optional[int] = ...,
+        init: Union[str, npt.NDArray[np.float64]] = ...,
+        n_init: Optional[int] = ...,
+        schedule: Tuple[float, float] = ...,
+        polish: bool = ...,
+        refine: bool = ...,
+        n_threads: Optional[int] = ...,
+        tol: float = ...,
     ) -> Params: ...
 
+@final
+class Clustering:
+    labels: Final[npt.NDArray[np.int64]]
+    centroids: Final[npt.NDArray[Any]]
+    objective: Final[float]
+    cluster_sizes: Final[npt.NDArray[np.int64]]
+    cluster_objectives: Final[npt.NDArray[np.float64]]
+    n_sweeps: Final[int]
+    converged: Final[bool]
+    history: Final[npt.NDArray[np.float64]]
+    moves: Final[npt.NDArray[np.int64]]
+    initial_objective: Final[float]
+    refinements: Final[int]
+    restart_objectives: Final[npt.NDArray[np.float64]]
+    best_restart: Final[int]
+    seed: Final[int]
+
+@final
+class CsrMatrix:
+    def __new__(
+        cls,
+        n_cols: int,
+        indptr: npt.NDArray[np.uintp],
+        indices: npt.NDArray[np.uintp],
+        data: npt.NDArray[Any],
+    ) -> CsrMatrix: ...
+    @property
+    def n_cols(self) -> int: ...
+
+_Points = Union[npt.NDArray[Any], CsrMatrix]
+
 def fit(
-    x: npt.NDArray[Any],
+    x: _Points,
     params: Params,
     sample_weight: Optional[npt.NDArray[np.float64]] = None,
-) -> dict[str, Any]: ...
-def fit_sparse(
-    n_cols: int,
-    indptr: npt.NDArray[np.uintp],
-    indices: npt.NDArray[np.uintp],
-    data: npt.NDArray[Any],
-    params: Params,
-    sample_weight: Optional[npt.NDArray[np.float64]] = None,
-) -> dict[str, Any]: ...
-def predict_sparse(
-    n_cols: int,
-    indptr: npt.NDArray[np.uintp],
-    indices: npt.NDArray[np.uintp],
-    data: npt.NDArray[Any],
-    centroids: npt.NDArray[Any],
-) -> npt.NDArray[np.int64]: ...
-def transform_sparse(
-    n_cols: int,
-    indptr: npt.NDArray[np.uintp],
-    indices: npt.NDArray[np.uintp],
-    data: npt.NDArray[Any],
-    centroids: npt.NDArray[Any],
-) -> npt.NDArray[Any]: ...
-def auto_n_init(n_samples: int, n_features: int, k: int) -> int: ...
+) -> Clustering: ...
 def kmeans_plusplus(
-    x: npt.NDArray[Any],
+    x: _Points,
     params: Params,
     sample_weight: Optional[npt.NDArray[np.float64]] = None,
 ) -> npt.NDArray[np.int64]: ...
-def predict(x: npt.NDArray[Any], centroids: npt.NDArray[Any]) -> npt.NDArray[np.int64]: ...
-def transform(x: npt.NDArray[Any], centroids: npt.NDArray[Any]) -> npt.NDArray[Any]: ...
+def predict(x: _Points, centroids: npt.NDArray[Any]) -> npt.NDArray[np.int64]: ...
+def transform(x: _Points, centroids: npt.NDArray[Any]) -> npt.NDArray[Any]: ...
+def auto_n_init(n_samples: int, n_features: int, k: int) -> int: ...
+def default_n_iter(method: str) -> int: ...
 
 @final
 class Run:
     def __new__(
         cls,
-        x: npt.NDArray[Any],
+        x: _Points,
         params: Params,
         sample_weight: Optional[npt.NDArray[np.float64]] = None,
     ) -> Run: ...
@@ -86,4 +124,4 @@ class Run:
     def finish(self) -> None: ...
     @property
     def finished(self) -> bool: ...
-    def current(self) -> dict[str, Any]: ...
+    def current(self) -> Clustering: ...

@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence, Tuple, Union
 import numpy as np
 import numpy.typing as npt
 
-from ._api import ClusterResult, as_data
+from ._api import ClusterResult
+from ._arrays import as_data
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes

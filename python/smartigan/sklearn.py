@@ -11,7 +11,7 @@ does not import scikit-learn; only importing this module does.
 from __future__ import annotations
 
 import numbers
-from typing import Any, Callable, Dict, Optional, Tuple, Union
+from typing import Any, Callable, Optional, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -39,11 +39,13 @@ except ImportError:  # pragma: no cover - scikit-learn < 1.6
         return estimator._validate_data(X, reset=reset, **kwargs)
 
 
-from . import _api, _core
+from . import _api, _core, _params
+from ._arrays import FloatArray, as_points, is_sparse
 
 __all__ = ["KMeans"]
 
-_NAMED_INITS = ("k-means++", "random-partition", "forgy", "random")
+# The core's names, and scikit-learn's "random" for Forgy.
+_NAMED_INITS = _params.INITS + ("random",)
 # scikit-learn's `algorithm` values: both name an implementation of Lloyd's algorithm.
 _SKLEARN_ALGORITHMS = ("lloyd", "elkan")
 
@@ -79,11 +81,10 @@ def _seed_from_random_state(random_state: Any) -> int:
 
 
 def _positive_int(name: str, value: Any) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
-    if value < 1:
+    v = _params.integer(name, value)
+    if v < 1:
         raise ValueError(f"{name}={value} is invalid; it must be at least 1")
-    return int(value)
+    return v
 
 
 def _check_weights(sample_weight: Any, n_samples: int) -> Optional[npt.NDArray[np.float64]]:
@@ -112,6 +113,17 @@ def _check_weights(sample_weight: Any, n_samples: int) -> Optional[npt.NDArray[n
     if not np.any(w > 0):
         raise ValueError("sample_weight is all zero; at least one weight must be positive")
     return np.ascontiguousarray(w)
+
+
+def _print_progress(sweep: int, model: _api.Clusterer) -> None:
+    """``verbose`` output: the lowest objective among the restarts after the
+    starts (sweep 0) and after every sweep."""
+    if sweep == 0:
+        restarts = len(model.restart_objectives_)
+        print(f"initialization complete: {restarts} restarts, lowest objective {model.objective_:.10g}")
+    else:
+        # Smartigan's early sweeps may raise it: they explore.
+        print(f"sweep {sweep}: lowest objective among the restarts {model.objective_:.10g}")
 
 
 class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, BaseEstimator):  # type: ignore[misc,unused-ignore]
@@ -146,7 +158,10 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         For Smartigan the length of the acceptance-factor schedule (``None``:
         20; polishing sweeps come on top); for Lloyd and Hartigan a cap on
         iterations / sweeps, which stop as soon as nothing changes (``None``:
-        300, as in scikit-learn).
+        300, as in scikit-learn). With ``refine=True``, a restart that
+        converged before the cap (Smartigan: after its schedule and polish)
+        then takes at most as many merge-split refinement steps again (at
+        least 50 are allowed); ``n_iter_`` counts them.
     random_state : int, RandomState, Generator or None, default=None
         An int in ``[0, 2**64)`` is the seed itself (the same seed as
         ``smartigan.cluster(..., seed=random_state)``). A ``RandomState`` or
@@ -197,7 +212,8 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         Sum of (weighted) squared distances of the training points to their
         centroids.
     n_iter_ : int
-        Iterations or sweeps of the best restart.
+        Iterations or sweeps of the best restart, including those of
+        merge-split refinement.
     n_features_in_ : int
         Number of features seen during ``fit``.
     feature_names_in_ : ndarray of str, shape (n_features_in_,)
@@ -233,15 +249,15 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         n_clusters: int = 8,
         *,
         method: Optional[str] = None,
-        init: Union[str, npt.ArrayLike, Callable[..., Any]] = "k-means++",
+        init: Union[str, npt.ArrayLike, Callable[..., Any]] = _params.DEFAULT_INIT,
         n_init: Union[int, str] = "auto",
         max_iter: Optional[int] = None,
         random_state: Union[int, np.random.RandomState, np.random.Generator, None] = None,
         n_threads: Optional[int] = None,
-        schedule: Tuple[float, float] = _api.DEFAULT_SCHEDULE,
-        polish: bool = _api.DEFAULT_POLISH,
-        refine: bool = _api.DEFAULT_REFINE,
-        tol: float = _api.DEFAULT_TOL,
+        schedule: Tuple[float, float] = _params.DEFAULT_SCHEDULE,
+        polish: bool = _params.DEFAULT_POLISH,
+        refine: bool = _params.DEFAULT_REFINE,
+        tol: float = _params.DEFAULT_TOL,
         verbose: int = 0,
         copy_x: bool = True,
         algorithm: Optional[str] = None,
@@ -299,16 +315,15 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or SciPy sparse matrix of shape (n_samples, n_features)
             Training data. float32 stays float32; other real types become
-            float64. Sparse matrices are not supported yet.
+            float64. A sparse matrix (CSR; other formats are converted) is
+            clustered without densifying it; the centroids come back dense.
         y : Ignored
             Present for API consistency.
         sample_weight : array-like of shape (n_samples,) or None
             Non-negative weight of each row: centroids are weighted means and
-            ``inertia_`` is the weighted objective. (With a core built without
-            weighted clustering only uniform weights are accepted; they scale
-            ``inertia_`` but do not change the clustering.)
+            ``inertia_`` is the weighted objective.
 
         Returns
         -------
@@ -344,7 +359,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         if isinstance(n_init, str):
             if n_init != "auto":
                 raise ValueError(f"n_init={n_init!r} is invalid; use a positive integer or 'auto'")
-            n_init = 1 if explicit else _api.DEFAULT_N_INIT
+            n_init = 1 if explicit else _params.DEFAULT_N_INIT
         else:
             n_init = _positive_int("n_init", n_init)
         verbose = self.verbose
@@ -356,20 +371,21 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
             raise ValueError(f"verbose={verbose} is invalid; it must be at least 0")
         if not isinstance(self.copy_x, (bool, np.bool_)):
             raise TypeError(f"copy_x must be True or False, got {self.copy_x!r}")
-        method = self._resolve_method()
-        kwargs: Dict[str, Any] = dict(init=init, n_init=n_init, schedule=self.schedule, polish=self.polish,
-                                      refine=self.refine, n_threads=self.n_threads, tol=self.tol)
-        result: _api.ClusterResult
-        if verbose and not _api.is_sparse(data):
-            result = self._fit_verbosely(data, n_clusters, method, max_iter, seed, weights, kwargs)
+        # The parameters named as in Clusterer pass through as given, but for
+        # those resolved above.
+        settings = {name: getattr(self, name) for name in _api.PARAMETERS if name in self._get_param_names()}
+        settings.update(k=n_clusters, method=self._resolve_method(), n_iter=max_iter, seed=seed, init=init,
+                        n_init=n_init)
+        model = _api.Clusterer(**settings)
+        if verbose and not is_sparse(data):
+            result = _api.fit_stepwise(model, data, _print_progress, sample_weight=weights)
         else:
-            result = _api.cluster(data, n_clusters, method, max_iter, seed,
-                                  sample_weight=weights, **kwargs)
+            result = model.fit(data, sample_weight=weights)._result()
         if verbose:
             ended = "converged" if result.converged else "stopped at the sweep limit"
             print(f"{ended} after {result.n_sweeps} sweeps of the best restart "
                   f"(#{result.best_restart}); objective {result.objective:.10g}")
-        self.cluster_centers_: _api.FloatArray = result.centroids
+        self.cluster_centers_: FloatArray = result.centroids
         self.labels_: npt.NDArray[np.int64] = result.labels
         self.inertia_ = float(result.objective)
         self.n_iter_ = int(result.n_sweeps)
@@ -383,7 +399,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         method's own value is checked by the core, naming it)."""
         method, algorithm = self.method, self.algorithm
         if algorithm is None:
-            return "smartigan" if method is None else method
+            return _params.DEFAULT_METHOD if method is None else method
         if not isinstance(algorithm, str) or algorithm not in _SKLEARN_ALGORITHMS:
             raise ValueError(f"algorithm={algorithm!r} is invalid; use 'lloyd', 'elkan' "
                              "(scikit-learn's two implementations of Lloyd's algorithm) or None")
@@ -391,22 +407,6 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
             raise ValueError(f"algorithm={algorithm!r} asks for Lloyd's algorithm but method={method!r}; "
                              "give one of them, or method='lloyd'")
         return "lloyd"
-
-    def _fit_verbosely(self, data: Any, n_clusters: int, method: str, max_iter: Optional[int], seed: int,
-                       weights: Optional[npt.NDArray[np.float64]], kwargs: Dict[str, Any]) -> _api.ClusterResult:
-        """The fit stepped sweep by sweep, printing the best objective so far
-        (stepping gives exactly the one-shot result)."""
-        model = _api.Clusterer(n_clusters, method, max_iter, seed, **kwargs)  # type: ignore[arg-type]
-        model.start(data, sample_weight=weights)
-        restarts = len(model.restart_objectives_)
-        print(f"initialization complete: {restarts} restarts, lowest objective {model.objective_:.10g}")
-        sweep = 0
-        while model.step():
-            sweep += 1
-            # Smartigan's early sweeps may raise it: they explore.
-            print(f"sweep {sweep}: lowest objective among the restarts {model.objective_:.10g}")
-        assert model.result_ is not None
-        return model.result_
 
     def fit_predict(self, X: npt.ArrayLike, y: Any = None, sample_weight: Optional[npt.ArrayLike] = None) -> npt.NDArray[np.int64]:
         """Fit, then return the cluster of each training point (``labels_``).
@@ -447,9 +447,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
 
     @staticmethod
     def _nearest(data: Any, centers: np.ndarray) -> npt.NDArray[np.int64]:
-        if _sparse.issparse(data):
-            return _core.predict_sparse(*_api.as_csr(data), centers)
-        return _core.predict(data, centers)
+        return _core.predict(as_points(data), centers)
 
     def predict(self, X: npt.ArrayLike) -> npt.NDArray[np.int64]:
         """Index of the nearest centroid for each row of ``X``.
@@ -502,9 +500,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         [0.0, 10.0]
         """
         data, centers = self._test_data(X)
-        if _sparse.issparse(data):
-            return _core.transform_sparse(*_api.as_csr(data), centers)
-        return _core.transform(data, centers)
+        return _core.transform(as_points(data), centers)
 
     def score(self, X: npt.ArrayLike, y: Any = None, sample_weight: Optional[npt.ArrayLike] = None) -> float:
         """Opposite of the (weighted) k-means objective of ``X`` on the centroids.

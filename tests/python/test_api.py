@@ -42,7 +42,7 @@ def test_result_fields_and_invariants(X, method):
     assert r.cluster_objectives.sum() == pytest.approx(r.objective, rel=1e-12)
     assert len(r.history) == len(r.moves) == r.n_sweeps
     assert r.history[-1] == pytest.approx(r.objective, rel=1e-9)
-    assert r.restart_objectives.shape == (smartigan._api.auto_n_init(300, 3, 5),) == (20,)
+    assert r.restart_objectives.shape == (smartigan._params.auto_n_init(300, 3, 5),) == (20,)
     assert r.objective == r.restart_objectives.min()
     assert r.restart_objectives[r.best_restart] == r.objective
     assert r.seed == 1 and r.converged
@@ -95,9 +95,9 @@ def test_float32_is_used_as_is_and_returns_float32(X):
 
 
 def test_no_copy_for_c_contiguous_float_input(X):
-    assert smartigan._api.as_data(X) is X
+    assert smartigan._arrays.as_data(X) is X
     X32 = X.astype(np.float32)
-    assert smartigan._api.as_data(X32) is X32
+    assert smartigan._arrays.as_data(X32) is X32
 
 
 @pytest.mark.parametrize(
@@ -314,8 +314,8 @@ def test_auto_n_init_by_problem_size():
     large = rng.normal(size=(20_000, 8)).astype(np.float32)
     assert cluster(large, 7, "lloyd", 2, seed=0).restart_objectives.shape == (4,)
     assert cluster(large, 7, "lloyd", 2, seed=0, n_init=3).restart_objectives.shape == (3,)
-    assert smartigan._api.auto_n_init(2**18, 2, 2) == 20
-    assert smartigan._api.auto_n_init(2**18 + 1, 2, 2) == 4
+    assert smartigan._params.auto_n_init(2**18, 2, 2) == 20
+    assert smartigan._params.auto_n_init(2**18 + 1, 2, 2) == 4
     # The stateful API resolves "auto" the same way.
     c = smartigan.Clusterer(7, "lloyd", 2, seed=0)
     c.fit(large)
@@ -329,7 +329,7 @@ def test_default_n_iter_runs_lloyd_and_hartigan_to_convergence():
     for method in ("lloyd", "hartigan"):
         kw = dict(seed=1, init="random-partition", n_init=1, refine=False)
         full = cluster(x, 30, method, **kw)
-        assert full.converged and 20 < full.n_sweeps <= smartigan._api.DEFAULT_MAX_ITER
+        assert full.converged and 20 < full.n_sweeps <= smartigan._params.DEFAULT_MAX_ITER
         assert cluster(x, 30, method, None, **kw).objective == full.objective
         capped = cluster(x, 30, method, 20, **kw)
         assert not capped.converged and capped.n_sweeps == 20
@@ -343,7 +343,7 @@ def test_default_n_iter_runs_lloyd_and_hartigan_to_convergence():
         assert est.n_iter_ == full.n_sweeps
     # Smartigan's schedule stays DEFAULT_N_ITER sweeps long.
     short = cluster(x, 30, "smartigan", seed=1, n_init=1, polish=False, refine=False)
-    assert short.n_sweeps == smartigan._api.DEFAULT_N_ITER == 20
+    assert short.n_sweeps == smartigan._params.DEFAULT_N_ITER == 20
 
 
 def test_refine_repairs_merged_and_split_blobs_and_never_hurts():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -278,9 +279,9 @@ def test_progress_bar(iris_npy, capsys):
     assert main(["fit", str(iris_npy), "-k", "5", "--seed", "3", "--progress", "always", "--json"]) == 0
     out = capsys.readouterr()
     stepped = json.loads(out.out)
-    from smartigan import _api
+    from smartigan import _params
 
-    assert f"sweep 1/{_api.DEFAULT_N_ITER}" in out.err and f"{_api.auto_n_init(150, 4, 5)} restarts" in out.err
+    assert f"sweep 1/{_params.DEFAULT_N_ITER}" in out.err and f"{_params.auto_n_init(150, 4, 5)} restarts" in out.err
     assert "\r" in out.err
     assert main(["fit", str(iris_npy), "-k", "5", "--seed", "3", "--progress", "never", "--json"]) == 0
     out2 = capsys.readouterr()
@@ -332,6 +333,21 @@ def test_piped_subprocess_is_quiet_and_correct(iris_npy):
     assert bad.stderr.startswith("smartigan fit: error:") and "Traceback" not in bad.stderr
     usage = run_cli("fit", str(iris_npy))
     assert usage.returncode == 2 and "-k" in usage.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX pipes")
+def test_closed_output_pipe_is_exit_141_not_a_bug(iris_npy):
+    # `smartigan fit ... | head` after head has gone: the pipe's read end is
+    # closed before the command starts; unbuffered, its first line fails.
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        res = subprocess.run([sys.executable, "-u", "-m", "smartigan", "fit", str(iris_npy), "-k", "3", "--seed", "0"],
+                             stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(write_end)
+    assert res.returncode == 141 == cli.EXIT_BROKEN_PIPE
+    assert res.stderr == ""
 
 
 # -- compare ---------------------------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import pkgutil
 
 import pytest
 
@@ -22,9 +23,14 @@ def test_doctests(module, needs, tmp_path, monkeypatch):
         matplotlib.use("Agg")
     monkeypatch.chdir(tmp_path)
     mod = importlib.import_module(module)
-    result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    assert result.failed == 0
-    assert result.attempted >= 5, f"{module} should document its public functions with examples"
+    # A package (the CLI) keeps its examples in its modules.
+    names = [info.name for info in pkgutil.iter_modules(getattr(mod, "__path__", []), f"{module}.")]
+    attempted = 0
+    for part in [mod, *map(importlib.import_module, names)]:
+        result = doctest.testmod(part, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+        assert result.failed == 0, part.__name__
+        attempted += result.attempted
+    assert attempted >= 5, f"{module} should document its public functions with examples"
 
 
 def test_every_public_function_has_an_example():

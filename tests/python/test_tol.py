@@ -37,7 +37,7 @@ def test_tol_zero_is_the_default(Y):
     a = cluster(Y, 12, "hartigan", **SLOW)
     b = cluster(Y, 12, "hartigan", tol=0, **SLOW)
     np.testing.assert_array_equal(a.labels, b.labels)
-    assert a.n_sweeps == b.n_sweeps and smartigan._api.DEFAULT_TOL == 0.0
+    assert a.n_sweeps == b.n_sweeps and smartigan._params.DEFAULT_TOL == 0.0
 
 
 def test_clusterer_stepwise_equals_one_shot_with_tol(Y):

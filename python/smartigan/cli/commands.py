@@ -1,0 +1,224 @@
+"""The three commands, ``fit``, ``compare`` and ``demo``: each takes the
+parsed arguments and returns the exit status."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Dict, Optional, Tuple
+
+import numpy as np
+import numpy.typing as npt
+
+from .. import _api
+from .._core import __version__
+from .._params import DEFAULT_INIT, DEFAULT_METHOD, DEFAULT_N_INIT, METHODS, auto_n_init, default_n_iter
+from ..datasets import load_iris
+from .errors import CliError
+from .progress import Progress
+from .readers import Table, import_pyarrow, read_table
+from .writers import check_writable, require_plot, write_outputs
+
+__all__ = ["fit", "compare", "demo"]
+
+# Table 1 of Clément & Steinerberger (Iris, mean over 500 random-partition runs).
+PAPER_IRIS = {
+    3: (96.88, 78.85, 79.23),
+    4: (80.82, 57.97, 59.16),
+    5: (77.02, 51.37, 49.28),
+    10: (55.61, 29.86, 28.18),
+    20: (21.68, 17.38, 16.76),
+}
+
+# The protocol that reproduces the paper's Hartigan and Smartigan rows
+# (benches/PAPER.md): random partitions, at most 10 sweeps, no polish, and a
+# factor of 1.40, 1.35, ..., 0.95 in sweeps 0..9.
+PAPER_PROTOCOL = dict(init="random-partition", n_iter=10, polish=False, refine=False)
+PAPER_SCHEDULE = (1.4, 0.9)
+
+
+def fit_once(X: npt.NDArray[np.float64], k: int, method: str, args: argparse.Namespace,
+             seed: Optional[int]) -> Tuple[_api.ClusterResult, float]:
+    """One fit, stepped with a progress bar when one can be shown; returns (result, seconds)."""
+    model = _api.Clusterer(k, method, args.n_iter, seed, init=args.init, n_init=args.n_init,  # type: ignore[arg-type]
+                           n_threads=args.threads, refine=args.refine, tol=args.tol)
+    expected = args.n_iter or default_n_iter(method)
+    beyond = "polishing or refining" if args.refine else "polishing"
+    bar = Progress(method, expected, args.n_init, mode=args.progress, beyond=beyond)
+
+    def report(sweep: int, model: _api.Clusterer) -> None:
+        if sweep:  # the bar counts sweeps from the first
+            bar.update(sweep, model.objective_)
+
+    t0 = time.perf_counter()
+    if not bar.enabled:
+        result = model.fit(X)._result()
+    else:
+        # Stepping gives bit-for-bit the result of fit() (see Clusterer).
+        try:
+            result = _api.fit_stepwise(model, X, report)
+        finally:
+            bar.close()
+    return result, time.perf_counter() - t0
+
+
+def _load(args: argparse.Namespace) -> Table:
+    header = {"auto": None, "yes": True, "no": False}[args.header]
+    table = read_table(args.data, args.input_format, columns=args.columns, header=header, delimiter=args.delimiter)
+    for note in table.notes:
+        print(f"smartigan {args.command}: note: {note}", file=sys.stderr)
+    return table
+
+
+def _preflight(args: argparse.Namespace) -> None:
+    """Fail before the (possibly long) fit for problems we can see up front."""
+    if args.k < 1:
+        raise CliError(f"-k must be at least 1, got {args.k}")
+    if args.plot:
+        require_plot(args.plot)
+        check_writable(args.plot, "--plot")
+    if getattr(args, "out", None):
+        check_writable(args.out, "--out")
+        if args.format == "parquet":
+            import_pyarrow("writing")
+
+
+def _prepare(args: argparse.Namespace) -> Table:
+    """The data of ``fit`` and ``compare``, after the checks that need no fit.
+
+    Also replaces ``--n-init auto`` by its count, so that progress, tables
+    and JSON show it.
+    """
+    _preflight(args)
+    table = _load(args)
+    n, d = table.data.shape
+    if args.n_init == "auto":
+        args.n_init = auto_n_init(n, d, args.k)
+    if args.k > n:
+        raise CliError(f"-k {args.k} is larger than the number of points ({n}) in {args.data}")
+    return table
+
+
+def fit(args: argparse.Namespace) -> int:
+    table = _prepare(args)
+    X = table.data
+    n, d = X.shape
+    result, elapsed = fit_once(X, args.k, args.method, args, args.seed)
+    sizes = result.cluster_sizes
+    written = write_outputs(args.out, args.format, result, table.names) if args.out else []
+    if args.plot:
+        from .. import plot
+
+        plot.save(X, {args.method: result}, args.plot, feature_names=table.names,
+                  title=f"{Path(args.data).name}: k={args.k}, {args.method}")
+        written.append(args.plot)
+    ro = result.restart_objectives
+    if args.json:
+        summary = dict(data=args.data, n_samples=n, n_features=d, k=args.k, method=args.method, init=args.init,
+                       n_init=args.n_init, n_iter=args.n_iter, seed=result.seed, objective=result.objective,
+                       sweeps=result.n_sweeps, converged=result.converged, best_restart=result.best_restart,
+                       restart_objectives=ro.tolist(), seconds=elapsed, sizes=sizes.tolist(), written=written)
+        print(json.dumps(summary))
+        return 0
+    print(f"data        {args.data}: {n} points, {d} features"
+          + (f" ({', '.join(table.names)})" if table.names and d <= 8 else ""))
+    print(f"method      {args.method} (init {args.init}, {args.n_init} restarts, n_iter {args.n_iter or 'default'}, seed {result.seed})")
+    print(f"objective   {result.objective:.10g}")
+    print(f"sweeps      {result.n_sweeps} ({'converged' if result.converged else 'stopped at the sweep limit'})")
+    print(f"restarts    best #{result.best_restart}; objectives min {ro.min():.6g}, median {np.median(ro):.6g}, "
+          f"max {ro.max():.6g}")
+    print(f"time        {elapsed:.3f}s")
+    print(f"sizes       {' '.join(str(s) for s in sizes)}")
+    for path in written:
+        print(f"wrote       {path}")
+    return 0
+
+
+def compare(args: argparse.Namespace) -> int:
+    table = _prepare(args)
+    X = table.data
+    n, d = X.shape
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    unknown = [m for m in methods if m not in METHODS]
+    if unknown or not methods:
+        raise CliError(f"--methods: unknown method {', '.join(map(repr, unknown)) or '(none)'}; "
+                       f"choose from {', '.join(METHODS)}")
+    # One seed for every method: restart i starts from the same partition and
+    # visits points in the same orders whatever the method (paired starts).
+    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
+    results: Dict[str, _api.ClusterResult] = {}
+    times: Dict[str, float] = {}
+    for m in methods:
+        results[m], times[m] = fit_once(X, args.k, m, args, seed)
+    ref = methods[0]
+    rows = []
+    for m in methods:
+        r = results[m]
+        rel = 100.0 * (r.objective / results[ref].objective - 1.0) if results[ref].objective > 0 else 0.0
+        rows.append(dict(method=m, objective=r.objective, vs=rel, mean=float(r.restart_objectives.mean()),
+                         sweeps=r.n_sweeps, converged=r.converged, seconds=times[m]))
+    pairs = []
+    for a, b in zip(methods, methods[1:]):
+        diff = results[b].restart_objectives - results[a].restart_objectives
+        tol = 1e-12 * np.maximum(np.abs(results[a].restart_objectives), 1.0)
+        pairs.append(dict(first=a, second=b, better=int(np.sum(diff < -tol)), tied=int(np.sum(np.abs(diff) <= tol)),
+                          worse=int(np.sum(diff > tol))))
+    if args.plot:
+        from .. import plot
+
+        plot.save(X, results, args.plot, feature_names=table.names,
+                  title=f"{Path(args.data).name}: k={args.k}, {args.n_init} paired restarts, seed {seed}")
+    if args.json:
+        print(json.dumps(dict(data=args.data, n_samples=n, n_features=d, k=args.k, seed=seed, init=args.init,
+                              n_init=args.n_init, n_iter=args.n_iter, methods=rows, paired=pairs,
+                              written=[args.plot] if args.plot else [])))
+        return 0
+    print(f"{args.data}: {n} points, {d} features, k={args.k}, init {args.init}, {args.n_init} restarts "
+          f"per method from the same starts (seed {seed})\n")
+    head = f"{'method':<10} {'best objective':>16} {'vs ' + ref:>10} {'mean of restarts':>17} {'sweeps':>7} {'converged':>9} {'time':>8}"
+    print(head)
+    print("-" * len(head))
+    for row in rows:
+        print(f"{row['method']:<10} {row['objective']:>16.8g} {row['vs']:>+9.2f}% {row['mean']:>17.8g} "
+              f"{row['sweeps']:>7} {('yes' if row['converged'] else 'no'):>9} {row['seconds']:>7.3f}s")
+    print()
+    for p in pairs:
+        print(f"restart by restart, {p['second']} vs {p['first']}: better in {p['better']}, "
+              f"tied in {p['tied']}, worse in {p['worse']} of {args.n_init}")
+    if args.plot:
+        print(f"\nwrote {args.plot}")
+    return 0
+
+
+def demo(args: argparse.Namespace) -> int:
+    X, _ = load_iris()
+    runs = args.runs
+    print(f"smartigan {__version__} demo: Fisher's Iris data ({X.shape[0]} points in R^{X.shape[1]})")
+    print(f"Mean k-means objective over {runs} runs per cell under the paper's protocol "
+          "(random partition, at most 10 sweeps); paper's Table 1 values in brackets.")
+    print(f"The last column is one call of smartigan.cluster(X, k) with default settings "
+          f"(method={DEFAULT_METHOD!r}, init={DEFAULT_INIT!r}, n_init={DEFAULT_N_INIT!r}: "
+          f"{auto_n_init(X.shape[0], X.shape[1], max(args.k))} restarts here).\n")
+    header = f"{'k':>3}  {'Lloyd':>17}  {'Hartigan':>17}  {'Smartigan':>17}  {'default cluster()':>17}  {'time':>7}"
+    print(header)
+    print("-" * len(header))
+    total = time.perf_counter()
+    for k in args.k:
+        t0 = time.perf_counter()
+        cells = []
+        for method in METHODS:
+            r = _api.cluster(X, k, method, seed=args.seed, n_init=runs, schedule=PAPER_SCHEDULE,  # type: ignore[arg-type]
+                             **PAPER_PROTOCOL)  # type: ignore[arg-type]
+            cells.append(float(r.restart_objectives.mean()))
+        best = _api.cluster(X, k, seed=args.seed).objective
+        elapsed = time.perf_counter() - t0
+        paper = PAPER_IRIS.get(k)
+        text = [f"{v:8.2f} [{p:6.2f}]" if paper else f"{v:8.2f} [  -   ]"
+                for v, p in zip(cells, paper or (0.0, 0.0, 0.0))]
+        print(f"{k:>3}  {text[0]:>17}  {text[1]:>17}  {text[2]:>17}  {best:>17.2f}  {elapsed:>6.2f}s")
+    print(f"\ntotal {time.perf_counter() - total:.2f}s. Lower is better. The paper's Lloyd row is not "
+          "reproducible by standard Lloyd (see benches/PAPER.md).")
+    return 0

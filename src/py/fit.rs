@@ -1,0 +1,163 @@
+//! The one-shot calls: `fit`, `kmeans_plusplus`, `predict` and `transform`,
+//! each a [`RowsJob`] run on dense or sparse points of either float type.
+
+use super::arrays::{same_float, Float, Matrix, Rows, RowsJob};
+use super::interrupt::{detached, interruptible};
+use super::params::PyParams;
+use super::result::{int64, PyClustering};
+use crate::Params;
+use ndarray::ArrayView1;
+use numpy::{IntoPyArray, PyReadonlyArray1};
+use pyo3::prelude::*;
+
+/// The optional sample weights, as every call takes them.
+pub(super) type Weights<'py> = Option<PyReadonlyArray1<'py, f64>>;
+
+/// Clusters `x` (a 2-d array or a `CsrMatrix`); see `smartigan.cluster`
+/// for the documented front end.
+#[pyfunction]
+#[pyo3(signature = (x, params, sample_weight=None))]
+pub(super) fn fit(
+    py: Python<'_>,
+    x: Matrix<'_>,
+    params: PyRef<'_, PyParams>,
+    sample_weight: Weights<'_>,
+) -> PyResult<PyClustering> {
+    x.with_rows(Fit(FitInputs::new(py, &params, &sample_weight)))
+}
+
+/// The rows greedy k-means++ chooses as centres (dense `x` only); see
+/// `smartigan.kmeans_plusplus`.
+#[pyfunction]
+#[pyo3(signature = (x, params, sample_weight=None))]
+pub(super) fn kmeans_plusplus(
+    py: Python<'_>,
+    x: Matrix<'_>,
+    params: PyRef<'_, PyParams>,
+    sample_weight: Weights<'_>,
+) -> PyResult<Py<PyAny>> {
+    x.with_rows(KMeansPlusPlus(FitInputs::new(py, &params, &sample_weight)))
+}
+
+/// Nearest centroid of each row of `x` (dense or sparse, of the centroids'
+/// float type).
+#[pyfunction]
+pub(super) fn predict(
+    py: Python<'_>,
+    x: Matrix<'_>,
+    centroids: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    x.with_rows(ToCentroids::new(py, centroids, Output::Nearest))
+}
+
+/// Euclidean distances from each row of `x` to each centroid.
+#[pyfunction]
+pub(super) fn transform(
+    py: Python<'_>,
+    x: Matrix<'_>,
+    centroids: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    x.with_rows(ToCentroids::new(py, centroids, Output::Distances))
+}
+
+/// What a fit reads besides the points.
+pub(super) struct FitInputs<'a, 'py> {
+    py: Python<'py>,
+    params: &'a PyParams,
+    weights: &'a Weights<'py>,
+}
+
+impl<'a, 'py> FitInputs<'a, 'py> {
+    pub(super) fn new(py: Python<'py>, params: &'a PyParams, weights: &'a Weights<'py>) -> Self {
+        FitInputs {
+            py,
+            params,
+            weights,
+        }
+    }
+
+    /// What the core's calls take: the weights as a view and the
+    /// parameters as a copy of their own (with the Python token).
+    pub(super) fn parts(&self) -> (Python<'py>, Option<ArrayView1<'_, f64>>, Params) {
+        let weights = self.weights.as_ref().map(|w| w.as_array());
+        (self.py, weights, self.params.core())
+    }
+}
+
+struct Fit<'a, 'py>(FitInputs<'a, 'py>);
+
+impl RowsJob for Fit<'_, '_> {
+    type Output = PyClustering;
+
+    fn run<T: Float>(self, rows: Rows<'_, T>) -> PyResult<PyClustering> {
+        let (py, weights, params) = self.0.parts();
+        let c = interruptible(py, |cancel| match rows {
+            Rows::Dense(x) => crate::fit_cancellable(x, weights, params, cancel),
+            Rows::Sparse(x) => crate::fit_sparse(x, weights, params, cancel),
+        })?;
+        Ok(PyClustering::new(py, c))
+    }
+}
+
+struct KMeansPlusPlus<'a, 'py>(FitInputs<'a, 'py>);
+
+impl RowsJob for KMeansPlusPlus<'_, '_> {
+    type Output = Py<PyAny>;
+
+    fn run<T: Float>(self, rows: Rows<'_, T>) -> PyResult<Py<PyAny>> {
+        let x = rows.dense("kmeans_plusplus")?;
+        let (py, weights, params) = self.0.parts();
+        let chosen = detached(py, || crate::kmeans_plus_plus(x, weights, params))?;
+        Ok(int64(py, chosen).into_any())
+    }
+}
+
+/// Which answer about the centroids.
+enum Output {
+    /// The index of the nearest one (`predict`).
+    Nearest,
+    /// The distance to each (`transform`).
+    Distances,
+}
+
+struct ToCentroids<'a, 'py> {
+    py: Python<'py>,
+    centroids: &'a Bound<'py, PyAny>,
+    output: Output,
+}
+
+impl<'a, 'py> ToCentroids<'a, 'py> {
+    fn new(py: Python<'py>, centroids: &'a Bound<'py, PyAny>, output: Output) -> Self {
+        ToCentroids {
+            py,
+            centroids,
+            output,
+        }
+    }
+}
+
+impl RowsJob for ToCentroids<'_, '_> {
+    type Output = Py<PyAny>;
+
+    fn run<T: Float>(self, rows: Rows<'_, T>) -> PyResult<Py<PyAny>> {
+        let py = self.py;
+        let centroids = same_float::<T>("centroids", self.centroids)?;
+        let c = centroids.as_array();
+        Ok(match self.output {
+            Output::Nearest => {
+                let labels = detached(py, || match rows {
+                    Rows::Dense(x) => crate::predict(x, c),
+                    Rows::Sparse(x) => crate::predict_sparse(x, c),
+                })?;
+                int64(py, labels).into_any()
+            }
+            Output::Distances => {
+                let distances = detached(py, || match rows {
+                    Rows::Dense(x) => crate::transform(x, c),
+                    Rows::Sparse(x) => crate::transform_sparse(x, c),
+                })?;
+                distances.into_pyarray(py).into_any().unbind()
+            }
+        })
+    }
+}

@@ -1,0 +1,68 @@
+//! Running core work with the GIL released, stoppable by Ctrl-C.
+//!
+//! Long work (fits, drawing many restarts' starts) runs on a worker thread
+//! while the calling thread polls for signals, so Ctrl-C stops it within
+//! about one sweep and other Python threads keep running. Short work
+//! (predict, transform, one sweep) only releases the GIL ([`detached`]).
+
+use super::errors::BindingError;
+use pyo3::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// How often the waiting thread checks for Ctrl-C.
+const SIGNAL_POLL: Duration = Duration::from_millis(50);
+
+/// Runs `job` on a worker thread with the GIL released. The calling thread
+/// waits, checking for pending signals every [`SIGNAL_POLL`]; on a signal it
+/// raises the cancellation flag, waits for the worker to notice (the core
+/// checks it between sweeps) and re-raises the signal's exception.
+pub(super) fn interruptible<R: Send>(
+    py: Python<'_>,
+    job: impl FnOnce(&AtomicBool) -> crate::Result<R> + Send,
+) -> PyResult<R> {
+    let cancel = AtomicBool::new(false);
+    py.detach(|| {
+        std::thread::scope(|scope| {
+            let (tx, rx) = mpsc::channel();
+            let cancel = &cancel;
+            scope.spawn(move || {
+                // The receiver outlives the scope's threads; a failed send
+                // can only mean the waiting side is gone, and then nobody
+                // needs the result.
+                let _ = tx.send(job(cancel));
+            });
+            let mut signal: Option<PyErr> = None;
+            loop {
+                match rx.recv_timeout(SIGNAL_POLL) {
+                    Ok(result) => {
+                        return match signal {
+                            Some(err) => Err(err),
+                            None => result.map_err(PyErr::from),
+                        };
+                    }
+                    Err(mpsc::RecvTimeoutError::Timeout) => {
+                        if signal.is_none() {
+                            if let Err(err) = Python::attach(|py| py.check_signals()) {
+                                cancel.store(true, Ordering::Relaxed);
+                                signal = Some(err);
+                            }
+                        }
+                    }
+                    Err(mpsc::RecvTimeoutError::Disconnected) => {
+                        return Err(BindingError::WorkerLost.into());
+                    }
+                }
+            }
+        })
+    })
+}
+
+/// Runs `job` with the GIL released, on this thread.
+pub(super) fn detached<R: Send>(
+    py: Python<'_>,
+    job: impl FnOnce() -> crate::Result<R> + Send,
+) -> PyResult<R> {
+    Ok(py.detach(job)?)
+}

@@ -1,0 +1,76 @@
+//! Python bindings (`smartigan._core`), compiled only with the `python`
+//! feature. The Python package `python/smartigan` wraps them with type
+//! coercion and docstrings; every value check happens in the Rust core.
+//!
+//! One file per concern:
+//! * [`errors`]: the one map from failures (the core's and the bindings'
+//!   own) to Python exceptions;
+//! * [`params`]: `Params`, the one parameter object Python builds;
+//! * [`result`]: `Clustering`, the one result object Python gets back;
+//! * [`arrays`]: the points Python hands over (a dense array or a
+//!   `CsrMatrix`, of float32 or float64) and the one dispatch on their
+//!   float type;
+//! * [`interrupt`]: core work with the GIL released, stoppable by Ctrl-C;
+//! * [`fit`]: the one-shot calls (`fit`, `kmeans_plusplus`, `predict`,
+//!   `transform`);
+//! * [`run`]: `Run`, a fit advanced one sweep at a time.
+//!
+//! The names and defaults that Python, the command line and the
+//! scikit-learn estimator show (`METHODS`, `INITS`, `DEFAULT_*`) come from
+//! the core through this module, so that no Python file restates them.
+
+mod arrays;
+mod errors;
+mod fit;
+mod interrupt;
+mod params;
+mod result;
+mod run;
+
+use crate::{defaults, Init, Method};
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+
+/// The restarts `n_init="auto"` runs for data of this shape (the core's
+/// rule, so that Python never restates it).
+#[pyfunction]
+fn auto_n_init(n_samples: usize, n_features: usize, k: usize) -> usize {
+    defaults::n_init(n_samples, n_features, k)
+}
+
+/// The `n_iter` that `n_iter=None` means for `method` (the core's rule).
+#[pyfunction]
+fn default_n_iter(method: &str) -> PyResult<usize> {
+    Ok(defaults::n_iter(method.parse::<Method>()?))
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(fit::fit, m)?)?;
+    m.add_function(wrap_pyfunction!(fit::kmeans_plusplus, m)?)?;
+    m.add_function(wrap_pyfunction!(fit::predict, m)?)?;
+    m.add_function(wrap_pyfunction!(fit::transform, m)?)?;
+    m.add_function(wrap_pyfunction!(auto_n_init, m)?)?;
+    m.add_function(wrap_pyfunction!(default_n_iter, m)?)?;
+    m.add_class::<params::PyParams>()?;
+    m.add_class::<result::PyClustering>()?;
+    m.add_class::<arrays::PyCsrMatrix>()?;
+    m.add_class::<run::PyRun>()?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    let py = m.py();
+    m.add("METHODS", PyTuple::new(py, Method::ALL.map(Method::name))?)?;
+    m.add("INITS", PyTuple::new(py, Init::NAMES)?)?;
+    m.add("MAX_N_ITER", crate::MAX_N_ITER)?;
+    m.add("DEFAULT_METHOD", defaults::METHOD.name())?;
+    m.add("DEFAULT_N_ITER", defaults::N_ITER)?;
+    m.add("DEFAULT_MAX_ITER", defaults::MAX_ITER)?;
+    m.add("AUTO_N_INIT_SMALL", defaults::N_INIT_SMALL)?;
+    m.add("AUTO_N_INIT_LARGE", defaults::N_INIT_LARGE)?;
+    m.add("AUTO_SMALL_PROBLEM", defaults::SMALL_PROBLEM)?;
+    m.add("DEFAULT_INIT", defaults::init().name())?;
+    m.add("DEFAULT_SCHEDULE", defaults::SCHEDULE)?;
+    m.add("DEFAULT_POLISH", defaults::POLISH)?;
+    m.add("DEFAULT_REFINE", defaults::REFINE)?;
+    m.add("DEFAULT_TOL", defaults::TOL)?;
+    Ok(())
+}

@@ -1,0 +1,135 @@
+//! `_core.Params`: the one parameter object that crosses the boundary, a
+//! thin wrapper around the core's [`Params`].
+//!
+//! Python builds it once per fit (`smartigan._params.core_params`, after
+//! checking the Python types), with the names of `smartigan.cluster`;
+//! settings left out keep the core's defaults. Names are parsed and counts
+//! must fit `usize` here; the core checks the ranges when it runs
+//! ([`Params::check`]), together with what depends on the data.
+
+use crate::{Error, Init, Params};
+use numpy::PyReadonlyArray2;
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedStr;
+use pyo3::types::PyDict;
+
+/// Unchecked parameters, handed to `fit`, `kmeans_plusplus` and `Run`.
+#[pyclass(module = "smartigan._core", name = "Params", frozen)]
+pub(super) struct PyParams {
+    inner: Params,
+}
+
+impl PyParams {
+    /// The core's parameters (a copy: every fit consumes its own).
+    pub(super) fn core(&self) -> Params {
+        self.inner.clone()
+    }
+}
+
+#[pymethods]
+impl PyParams {
+    /// `Params(k, **settings)`, `settings` among `method`, `n_iter`, `seed`,
+    /// `init` (a name or a float64 array of centroids), `n_init`,
+    /// `schedule`, `polish`, `refine`, `n_threads` and `tol`; `None` for
+    /// `n_iter`, `seed`, `n_init` or `n_threads` leaves the choice to the
+    /// core.
+    #[new]
+    #[pyo3(signature = (k, **settings))]
+    fn new(k: i64, settings: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let mut settings = Settings::copy(settings)?;
+        let mut p = Params::new(count("k", k, "must be at least 1")?);
+        // This order (k, init, method, then the counts) decides which of
+        // several bad values is reported.
+        if let Some(init) = settings.take::<InitArg<'_>>("init")? {
+            p.init = match init {
+                InitArg::Name(name) => Init::from_name(&name)?,
+                InitArg::Centroids(c) => Init::Centroids(c.as_array().to_owned()),
+            };
+        }
+        if let Some(method) = settings.take::<PyBackedStr>("method")? {
+            p.method = method.parse()?;
+        }
+        if let Some(schedule) = settings.take("schedule")? {
+            p.schedule = schedule;
+        }
+        if let Some(polish) = settings.take("polish")? {
+            p.polish = polish;
+        }
+        if let Some(refine) = settings.take("refine")? {
+            p.refine = refine;
+        }
+        if let Some(tol) = settings.take("tol")? {
+            p.tol = tol;
+        }
+        p.seed = settings.take::<Option<u64>>("seed")?.flatten();
+        p.n_iter = settings.count(
+            "n_iter",
+            &format!("must be between 1 and {}, or None", crate::MAX_N_ITER),
+        )?;
+        p.n_init = settings.count(
+            "n_init",
+            &format!("must be between 1 and {}", crate::MAX_N_INIT),
+        )?;
+        p.n_threads = settings.count("n_threads", "must be at least 1, or None for all cores")?;
+        settings.finish()?;
+        Ok(PyParams { inner: p })
+    }
+
+    fn __repr__(&self) -> String {
+        format!("{:?}", self.inner)
+    }
+}
+
+/// A count as the core takes it; a negative one fails here, naming it.
+fn count(name: &'static str, v: i64, expected: &str) -> crate::Result<usize> {
+    usize::try_from(v).map_err(|_| Error::invalid(name, v, expected))
+}
+
+/// `init`: a name, or the centroids every restart starts from.
+#[derive(FromPyObject)]
+enum InitArg<'py> {
+    Name(PyBackedStr),
+    Centroids(PyReadonlyArray2<'py, f64>),
+}
+
+/// The keyword settings of one `Params(...)` call, taken by name; a name
+/// left over at the end is not a setting.
+struct Settings<'py>(Option<Bound<'py, PyDict>>);
+
+impl<'py> Settings<'py> {
+    fn copy(settings: Option<&Bound<'py, PyDict>>) -> PyResult<Self> {
+        Ok(Settings(settings.map(|d| d.copy()).transpose()?))
+    }
+
+    /// The setting `name` if given, converted to `V`.
+    fn take<V>(&mut self, name: &str) -> PyResult<Option<V>>
+    where
+        V: for<'a> FromPyObject<'a, 'py>,
+        for<'a> <V as FromPyObject<'a, 'py>>::Error: Into<PyErr>,
+    {
+        let Some(dict) = &self.0 else {
+            return Ok(None);
+        };
+        let Some(value) = dict.get_item(name)? else {
+            return Ok(None);
+        };
+        dict.del_item(name)?;
+        value.extract().map(Some).map_err(Into::into)
+    }
+
+    /// The optional count `name` (`None`: the core chooses).
+    fn count(&mut self, name: &'static str, expected: &str) -> PyResult<Option<usize>> {
+        let value = self.take::<Option<i64>>(name)?.flatten();
+        Ok(value.map(|v| count(name, v, expected)).transpose()?)
+    }
+
+    fn finish(self) -> PyResult<()> {
+        match self.0.and_then(|dict| dict.keys().iter().next()) {
+            Some(name) => Err(PyTypeError::new_err(format!(
+                "Params() got an unexpected keyword argument '{name}'"
+            ))),
+            None => Ok(()),
+        }
+    }
+}
