@@ -29,7 +29,7 @@
 //! derived from `(seed, restart)`, and the best objective wins with ties to
 //! the lowest restart index.
 //!
-//! The Python bindings live in `src/py.rs` behind the `python` feature; the
+//! The Python bindings live in `src/py/` behind the `python` feature; the
 //! crate itself has no Python dependency.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![warn(missing_docs)]
