@@ -3,20 +3,23 @@
 Dense data becomes a C-contiguous float32/float64 array (without a copy
 where it already is one), SciPy sparse matrices a ``_core.CsrMatrix``, sample
 weights a float64 vector. Non-real data is a ``TypeError`` here; values
-(NaN, shapes against ``k``, negative weights) are checked by the core.
+(NaN, shapes against ``k``, negative weights) are checked by the core. The
+index arrays of sparse input are checked here, before SciPy's own routines,
+which trust them, touch them (:func:`check_sparse_structure`).
 Shared by the front end, the scikit-learn estimator and the plots.
 """
 
 from __future__ import annotations
 
-from typing import Any, Optional, Union, cast
+from typing import Any, Optional, Tuple, Union, cast
 
 import numpy as np
 import numpy.typing as npt
 
 from . import _core
 
-__all__ = ["FloatArray", "as_data", "as_csr", "as_points", "as_weights", "is_sparse"]
+__all__ = ["FloatArray", "as_data", "as_csr", "as_points", "as_weights", "check_sparse_structure",
+           "is_sparse"]
 
 FloatArray = Union[npt.NDArray[np.float32], npt.NDArray[np.float64]]
 
@@ -66,16 +69,112 @@ def is_sparse(X: Any) -> bool:
     return hasattr(X, "tocsr") and hasattr(X, "nnz") and hasattr(X, "shape")
 
 
+def check_sparse_structure(X: Any, name: str = "X") -> None:
+    """``ValueError`` naming ``name`` if the index arrays of the sparse matrix
+    ``X`` do not describe a matrix of its shape; nothing for dense ``X``.
+
+    SciPy's compiled routines (format conversion, ``sum_duplicates``, even
+    ``has_canonical_format``) index memory through ``indptr``/``indices``
+    (COO: ``row``/``col``) without checking them, so a corrupt matrix crashes
+    the process there. Every path that hands sparse input to SciPy calls this
+    first. It reads the arrays only (SciPy's ``check_format`` would prune and
+    recast them in place) and takes O(nnz) time. CSR, CSC, BSR and COO are
+    checked; other formats (LIL, DOK, DIA) are converted by Python code, and
+    :func:`as_csr` checks the CSR that results.
+
+    >>> import scipy.sparse as sp
+    >>> C = sp.csr_matrix(np.eye(3))
+    >>> C.indptr[1] = 5
+    >>> check_sparse_structure(C)
+    Traceback (most recent call last):
+    ValueError: X is not a valid CSR matrix: indptr decreases at row 1 (indptr[1]=5, indptr[2]=2)
+    """
+    if not is_sparse(X):
+        return
+    shape = tuple(X.shape)
+    if len(shape) != 2:
+        raise ValueError(f"{name} must be 2-d, got shape {shape}")
+    fmt = getattr(X, "format", None)
+    n_rows, n_cols = (int(v) for v in shape)
+    if fmt == "csr":
+        _check_compressed(X, name, "CSR", (n_rows, n_cols), ("row", "column"))
+    elif fmt == "csc":
+        _check_compressed(X, name, "CSC", (n_cols, n_rows), ("column", "row"))
+    elif fmt == "bsr":
+        block_rows, block_cols = (int(v) for v in X.blocksize)
+        if block_rows < 1 or block_cols < 1 or n_rows % block_rows or n_cols % block_cols:
+            raise ValueError(f"{name} is not a valid BSR matrix: its shape {shape} is not a whole number of "
+                             f"{block_rows}x{block_cols} blocks")
+        _check_compressed(X, name, "BSR", (n_rows // block_rows, n_cols // block_cols), ("block row", "block column"))
+    elif fmt == "coo":
+        what = f"{name} is not a valid COO matrix"
+        row, col = _index_array(X.row, what, "row"), _index_array(X.col, what, "col")
+        n_stored = np.shape(X.data)[0] if np.ndim(X.data) else 0
+        if not row.shape[0] == col.shape[0] == n_stored:
+            raise ValueError(f"{what}: row, col and data differ in length ({row.shape[0]}, {col.shape[0]}, "
+                             f"{n_stored})")
+        _check_indices(row, n_rows, what, "row")
+        _check_indices(col, n_cols, what, "column")
+
+
+def _index_array(values: Any, what: str, array_name: str) -> npt.NDArray[Any]:
+    arr = np.asarray(values)
+    if arr.ndim != 1 or arr.dtype.kind not in "iu":
+        raise ValueError(f"{what}: {array_name} must be a 1-d integer array, got {arr.dtype} of shape {arr.shape}")
+    return arr
+
+
+def _check_indices(indices: npt.NDArray[Any], bound: int, what: str, kind: str) -> None:
+    """Every entry of ``indices`` in ``0..bound``, or ValueError naming the first that is not."""
+    # Two reductions on the way through; the mask only to name a bad entry.
+    if indices.size == 0 or (indices.min() >= 0 and indices.max() < bound):
+        return
+    at = int(np.argmax((indices < 0) | (indices >= bound)))
+    raise ValueError(f"{what}: {kind} index {int(indices[at])} of stored entry {at} is outside 0..{bound - 1}")
+
+
+def _check_compressed(X: Any, name: str, fmt: str, shape: Tuple[int, int], axes: Tuple[str, str]) -> None:
+    """The checks of a compressed format of ``shape`` (major, minor): ``indptr``
+    (one entry more than the major axis has: rows for CSR, columns for CSC,
+    block rows for BSR) starts at 0, never decreases and ends within the
+    stored entries, whose ``indices`` lie in ``0..minor``; ``axes`` names the
+    two axes in messages."""
+    (n_major, n_minor), (major, minor) = shape, axes
+    what = f"{name} is not a valid {fmt} matrix"
+    indptr = _index_array(X.indptr, what, "indptr")
+    indices = _index_array(X.indices, what, "indices")
+    data_shape = np.shape(X.data)
+    n_stored = data_shape[0] if data_shape else 0
+    if indptr.shape[0] != n_major + 1:
+        raise ValueError(f"{what}: indptr has {indptr.shape[0]} entries, expected {n_major + 1}")
+    if indices.shape[0] != n_stored:
+        raise ValueError(f"{what}: indices and data differ in length ({indices.shape[0]} and {n_stored})")
+    if indptr[0] != 0:
+        raise ValueError(f"{what}: indptr must start with 0, got {int(indptr[0])}")
+    decreasing = indptr[1:] < indptr[:-1]
+    if decreasing.any():
+        at = int(np.argmax(decreasing))
+        raise ValueError(f"{what}: indptr decreases at {major} {at} "
+                         f"(indptr[{at}]={int(indptr[at])}, indptr[{at + 1}]={int(indptr[at + 1])})")
+    nnz = int(indptr[-1])
+    if nnz > n_stored:
+        raise ValueError(f"{what}: indptr ends at {nnz}, beyond the {n_stored} stored entries")
+    _check_indices(indices[:nnz], n_minor, what, minor)
+
+
 def as_csr(X: Any, name: str = "X", dtype: Optional[np.dtype[Any]] = None) -> _core.CsrMatrix:
     """A SciPy sparse matrix in canonical CSR form, as the core reads it.
 
     CSC, COO and other formats are converted to CSR; duplicate entries are
     summed (on a copy); ``data`` of float32/float64 is used without a copy
-    (converted to ``dtype`` if given).
+    (converted to ``dtype`` if given). A matrix whose
+    index arrays are inconsistent is refused with ``ValueError`` before any
+    SciPy routine reads them (:func:`check_sparse_structure`).
     """
+    check_sparse_structure(X, name)
     csr = X.tocsr()
-    if len(csr.shape) != 2:
-        raise ValueError(f"{name} must be 2-d, got shape {csr.shape}")
+    if csr is not X:
+        check_sparse_structure(csr, name)
     if not csr.has_canonical_format:
         csr = csr.copy()
         csr.sum_duplicates()

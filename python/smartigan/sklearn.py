@@ -40,7 +40,7 @@ except ImportError:  # pragma: no cover - scikit-learn < 1.6
 
 
 from . import _api, _core, _params
-from ._arrays import FloatArray, as_points, is_sparse
+from ._arrays import FloatArray, as_points, check_sparse_structure, is_sparse
 
 __all__ = ["KMeans"]
 
@@ -345,6 +345,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         >>> sorted(km.cluster_centers_.ravel().tolist())
         [0.25, 9.25]
         """
+        check_sparse_structure(X)  # before scikit-learn converts it with SciPy
         data: Any = _validate_data(self, X, dtype=_FLOATS, order="C", accept_sparse="csr",
                                    ensure_min_samples=1)
         n_clusters = _positive_int("n_clusters", self.n_clusters)
@@ -438,6 +439,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
 
     def _test_data(self, X: npt.ArrayLike) -> Tuple[Any, np.ndarray]:
         check_is_fitted(self)
+        check_sparse_structure(X)
         data: Any = _validate_data(self, X, dtype=_FLOATS, order="C", accept_sparse="csr", reset=False)
         centers: np.ndarray = self.cluster_centers_
         dtype = np.result_type(data.dtype, centers.dtype)

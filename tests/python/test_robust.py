@@ -520,3 +520,106 @@ def test_pickles_round_trip_across_processes(tmp_path):
     # and the round-tripped model is fully usable, lock included
     back["unf"].fit(X[:50])
     assert back["unf"].n_features_in_ == 3
+
+
+# -- corrupt sparse matrices --------------------------------------------------
+# SciPy's compiled routines (format conversion, sum_duplicates, even
+# has_canonical_format) follow indptr/indices without checking them, so a
+# corrupt matrix handed to SciPy crashes the process. Each entry point that
+# takes sparse input must refuse it with ValueError first. Run in a child
+# process: before the fix the child dies by a signal.
+CORRUPT_SPARSE_SCRIPT = textwrap.dedent("""
+    import sys
+    import numpy as np
+    import scipy.sparse as sp
+    import smartigan
+    from smartigan.sklearn import KMeans
+
+    def corrupt(kind):
+        C = sp.csr_matrix(np.eye(4) + 1.0)  # every entry stored: 4 per row
+        if kind == "the issue's example":
+            C = sp.csr_matrix(np.eye(4))
+            C.indptr[2] = 10
+        elif kind == "indptr ends beyond the entries":
+            C.indptr[4] = 20
+        elif kind == "indptr decreasing":
+            C.indptr[2] = 3
+        elif kind == "index out of range":
+            C.indices[5] = 7
+        elif kind == "negative index":
+            C.indices[5] = -3
+        elif kind == "indptr too short":
+            C.indptr = C.indptr[:-1]
+        elif kind == "csc indptr beyond nnz":
+            C = sp.csc_matrix(np.eye(4) + 1.0)
+            C.indptr[2] = 1000
+        elif kind == "coo row out of range":
+            C = sp.coo_matrix(np.eye(4) + 1.0)
+            C.row[3] = 100
+        return C
+
+    dense = np.eye(4) + 1.0
+    model = smartigan.Clusterer(2, seed=0).fit(dense)
+    estimator = KMeans(2, random_state=0).fit(dense)
+    calls = {
+        "cluster": lambda C: smartigan.cluster(C, 2, seed=0),
+        "Clusterer.fit": lambda C: smartigan.Clusterer(2, seed=0).fit(C),
+        "Clusterer.predict": model.predict,
+        "Clusterer.transform": model.transform,
+        "kmeans_plusplus": lambda C: smartigan.kmeans_plusplus(C, 2, seed=0),
+        "KMeans.fit": lambda C: KMeans(2, random_state=0).fit(C),
+        "KMeans.predict": estimator.predict,
+        "KMeans.transform": estimator.transform,
+        "KMeans.score": estimator.score,
+    }
+    for name, call in calls.items():
+        try:
+            call(corrupt(sys.argv[1]))
+            print(name, "| accepted")
+        except (ValueError, TypeError) as exc:
+            print(name, "|", type(exc).__name__, "|", exc)
+        sys.stdout.flush()
+""")
+
+CORRUPTIONS = ["the issue's example", "indptr ends beyond the entries", "indptr decreasing", "index out of range", "negative index",
+               "indptr too short", "csc indptr beyond nnz", "coo row out of range"]
+
+
+@pytest.mark.parametrize("kind", CORRUPTIONS)
+def test_corrupt_sparse_matrix_is_a_value_error_not_a_crash(kind):
+    pytest.importorskip("scipy.sparse")
+    pytest.importorskip("sklearn")
+    out = subprocess.run([sys.executable, "-c", CORRUPT_SPARSE_SCRIPT, kind], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, f"the child died (status {out.returncode}):\n{out.stdout}\n{out.stderr[-2000:]}"
+    answers = dict(line.split(" | ", 1) for line in out.stdout.splitlines())
+    assert len(answers) == 9, out.stdout
+    fmt = "CSC" if kind.startswith("csc") else "COO" if kind.startswith("coo") else "CSR"
+    for name, answer in answers.items():
+        if name == "kmeans_plusplus":  # dense only: refused before the structure is read
+            assert answer.startswith("TypeError | kmeans_plusplus: X must be a dense array"), answer
+            continue
+        data = "Y" if name.startswith("Clusterer.") and name != "Clusterer.fit" else "X"
+        assert answer.startswith(f"ValueError | {data} is not a valid {fmt} matrix: "), (name, answer)
+
+
+def test_sparse_structure_messages_name_the_problem():
+    sp = pytest.importorskip("scipy.sparse")
+    C = sp.csr_matrix(np.eye(4) + 1.0)
+    C.indices[5] = 7
+    with pytest.raises(ValueError, match=r"X is not a valid CSR matrix: column index 7 of stored entry 5 "
+                                         r"is outside 0\.\.3"):
+        cluster(C, 2)
+    C = sp.csr_matrix(np.eye(4))
+    C.indptr[2] = 10
+    with pytest.raises(ValueError, match=r"X is not a valid CSR matrix: indptr decreases at row 2 "
+                                         r"\(indptr\[2\]=10, indptr\[3\]=3\)"):
+        cluster(C, 2)
+    C = sp.csr_matrix(np.eye(4) + 1.0)
+    C.indptr[4] = 20
+    with pytest.raises(ValueError, match="indptr ends at 20, beyond the 16 stored entries"):
+        cluster(C, 2)
+    # non-canonical input (unsorted indices) is still accepted, as before
+    D = sp.csr_matrix((np.array([1.0, 2.0, 3.0]), np.array([1, 0, 0]), np.array([0, 2, 3])), shape=(2, 2))
+    assert not D.has_sorted_indices
+    assert cluster(D, 2, seed=0).objective == 0.0
