@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _core
-from ._arrays import FloatArray, as_csr, as_data, as_points, as_weights, is_sparse
+from ._arrays import FloatArray, as_csr, as_data, as_points, as_weights, cast_to, is_sparse
 from ._params import (
     DEFAULT_INIT,
     DEFAULT_METHOD,
@@ -458,7 +458,7 @@ class Clusterer:
             )
         if is_sparse(Y):
             return operation(as_csr(Y, "Y", centroids.dtype), centroids)
-        return operation(data.astype(centroids.dtype, copy=False), centroids)
+        return operation(cast_to(data, centroids.dtype, "Y"), centroids)
 
     def predict(self, Y: npt.ArrayLike) -> npt.NDArray[np.int64]:
         """Index of the nearest centroid for each row of ``Y`` (dense or sparse)."""

@@ -11,14 +11,14 @@ Shared by the front end, the scikit-learn estimator and the plots.
 
 from __future__ import annotations
 
-from typing import Any, Optional, Tuple, Union, cast
+from typing import Any, Callable, Optional, Tuple, Union, cast
 
 import numpy as np
 import numpy.typing as npt
 
 from . import _core
 
-__all__ = ["FloatArray", "as_data", "as_csr", "as_points", "as_weights", "check_sparse_structure",
+__all__ = ["FloatArray", "as_data", "as_csr", "as_points", "as_weights", "cast_to", "check_sparse_structure",
            "is_sparse"]
 
 FloatArray = Union[npt.NDArray[np.float32], npt.NDArray[np.float64]]
@@ -167,7 +167,7 @@ def as_csr(X: Any, name: str = "X", dtype: Optional[np.dtype[Any]] = None) -> _c
 
     CSC, COO and other formats are converted to CSR; duplicate entries are
     summed (on a copy); ``data`` of float32/float64 is used without a copy
-    (converted to ``dtype`` if given). A matrix whose
+    (converted to ``dtype`` if given, see :func:`cast_to`). A matrix whose
     index arrays are inconsistent is refused with ``ValueError`` before any
     SciPy routine reads them (:func:`check_sparse_structure`).
     """
@@ -179,11 +179,47 @@ def as_csr(X: Any, name: str = "X", dtype: Optional[np.dtype[Any]] = None) -> _c
         csr = csr.copy()
         csr.sum_duplicates()
     data = cast(FloatArray, np.ascontiguousarray(_real_dtype(np.asarray(csr.data), f"{name}.data")))
-    if dtype is not None and data.dtype != dtype:
-        data = data.astype(dtype)
+    if dtype is not None:
+        indptr_of, indices_of = csr.indptr, csr.indices
+
+        def row_and_column(entry: int) -> Tuple[int, int]:
+            return int(np.searchsorted(indptr_of, entry, side="right")) - 1, int(indices_of[entry])
+
+        data = cast_to(data, dtype, name, row_and_column)
     indptr = np.ascontiguousarray(csr.indptr, dtype=np.uintp)
     indices = np.ascontiguousarray(csr.indices, dtype=np.uintp)
     return _core.CsrMatrix(int(csr.shape[1]), indptr, indices, data)
+
+
+def cast_to(values: FloatArray, dtype: np.dtype[Any], name: str,
+            locate: Optional[Callable[[int], Tuple[int, int]]] = None) -> FloatArray:
+    """``values`` in ``dtype`` (float32 or float64), without a copy if they are.
+
+    A finite float64 value beyond float32's range would become infinite in
+    the cast, and the core would then report an infinite entry the caller
+    never gave; it is refused here with ``ValueError`` naming its row and
+    column (``locate`` maps a flat index of ``values`` to them; default: the
+    index in the 2-d ``values``).
+
+    >>> cast_to(np.array([[1.0, 1e39]]), np.dtype(np.float32), "Y")
+    Traceback (most recent call last):
+    ValueError: Y holds 1e+39 at row 0, column 1, out of float32's range (largest 3.402823e+38) for this float32 model, which casts its input to float32; refit it on float64 data for values this large
+    """
+    target = np.dtype(dtype)
+    if values.dtype == target:
+        return values
+    with np.errstate(over="ignore"):
+        converted = values.astype(target)
+    if target.itemsize < values.dtype.itemsize and np.isinf(converted).any():
+        overflowed = np.isinf(converted) & np.isfinite(values)
+        if overflowed.any():
+            flat = int(np.argmax(overflowed.ravel()))
+            row, column = locate(flat) if locate else (int(i) for i in np.unravel_index(flat, values.shape))
+            raise ValueError(
+                f"{name} holds {values.ravel()[flat]:g} at row {row}, column {column}, out of {target}'s range "
+                f"(largest {np.finfo(target).max:.7g}) for this {target} model, which casts its input to "
+                f"{target}; refit it on float64 data for values this large")
+    return cast(FloatArray, converted)
 
 
 def as_points(X: Any) -> Union[FloatArray, _core.CsrMatrix]:

@@ -193,3 +193,21 @@ def test_failed_fit_keeps_the_previous_result():
         m.start(GOOD[:, :0])
     np.testing.assert_array_equal(m.labels_, labels)
     assert m.objective_ == objective and m.n_features_in_ == 3
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_values_beyond_float32_for_a_float32_model_are_named_as_such(sparse):
+    # a float32 model casts its input to float32: 1e39 would become inf, and
+    # "contains a non-finite value (inf)" would blame data that hold none
+    m = Clusterer(2, seed=0).fit(GOOD.astype(np.float32))
+    Y = np.zeros((3, 3))
+    Y[2, 1] = -1e39
+    if sparse:
+        Y = pytest.importorskip("scipy.sparse").csr_matrix(Y)
+    for call in (m.predict, m.transform):
+        with pytest.raises(ValueError, match=r"Y holds -1e\+39 at row 2, column 1, out of float32's range "
+                                             r"\(largest 3\.402823e\+38\) for this float32 model"):
+            call(Y)
+    # the largest float32, given as float64, is in range; a float64 model takes 1e39 as it is
+    assert m.predict(np.full((1, 3), float(np.finfo(np.float32).max))).shape == (1,)
+    assert Clusterer(2, seed=0).fit(GOOD).predict(np.full((1, 3), 1e39)).shape == (1,)
