@@ -87,11 +87,12 @@ def _positive_int(name: str, value: Any) -> int:
     return v
 
 
-def _check_weights(sample_weight: Any, n_samples: int) -> Optional[npt.NDArray[np.float64]]:
+def _check_weights(sample_weight: Any, n_samples: int, all_zero_ok: bool = False) -> Optional[npt.NDArray[np.float64]]:
     """``sample_weight`` as a float64 array of shape (n_samples,), or None.
 
     Raises ``ValueError`` (scikit-learn's convention) for a wrong shape,
-    NaN/infinite or negative weights, or all-zero weights.
+    NaN/infinite or negative weights, or all-zero weights unless
+    ``all_zero_ok`` (scoring with all-zero weights is defined: the score is 0).
     """
     if sample_weight is None:
         return None
@@ -110,7 +111,7 @@ def _check_weights(sample_weight: Any, n_samples: int) -> Optional[npt.NDArray[n
         raise ValueError("sample_weight contains NaN or infinity")
     if np.any(w < 0):
         raise ValueError("sample_weight must be non-negative")
-    if not np.any(w > 0):
+    if not all_zero_ok and not np.any(w > 0):
         raise ValueError("sample_weight is all zero; at least one weight must be positive")
     return np.ascontiguousarray(w)
 
@@ -516,7 +517,9 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         y : Ignored
             Present for API consistency.
         sample_weight : array-like of shape (n_samples,) or None
-            Weights of the rows (any non-negative weights are accepted here).
+            Non-negative weights of the rows, checked as in :meth:`fit`
+            (a wrong shape, NaN, infinite or negative weights raise
+            ``ValueError``), except that all may be zero here.
 
         Returns
         -------
@@ -544,11 +547,9 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         else:
             diff = data.astype(np.float64) - centers.astype(np.float64)[labels]
             sq = np.einsum("ij,ij->i", diff, diff)
-        if sample_weight is not None:
-            w = np.asarray(sample_weight, dtype=np.float64)
-            if w.shape != (data.shape[0],):
-                raise ValueError(f"sample_weight must have shape ({data.shape[0]},) to match X, got shape {w.shape}")
-            sq = sq * w
+        weights = _check_weights(sample_weight, data.shape[0], all_zero_ok=True)
+        if weights is not None:
+            sq = sq * weights
         return -float(sq.sum())
 
     @property

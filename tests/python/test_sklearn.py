@@ -284,6 +284,23 @@ def test_score_with_weights(iris):
         km.score(X, sample_weight=w[:10])
 
 
+def test_score_checks_weights_as_fit_does(iris):
+    X, _ = iris
+    km = KMeans(n_clusters=3, random_state=1).fit(X)
+    bad = {"negative": (-np.ones(150), "non-negative"), "NaN": (np.full(150, np.nan), "NaN or infinity"),
+           "inf": (np.full(150, np.inf), "NaN or infinity"), "one negative": (np.r_[np.ones(149), -1.0], "non-negative")}
+    for name, (w, fragment) in bad.items():
+        messages = []
+        for call in (lambda: KMeans(n_clusters=3).fit(X, sample_weight=w), lambda: km.score(X, sample_weight=w)):
+            with pytest.raises(ValueError, match=fragment) as exc:
+                call()
+            messages.append(str(exc.value))
+        assert messages[0] == messages[1], name  # the same text as fit
+    # all-zero weights score 0 (fit refuses them: nothing to fit)
+    assert km.score(X, sample_weight=np.zeros(150)) == 0.0
+    assert km.score(X, sample_weight=2.0) == pytest.approx(2 * km.score(X), rel=1e-12)
+
+
 def test_sparse_input_equals_dense(iris):
     sp = pytest.importorskip("scipy.sparse")
     X, _ = iris
