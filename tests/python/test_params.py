@@ -104,3 +104,11 @@ def test_core_names_arrays_it_cannot_read():
             call()
     # The same sparse matrix is read fine where sparse rows are supported.
     assert _core.predict(sparse, np.zeros((1, 2))).tolist() == [0, 0, 0]
+
+
+def test_n_threads_reaches_the_core_unchanged():
+    # How many threads actually run is the core's decision (it may use fewer
+    # when there is less parallel work); Python neither caps nor raises it.
+    for n in (1, 3, 1024):
+        assert f"n_threads: Some({n})" in repr(_params.core_params(k=2, n_threads=n))
+    assert "n_threads: None" in repr(_params.core_params(k=2))
