@@ -152,6 +152,73 @@ def test_npy(tmp_path):
     assert cli.read_matrix(str(p)).tolist() == np.eye(3).tolist()
 
 
+def _npy_with_header(path: Path, header: dict, payload: bytes, version=(1, 0)) -> Path:
+    """A .npy file with ``header`` (as NumPy writes it) followed by ``payload``."""
+    with path.open("wb") as f:
+        if version == (1, 0):
+            np.lib.format.write_array_header_1_0(f, header)
+        else:
+            np.lib.format.write_array_header_2_0(f, header)
+        f.write(payload)
+    return path
+
+
+def test_npy_header_claiming_a_huge_shape_is_exit_2_not_a_traceback(tmp_path):
+    # 900 bytes whose header claims 200,000 x 100,000 float64 values (160 GB)
+    path = tmp_path / "huge.npy"
+    header = {"descr": "<f8", "fortran_order": False, "shape": (200_000, 100_000)}
+    _npy_with_header(path, header, b"\0" * 900)
+    path.write_bytes(path.read_bytes()[:900])
+    out = run_cli("fit", str(path), "-k", "2")
+    assert out.returncode == 2, out.stderr
+    assert "Traceback" not in out.stderr
+    assert "smartigan fit: error:" in out.stderr
+    assert "(200000, 100000)" in out.stderr and "truncated or corrupt" in out.stderr
+
+
+def test_npy_files_that_lie_are_refused_before_reading(tmp_path, capsys):
+    good = np.arange(12.0).reshape(4, 3)
+    p = tmp_path / "x.npy"
+    np.save(p, good)
+    raw = p.read_bytes()
+    f8 = {"descr": "<f8", "fortran_order": False, "shape": (4, 3)}
+    cases = {
+        "truncated": (raw[:-8], "holds 88 bytes after the header; the file is truncated or corrupt"),
+        "trailing data": (raw + b"\0" * 8, "96 bytes, but the file holds 104 bytes"),
+        "wrong magic": (b"\x93NUMPX" + raw[6:], "not a plain numeric .npy file"),
+        "too short for a magic": (raw[:5], "not a plain numeric .npy file"),
+        "header not a dict": (raw[:10] + b"[1, 2, 3]".ljust(len(raw) - 10 - 96 - 1) + b"\n" + raw[-96:],
+                              "not a plain numeric .npy file"),
+        "unknown version": (raw[:6] + b"\x07\x00" + raw[8:], "version 7.0 is not read"),
+    }
+    for name, (content, fragment) in cases.items():
+        p.write_bytes(content)
+        with pytest.raises(CliError, match=re.escape(fragment)):
+            read_table(str(p))
+        assert main(["fit", str(p), "-k", "2"]) == 2, name
+        assert fragment in capsys.readouterr().err, name
+    headers = {
+        "fortran order not a flag": (dict(f8, fortran_order="yes"), "not a plain numeric .npy file"),
+        "negative shape": (dict(f8, shape=(-4, 3)), "negative size"),
+        "object dtype": (dict(f8, descr="|O"), "Python objects, which are never unpickled"),
+    }
+    for name, (header, fragment) in headers.items():
+        _npy_with_header(p, header, raw[-96:])
+        with pytest.raises(CliError, match=re.escape(fragment)):
+            read_table(str(p))
+    # honest files read as before: Fortran order, big-endian, version 2.0, 1-d
+    for header, payload, version in [
+        (dict(f8, fortran_order=True), np.asfortranarray(good).tobytes(order="F"), (1, 0)),
+        (dict(f8, descr=">f8"), good.astype(">f8").tobytes(), (1, 0)),
+        (f8, good.tobytes(), (2, 0)),
+    ]:
+        _npy_with_header(p, header, payload, version)
+        assert read_table(str(p)).data.tolist() == good.tolist()
+    _npy_with_header(p, {"descr": "<i4", "fortran_order": False, "shape": (0, 3)}, b"")
+    with pytest.raises(CliError, match=re.escape("holds no data (shape (0, 3))")):
+        read_table(str(p))
+
+
 def test_parquet_roundtrip_or_clear_error(tmp_path, monkeypatch, iris_npy):
     try:
         import pyarrow  # noqa: F401
@@ -178,6 +245,10 @@ def test_parquet_roundtrip_or_clear_error(tmp_path, monkeypatch, iris_npy):
     assert pq.read_table(f"{prefix}.centroids.parquet").column_names == ["a", "b"]
     labels = pq.read_table(f"{prefix}.labels.parquet").column("label").to_numpy()
     assert labels.shape == (150,)
+    truncated = tmp_path / "truncated.parquet"
+    truncated.write_bytes(p.read_bytes()[:-40])
+    with pytest.raises(CliError, match=f"{re.escape(str(truncated))} could not be read as Parquet"):
+        read_table(str(truncated))
 
 
 def test_parquet_without_pyarrow_is_exit_2(tmp_path, monkeypatch, iris_npy, capsys):

@@ -186,21 +186,57 @@ def _read_csv(path: Path, columns: Optional[str], header: Optional[bool], delimi
     return Table(data, [names[c] for c in usecols] if names else None, skip, notes)
 
 
+def _npy_header(path: Path) -> Tuple[Tuple[int, ...], np.dtype[Any]]:
+    """The shape and dtype of the ``.npy`` file ``path``, with the data's
+    size checked against the file's length.
+
+    ``np.load`` trusts the header: a 900-byte file claiming a (200000, 100000)
+    shape makes it allocate 160 GB before it reads anything. Here the header
+    is read alone (NumPy parses it as a literal, never executing or
+    unpickling anything), and a file whose data is not exactly as long as
+    the header's shape and dtype say is refused before any allocation.
+    """
+    with path.open("rb") as f:
+        try:
+            version = np.lib.format.read_magic(f)
+            if version == (1, 0):
+                shape, _, dtype = np.lib.format.read_array_header_1_0(f)
+            elif version == (2, 0):
+                shape, _, dtype = np.lib.format.read_array_header_2_0(f)
+            else:
+                raise CliError(f"{path}: .npy format version {version[0]}.{version[1]} is not read; "
+                               "save the array with numpy.save")
+        except ValueError as exc:
+            raise CliError(f"{path} is not a plain numeric .npy file ({exc})") from None
+        offset = f.tell()
+    if dtype.hasobject:
+        raise CliError(f"{path} is not a plain numeric .npy file: it holds Python objects, which are never "
+                       "unpickled; save a numeric array")
+    if any(n < 0 for n in shape):
+        raise CliError(f"{path}: its header claims the shape {shape}, with a negative size")
+    expected = int(np.prod(shape, dtype=object)) * dtype.itemsize
+    stored = path.stat().st_size - offset
+    if stored != expected:
+        raise CliError(f"{path}: its header claims {dtype} data of shape {shape}, {expected} bytes, but the file "
+                       f"holds {stored} bytes after the header; the file is truncated or corrupt")
+    return shape, dtype
+
+
 def _read_npy(path: Path, columns: Optional[str]) -> Table:
-    try:
-        arr = np.load(path, allow_pickle=False)
-    except ValueError as exc:
-        raise CliError(f"{path} is not a plain numeric .npy file ({exc})") from None
-    if not isinstance(arr, np.ndarray):
-        raise CliError(f"{path} is not a .npy array")
-    if arr.dtype.names is not None:
+    shape, dtype = _npy_header(path)
+    if dtype.names is not None:
         raise CliError(f"{path} holds a structured array; save a plain 2-d numeric array instead")
-    if arr.dtype.kind not in "iuf":
-        raise CliError(f"{path} has dtype {arr.dtype}; expected real numbers (integer or float)")
+    if dtype.kind not in "iuf":
+        raise CliError(f"{path} has dtype {dtype}; expected real numbers (integer or float)")
+    if len(shape) not in (1, 2):
+        raise CliError(f"{path} holds a {len(shape)}-d array of shape {shape}; expected (n_samples, n_features)")
+    if 0 in shape:
+        raise CliError(f"{path} holds no data (shape {shape})")
+    # The size is checked, so mapping the file reads exactly its data; the
+    # one copy made is the float64 table below.
+    arr = np.load(path, mmap_mode="r", allow_pickle=False)
     if arr.ndim == 1:
         arr = arr[:, None]
-    if arr.ndim != 2:
-        raise CliError(f"{path} holds a {arr.ndim}-d array of shape {arr.shape}; expected (n_samples, n_features)")
     usecols = _select_columns(None, arr.shape[1], columns)
     return Table(np.ascontiguousarray(arr[:, usecols], dtype=np.float64), None)
 
@@ -216,7 +252,12 @@ def import_pyarrow(purpose: str) -> Any:
 
 def _read_parquet(path: Path, columns: Optional[str]) -> Table:
     pa = import_pyarrow("reading")
-    table = pa.parquet.read_table(path)
+    try:
+        table = pa.parquet.read_table(path)
+    except MemoryError:  # pyarrow's ArrowMemoryError is also an ArrowException
+        raise  # reported by read_table
+    except (pa.lib.ArrowException, OSError) as exc:
+        raise CliError(f"{path} could not be read as Parquet: {exc}") from None
     names = list(table.column_names)
     usecols = _select_columns(names, len(names), columns)
     cols = []
@@ -294,6 +335,10 @@ def read_table(
     except UnicodeDecodeError:
         raise CliError(f"{path} is not a text CSV file; for binary formats use a .npy or .parquet suffix "
                        "or --input-format") from None
+    except MemoryError:
+        # An honest file too large for this machine (lying .npy headers are
+        # refused before any allocation).
+        raise CliError(f"{path}: not enough memory to read it as a table of float64 values") from None
     data = table.data
     if data.size == 0:
         raise CliError(f"{path} holds no data (shape {data.shape})")
