@@ -219,6 +219,23 @@ def test_npy_files_that_lie_are_refused_before_reading(tmp_path, capsys):
         read_table(str(p))
 
 
+def test_csv_with_a_byte_order_mark(tmp_path, capsys):
+    p = tmp_path / "bom.csv"
+    p.write_bytes("\ufeffa,b\n0,1\n0.5,1\n10,11\n10.5,11\n".encode("utf-8"))
+    t = read_table(str(p))
+    assert t.names == ["a", "b"]
+    assert t.data.tolist() == [[0.0, 1.0], [0.5, 1.0], [10.0, 11.0], [10.5, 11.0]]
+    out = tmp_path / "res"
+    assert main(["fit", str(p), "-k", "2", "--seed", "0", "--columns", "a", "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert (tmp_path / "res.centroids.csv").read_bytes().startswith(b"a\n")
+    p.write_bytes("\ufeff1,2\n3,4\n".encode("utf-8"))  # no header: the mark is not part of the number
+    assert read_table(str(p)).data.tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    p.write_bytes("\ufeffa,b\n1,x\n".encode("utf-8"))  # and lines are still counted right
+    with pytest.raises(CliError, match=re.escape("line 2, column 1 ('b') is not a number: 'x'")):
+        read_table(str(p))
+
+
 def test_parquet_roundtrip_or_clear_error(tmp_path, monkeypatch, iris_npy):
     try:
         import pyarrow  # noqa: F401

@@ -20,6 +20,10 @@ __all__ = ["FORMATS", "Table", "read_table", "read_matrix", "import_pyarrow"]
 #: The file formats read (``--input-format``) and written (``--format``).
 FORMATS = ("csv", "npy", "parquet")
 
+#: CSV files are read as UTF-8; a byte-order mark that some programs (Excel's
+#: "CSV UTF-8") write first is dropped, not kept in the first column's name.
+CSV_ENCODING = "utf-8-sig"
+
 
 @dataclass(frozen=True)
 class Table:
@@ -114,7 +118,7 @@ def _select_columns(names: Optional[List[str]], n_cols: int, columns: Optional[s
 def _locate_csv_problem(path: Path, delimiter: Optional[str], skip: int, usecols: List[int],
                         n_cols: int, names: Optional[List[str]]) -> str:
     """A message pointing at the first cell ``np.loadtxt`` could not read."""
-    with path.open(newline="") as f:
+    with path.open(newline="", encoding=CSV_ENCODING) as f:
         for lineno, line in enumerate(f, start=1):
             if lineno <= skip or not line.strip() or line.lstrip().startswith("#"):
                 continue
@@ -137,7 +141,7 @@ _LOADTXT_QUOTECHAR = "quotechar" in inspect.signature(np.loadtxt).parameters  # 
 def _data_line(path: Path, skip: int, row: int) -> int:
     """1-based line of data row ``row`` (blank and comment lines do not count as rows)."""
     seen = -1
-    with path.open(newline="") as f:
+    with path.open(newline="", encoding=CSV_ENCODING) as f:
         for lineno, line in enumerate(f, start=1):
             if lineno <= skip or not line.strip() or line.lstrip().startswith("#"):
                 continue
@@ -148,7 +152,7 @@ def _data_line(path: Path, skip: int, row: int) -> int:
 
 
 def _read_csv(path: Path, columns: Optional[str], header: Optional[bool], delimiter: Optional[str]) -> Table:
-    with path.open(newline="") as f:
+    with path.open(newline="", encoding=CSV_ENCODING) as f:
         sample = f.read(64 * 1024)
     if not sample.strip():
         raise CliError(f"{path} is empty")
@@ -178,7 +182,7 @@ def _read_csv(path: Path, columns: Optional[str], header: Optional[bool], delimi
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # "input contained no data": reported below
             data = np.loadtxt(path, delimiter=delimiter, skiprows=skip, usecols=usecols, ndmin=2,
-                              dtype=np.float64, comments="#", **extra)
+                              dtype=np.float64, comments="#", encoding=CSV_ENCODING, **extra)
     except (ValueError, IndexError):
         raise CliError(_locate_csv_problem(path, delimiter, skip, usecols, n_cols, names)) from None
     if data.shape[0] == 0:
