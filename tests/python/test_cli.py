@@ -330,6 +330,27 @@ def test_fit_writes_labels_and_centroids(tmp_path, iris_csv, fmt, capsys):
     assert f"wrote       {prefix}.labels.{fmt}" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("existing", [True, False])
+def test_out_naming_a_directory_writes_into_it(tmp_path, iris_npy, existing, capsys):
+    folder = tmp_path / "adir"
+    if existing:
+        folder.mkdir()
+        out = str(folder)  # an existing directory, with or without a separator
+    else:
+        out = str(folder) + os.sep
+        assert main(["fit", str(iris_npy), "-k", "3", "--out", out]) == 2  # refused before the fit
+        assert f"--out: directory {str(folder)!r} does not exist" in capsys.readouterr().err
+        folder.mkdir()
+    assert main(["fit", str(iris_npy), "-k", "3", "--seed", "2", "--out", out]) == 0
+    assert f"wrote       {folder / 'labels.csv'}" in capsys.readouterr().out
+    assert sorted(p.name for p in folder.iterdir()) == ["centroids.csv", "labels.csv"]
+    r = smartigan.cluster(IRIS, 3, seed=2)
+    np.testing.assert_array_equal(read_table(str(folder / "labels.csv")).data[:, 0], r.labels)
+    # a prefix that is not a directory is a prefix, as before
+    assert main(["fit", str(iris_npy), "-k", "3", "--seed", "2", "--out", str(folder / "run")]) == 0
+    assert (folder / "run.labels.csv").exists() and (folder / "run.centroids.csv").exists()
+
+
 def test_exit_codes_and_messages(tmp_path, iris_npy, capsys):
     assert main(["fit", str(iris_npy), "-k", "151"]) == 2
     assert "-k 151 is larger than the number of points (150)" in capsys.readouterr().err

@@ -20,7 +20,7 @@ from ..datasets import load_iris
 from .errors import CliError
 from .progress import Progress
 from .readers import Table, import_pyarrow, read_table
-from .writers import check_writable, require_plot, write_outputs
+from .writers import check_writable, output_paths, require_plot, write_outputs
 
 __all__ = ["fit", "compare", "demo"]
 
@@ -81,7 +81,7 @@ def _preflight(args: argparse.Namespace) -> None:
         require_plot(args.plot)
         check_writable(args.plot, "--plot")
     if getattr(args, "out", None):
-        check_writable(args.out, "--out")
+        check_writable(output_paths(args.out, args.format)[0], "--out")
         if args.format == "parquet":
             import_pyarrow("writing")
 

@@ -122,7 +122,9 @@ def build_parser() -> argparse.ArgumentParser:
     fit = sub.add_parser("fit", help="cluster a CSV, .npy or Parquet file",
                          description="Cluster the rows of DATA and print a summary.")
     _add_data_options(fit, method=True)
-    fit.add_argument("--out", metavar="PREFIX", help="write PREFIX.labels.EXT and PREFIX.centroids.EXT")
+    fit.add_argument("--out", metavar="PREFIX", help="write PREFIX.labels.EXT and PREFIX.centroids.EXT; "
+                                                     "a directory (DIR/ or an existing one): DIR/labels.EXT "
+                                                     "and DIR/centroids.EXT")
     fit.add_argument("--format", default="csv", choices=FORMATS,
                      help="format of the --out files (default csv; parquet needs pyarrow)")
     fit.set_defaults(func=commands.fit)

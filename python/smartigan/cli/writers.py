@@ -3,8 +3,9 @@ the checks that let a run fail before its fit rather than after."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 import numpy as np
 
@@ -12,7 +13,7 @@ from .._api import ClusterResult
 from .errors import CliError
 from .readers import import_pyarrow
 
-__all__ = ["check_writable", "require_plot", "write_outputs"]
+__all__ = ["check_writable", "output_paths", "require_plot", "write_outputs"]
 
 
 def check_writable(path: str, what: str) -> None:
@@ -33,10 +34,29 @@ def require_plot(path: str) -> None:
                        f"use a suffix among {', '.join('.' + k for k in sorted(known))}")
 
 
-def write_outputs(prefix: str, fmt: str, result: ClusterResult, names: Optional[List[str]]) -> List[str]:
+def output_paths(out: str, fmt: str) -> Tuple[str, str]:
+    """The labels and centroids files that ``--out OUT`` names.
+
+    OUT is a prefix (``run1`` gives ``run1.labels.csv``), or a folder when it
+    ends with a path separator or is an existing directory (``results/``
+    gives ``results/labels.csv``, not the hidden ``results/.labels.csv``).
+
+    >>> output_paths("run1", "csv")
+    ('run1.labels.csv', 'run1.centroids.csv')
+    >>> output_paths("results" + os.sep, "npy") == (os.path.join("results", "labels.npy"),
+    ...                                            os.path.join("results", "centroids.npy"))
+    True
+    """
+    separators = tuple(sep for sep in (os.sep, os.altsep) if sep)
+    if out.endswith(separators) or Path(out).is_dir():
+        return str(Path(out) / f"labels.{fmt}"), str(Path(out) / f"centroids.{fmt}")
+    return f"{out}.labels.{fmt}", f"{out}.centroids.{fmt}"
+
+
+def write_outputs(out: str, fmt: str, result: ClusterResult, names: Optional[List[str]]) -> List[str]:
     d = result.centroids.shape[1]
     cols = names if names is not None else [f"x{i}" for i in range(d)]
-    labels_path, centroids_path = f"{prefix}.labels.{fmt}", f"{prefix}.centroids.{fmt}"
+    labels_path, centroids_path = output_paths(out, fmt)
     if fmt == "npy":
         np.save(labels_path, result.labels)
         np.save(centroids_path, result.centroids)
