@@ -43,6 +43,7 @@ find_python() {
 }
 
 tested=() skipped=()
+loop_start=$SECONDS
 for v in 3.9 3.10 3.11 3.12 3.13; do
   if ! py=$(find_python "$v"); then
     echo "python $v: SKIPPED, no CPython $v on this machine"
@@ -67,6 +68,7 @@ for v in 3.9 3.10 3.11 3.12 3.13; do
   echo "python $v ($py): wheel installed, fits checked, $sklearn_note"
   tested+=("$v")
 done
+echo "the wheel on ${#tested[@]} interpreters took $((SECONDS - loop_start)) s"
 
 if [ "$with_sdist" = 1 ]; then
   env="$work/sdist"
