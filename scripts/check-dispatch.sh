@@ -12,7 +12,8 @@
 # Usage: bash scripts/check-dispatch.sh
 # Needs objdump (binutils) and qemu-x86_64 (Debian's qemu-user, installed here
 # with apt-get when missing and run as root; otherwise the emulated runs are
-# skipped with a note). Its output is kept in scripts/check-dispatch.out.
+# skipped with a note). .ci/run runs it after scripts/test-release.sh; the output
+# of such a run is kept in scripts/check-dispatch.out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -75,3 +76,4 @@ else
   echo "no sdist digest (run scripts/test-release.sh first to compare with the plain build)"
 fi
 python3 "$smoke" compare "${digests[@]}"
+rm -rf "$work/venv" "$work/unpacked"

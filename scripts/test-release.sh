@@ -67,6 +67,8 @@ for v in 3.9 3.10 3.11 3.12 3.13; do
   "$env/bin/python" "$smoke" "$version" >"$work/digests/wheel-py$v.json"
   echo "python $v ($py): wheel installed, fits checked, $sklearn_note"
   tested+=("$v")
+  # Each environment holds some 300 MB of numpy, SciPy and scikit-learn.
+  rm -rf "$env"
 done
 echo "the wheel on ${#tested[@]} interpreters took $((SECONDS - loop_start)) s"
 
@@ -80,6 +82,7 @@ if [ "$with_sdist" = 1 ]; then
     "$sdist[sklearn]"
   "$env/bin/python" "$smoke" "$version" >"$work/digests/sdist.json"
   echo "sdist: built from scratch and installed with $("$env/bin/python" -V) in $((SECONDS - start)) s, fits checked"
+  rm -rf "$env"
 fi
 
 # Versions of the interpreter, numpy and scikit-learn may differ; results may not.
