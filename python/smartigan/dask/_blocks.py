@@ -51,7 +51,7 @@ def as_block(x: Any, w: Optional[Any], index: int, offset: int) -> Tuple[Block, 
         row = int(np.flatnonzero(bad)[0])
         raise ValueError(
             f"X contains NaN or infinity: row {offset + row} (block {index}, rows {offset}..{offset + block.shape[0]}), "
-            f"value {block[row][~np.isfinite(block[row])][0]!r}"
+            f"value {float(block[row][~np.isfinite(block[row])][0])!r}"
         )
     weights = None if w is None else check_weights(w, index, offset, block.shape[0])
     return block, weights
@@ -68,7 +68,7 @@ def check_weights(w: Any, index: int, offset: int, n_rows: Optional[int] = None)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         raise ValueError(
-            f"sample_weight must be finite and non-negative; got {weights[row]!r} at row {offset + row} (block {index})"
+            f"sample_weight must be finite and non-negative; got {float(weights[row])!r} at row {offset + row} (block {index})"
         )
     return weights
 
@@ -91,7 +91,7 @@ def row_at(x: Any, w: Optional[Any], index: int, offset: int, position: float) -
         row = min(row, block.shape[0] - 1)
         while weights[row] == 0 and row > 0:  # rounding at the top end: step back to a positive weight
             row -= 1
-    return block[row].copy()
+    return np.array(block[row])
 
 
 def nearest_sq_dist(block: Block, centres: Block) -> Tuple[I64, F64]:
@@ -156,7 +156,7 @@ def kmeans_parallel_round(
     mass = _weighted(dist, weights)
     cost = math.fsum(mass)
     rng = np.random.default_rng(entropy)
-    uniform = rng.random(block.shape[0])
+    uniform = rng.random(size=(block.shape[0],))
     keys = np.full(block.shape[0], -np.inf)
     positive = mass > 0
     # log(u) <= 0, so larger keys are nearer 0: rows with much mass win.

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -242,6 +243,19 @@ class _Blocks:
         return math.fsum(block_costs), weights, sums, block_costs, block_weights
 
 
+class _Clock:
+    """Wall-clock seconds of each stage of a fit (reported in ``timings_``)."""
+
+    def __init__(self) -> None:
+        self.laps: Dict[str, float] = {}
+        self._last = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.laps[name] = now - self._last
+        self._last = now
+
+
 def _nbytes(obj: Any) -> int:
     if isinstance(obj, np.ndarray):
         return int(obj.nbytes)
@@ -327,6 +341,9 @@ class KMeans:
         Rows in the coreset (0 when the data were clustered whole).
     coreset_result_ : smartigan.ClusterResult
         The client-side fit (on the coreset, or on the whole data).
+    timings_ : dict of str to float
+        Wall-clock seconds of each stage: ``seeding``, ``coreset``,
+        ``client_fit``, ``polish`` (``client_fit`` includes gathering small data).
     seed_ : int
         The seed used.
     n_features_in_ : int
@@ -339,8 +356,8 @@ class KMeans:
     >>> rng = np.random.default_rng(0)
     >>> X = da.from_array(np.vstack([rng.normal(0, 1, (500, 2)), rng.normal(9, 1, (500, 2))]), chunks=(250, 2))
     >>> model = KMeans(2, random_state=0).fit(X)
-    >>> sorted(np.round(model.cluster_centers_[:, 0]).tolist())
-    [0.0, 9.0]
+    >>> sorted(int(round(c)) for c in model.cluster_centers_[:, 0])
+    [0, 9]
     >>> int(model.labels_.compute()[0] != model.labels_.compute()[-1])
     1
     """
@@ -435,19 +452,26 @@ class KMeans:
                     f"invalid n_clusters: {k} (sample_weight has only {n_positive} positive weights; "
                     "need at least n_clusters)"
                 )
+        clock = _Clock()
         if n <= coreset_size:
             result = self._fit_whole(blocks, rows, weights, k, kwargs)
+            clock.lap("client_fit")
             self.n_candidates_ = 0
             self.seeding_inertia_ = math.nan
             self.coreset_size_ = 0
         else:
             first = self._first_centre(blocks, weights, seed, n)
             candidates, candidate_weights, a_centres = self._seed(blocks, first, k, oversampling, rounds, seed, kwargs)
+            clock.lap("seeding")
             coreset_rows, coreset_weights = self._coreset(blocks, a_centres, coreset_size, seed)
+            clock.lap("coreset")
             result = smartigan.cluster(coreset_rows, k, sample_weight=coreset_weights, **kwargs)
+            clock.lap("client_fit")
             self.n_candidates_ = int(candidates.shape[0])
             self.coreset_size_ = int(coreset_rows.shape[0])
         centres, history = self._polish(blocks, result.centroids.astype(dtype), tol, max_polish)
+        clock.lap("polish")
+        self.timings_ = clock.laps
 
         self.coreset_result_ = result
         self.cluster_centers_ = centres
@@ -502,8 +526,10 @@ class KMeans:
         candidates = first
         self.seeding_history_: List[float] = []
         for r in range(rounds):
-            results = blocks.run(_blocks.kmeans_parallel_round, candidates, per_round,
-                                 per_block=lambda i, r=r: ([seed, _PHASE_KMEANS_PARALLEL, r, i],))
+            def stream(i: int, r: int = r) -> Tuple[List[int]]:
+                return ([seed, _PHASE_KMEANS_PARALLEL, r, i],)
+
+            results = blocks.run(_blocks.kmeans_parallel_round, candidates, per_round, per_block=stream)
             done = [res for res in results if res is not None]
             self.seeding_history_.append(math.fsum(res[3] for res in done))
             keys = np.concatenate([res[0] for res in done])
