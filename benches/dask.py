@@ -15,6 +15,7 @@ Commands (see benches/RESULTS-dask.md for the ones used and the results):
     python benches/dask.py evaluate --out benches/out/runs          # fills in the objectives
     python benches/dask.py table --out benches/out/runs             # markdown table
     python benches/dask.py all --daskml-python target/daskml-venv/bin/python   # everything above
+        (--cells ROWS:K:TOOL,...;... picks the runs; --memory-limit, --timeout per run)
 
 Tools: ``ours`` (smartigan.dask.KMeans, defaults), ``dask-ml`` (dask_ml.cluster.KMeans,
 defaults), ``dask-ml-2k`` (its oversampling_factor raised to 2k), ``in-memory``
@@ -34,13 +35,21 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-import numpy as np
+# This file is named like the package it benchmarks: drop its own folder from
+# the import path, or `import dask` would import this script.
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+
+import numpy as np  # noqa: E402
 
 SEED = 2026
 N_FEATURES = 32
 BLOBS = 100  # W2's number of generating blobs, for every k
 CHUNK_ROWS = 125_000
 LOAD_COUNTER = "loads.count"
+# The cells run by `all`, in order of importance (each run has a timeout).
+DEFAULT_CELLS = ("1000000:100:ours,dask-ml,dask-ml-2k,in-memory;17500000:100:ours,dask-ml;"
+                 "1000000:1000:ours,dask-ml")
 
 
 # --------------------------------------------------------------------------
@@ -257,17 +266,16 @@ def table(out: Path) -> str:
 
 def run_all(args: argparse.Namespace) -> None:
     root, out = Path(args.data_root), Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
     plan: List[tuple] = []
-    for rows, memory_limit, ks, tools in (
-        (args.small, args.memory_limit, (100, 1000), ("ours", "dask-ml", "dask-ml-2k", "in-memory")),
-        (args.large, args.memory_limit, (100,), ("ours", "dask-ml", "dask-ml-2k")),
-    ):
+    for cell in args.cells.split(";"):
+        rows_text, k_text, tools = cell.split(":")
+        rows = int(rows_text)
         data = root / f"dask-{rows // 1_000_000}M" if rows % 1_000_000 == 0 else root / f"dask-{rows}"
         if not (data / "manifest.json").exists():
             generate(data, rows)
-        for k in ks:
-            for tool in tools:
-                plan.append((data, k, tool, memory_limit))
+        for tool in tools.split(","):
+            plan.append((data, int(k_text), tool, args.memory_limit))
     for data, k, tool, memory_limit in plan:
         name = f"{data.name}-k{k}-{tool}"
         if (out / f"{name}.json").exists():
@@ -299,7 +307,7 @@ def main(argv: Optional[List[str]] = None) -> None:
     r.add_argument("--data", required=True)
     r.add_argument("--k", type=int, required=True)
     r.add_argument("--tool", choices=("ours", "dask-ml", "dask-ml-2k", "in-memory"), required=True)
-    r.add_argument("--memory-limit", default="384MiB")
+    r.add_argument("--memory-limit", default="1GiB")
     r.add_argument("--out", required=True)
     e = sub.add_parser("evaluate")
     e.add_argument("--out", required=True)
@@ -310,10 +318,10 @@ def main(argv: Optional[List[str]] = None) -> None:
     a.add_argument("--daskml-python", required=True)
     a.add_argument("--data-root", default="benches/out")
     a.add_argument("--out", default="benches/out/dask-runs")
-    a.add_argument("--small", type=int, default=1_000_000)
-    a.add_argument("--large", type=int, default=6_000_000)
-    a.add_argument("--memory-limit", default="384MiB")
-    a.add_argument("--timeout", type=int, default=900)
+    a.add_argument("--cells", default=DEFAULT_CELLS,
+                   help="ROWS:K:TOOL,TOOL;... run in this order (default: %(default)s)")
+    a.add_argument("--memory-limit", default="1GiB")
+    a.add_argument("--timeout", type=int, default=600)
     args = parser.parse_args(argv)
     if args.command == "generate":
         generate(Path(args.out), args.rows)

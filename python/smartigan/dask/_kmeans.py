@@ -36,10 +36,21 @@ da: Any = _da_mod
 
 __all__ = ["KMeans"]
 
-#: Coreset draws per cluster when ``coreset_size=None`` (see docs/dask.md for the measurement).
+#: ``coreset_size=None``: ``CORESET_DRAWS_PER_CLUSTER`` draws per cluster, but at most
+#: ``CORESET_WORK // n_clusters`` (the client fit's time grows with draws × clusters)
+#: and at least ``MIN_CORESET_SIZE`` (see docs/dask.md for the measurements).
 CORESET_DRAWS_PER_CLUSTER = 200
-#: ... but never fewer than this many draws.
+CORESET_WORK = 20_000_000
 MIN_CORESET_SIZE = 20_000
+
+
+def default_coreset_size(n_clusters: int) -> int:
+    """Draws in the coreset when ``coreset_size=None``.
+
+    >>> default_coreset_size(10), default_coreset_size(100), default_coreset_size(300), default_coreset_size(1000)
+    (20000, 20000, 60000, 20000)
+    """
+    return max(MIN_CORESET_SIZE, min(CORESET_DRAWS_PER_CLUSTER * n_clusters, CORESET_WORK // n_clusters))
 
 # Seed streams: each random draw of a fit uses a generator seeded by
 # (seed, phase, round, block), so no draw depends on the scheduler.
@@ -305,7 +316,8 @@ class KMeans:
     max_polish_passes : int, default=100
         Cap on the Lloyd passes over the full data.
     coreset_size : int or None, default=None
-        Rows drawn for the coreset; ``None``: ``max(200 * n_clusters, 20000)``.
+        Rows drawn for the coreset; ``None``: ``200 * n_clusters``, at most
+        ``2e7 / n_clusters`` and at least 20,000 (:func:`default_coreset_size`).
         When the data have at most this many rows, they are clustered
         whole on the client instead.
     oversampling : float, default=2.0
@@ -440,7 +452,7 @@ class KMeans:
         blocks = _Blocks(rows, weights)
         blocks.n_passes = n_length_passes
         dtype = np.dtype(rows.dtype)
-        coreset_size = size if size is not None else max(CORESET_DRAWS_PER_CLUSTER * k, MIN_CORESET_SIZE)
+        coreset_size = size if size is not None else default_coreset_size(k)
         kwargs = self._cluster_kwargs(seed)
 
         if weights is not None:
