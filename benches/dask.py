@@ -14,6 +14,7 @@ Commands (see benches/RESULTS-dask.md for the ones used and the results):
     <dask-ml venv>/bin/python benches/dask.py run --data ... --tool dask-ml --out ...
     python benches/dask.py evaluate --out benches/out/runs          # fills in the objectives
     python benches/dask.py table --out benches/out/runs             # markdown table
+    python benches/dask.py tune --rows 1000000 --k 100 --seeding  # coreset sizes (docs/dask.md)
     python benches/dask.py all --daskml-python target/daskml-venv/bin/python   # everything above
         (--cells ROWS:K:TOOL,...;... picks the runs; --memory-limit, --timeout per run)
 
@@ -173,7 +174,8 @@ def run(tool: str, data: Path, k: int, memory_limit: str, out: Path) -> Dict[str
             model = KMeans(k, random_state=SEED).fit(X)
             extra = {"passes_reported": model.n_passes_, "bytes_gathered": model.bytes_gathered_,
                      "n_iter": model.n_iter_, "coreset_size": model.coreset_size_,
-                     "n_candidates": model.n_candidates_, "reported_objective": model.inertia_}
+                     "n_candidates": model.n_candidates_, "reported_objective": model.inertia_,
+                     "stage_s": model.timings_, "history": model.history_.tolist()}
         else:
             from dask_ml.cluster import KMeans as DaskMLKMeans
 
@@ -261,6 +263,33 @@ def table(out: Path) -> str:
 
 
 # --------------------------------------------------------------------------
+# the coreset-size measurement of docs/dask.md
+
+
+def tune(rows: int, k: int, sizes: List[int], extra: List[Dict[str, Any]]) -> None:
+    """Fits with several coreset sizes on W2-style blobs held in memory (Dask's
+    thread pool, 2 threads): the full-data objective of the coreset fit before
+    polishing (``history_[0]``) and after, per size."""
+    import dask
+    import dask.array as da
+
+    from smartigan.dask import KMeans
+
+    rng = np.random.default_rng(1)
+    centres = rng.uniform(0.0, 5.0, size=(BLOBS, N_FEATURES))
+    X = (centres[rng.integers(0, BLOBS, size=rows)] + rng.standard_normal((rows, N_FEATURES))).astype(np.float32)
+    with dask.config.set(scheduler="threads", num_workers=2):
+        Xd = da.from_array(X, chunks=(CHUNK_ROWS, N_FEATURES)).persist()
+        for params in [{"coreset_size": m} for m in sizes] + extra:
+            start = time.perf_counter()
+            model = KMeans(k, random_state=0, **params).fit(Xd)
+            print(params, f"wall {time.perf_counter() - start:.1f} s, objective {model.inertia_:.6e}, "
+                  f"coreset fit on the full data {model.history_[0]:.6e}, seeding centres {model.seeding_inertia_:.6e}, "
+                  f"passes {model.n_passes_}, polishing passes {model.n_iter_}, stages (s) "
+                  f"{ {name: round(v, 1) for name, v in model.timings_.items()} }", flush=True)
+
+
+# --------------------------------------------------------------------------
 # everything
 
 
@@ -322,8 +351,19 @@ def main(argv: Optional[List[str]] = None) -> None:
                    help="ROWS:K:TOOL,TOOL;... run in this order (default: %(default)s)")
     a.add_argument("--memory-limit", default="1GiB")
     a.add_argument("--timeout", type=int, default=600)
+    u = sub.add_parser("tune")
+    u.add_argument("--rows", type=int, default=1_000_000)
+    u.add_argument("--k", type=int, default=100)
+    u.add_argument("--sizes", default="5000,10000,20000,50000", help="coreset sizes, comma-separated")
+    u.add_argument("--seeding", action="store_true", help="also oversampling=1 and init_rounds=1, 3 at 200k draws")
     args = parser.parse_args(argv)
-    if args.command == "generate":
+    if args.command == "tune":
+        extra: List[Dict[str, Any]] = []
+        if args.seeding:
+            extra = [{"coreset_size": 200 * args.k, "oversampling": 1.0}, {"coreset_size": 200 * args.k, "init_rounds": 1},
+                     {"coreset_size": 200 * args.k, "init_rounds": 3}]
+        tune(args.rows, args.k, [int(m) for m in args.sizes.split(",")], extra)
+    elif args.command == "generate":
         generate(Path(args.out), args.rows)
     elif args.command == "run":
         print(json.dumps(run(args.tool, Path(args.data), args.k, args.memory_limit, Path(args.out))), flush=True)
