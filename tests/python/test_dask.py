@@ -285,6 +285,18 @@ def test_nothing_is_unpickled_from_files() -> None:
             assert "allow_pickle=False" in call, (path, call)
 
 
+def test_dask_stays_optional() -> None:
+    import subprocess
+
+    code = "import sys, smartigan; print('dask' in sys.modules or 'distributed' in sys.modules)"
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0 and res.stdout.strip() == "False", res.stderr
+    code = ("import sys; sys.modules['dask'] = None\n"
+            "try:\n    import smartigan.dask\nexcept ImportError as e:\n    print(e)\n")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert "smartigan.dask needs dask" in res.stdout and "pip install 'smartigan[dask]'" in res.stdout, res
+
+
 def test_worker_killed_mid_fit_gives_the_same_result(client: Any, fitted: KMeans) -> None:
     """Kill one worker process while it runs a pass of the fit: Dask reruns its tasks, the result is unchanged."""
     slow = make_blobs().map_blocks(_slow_copy, dtype=np.float64)
