@@ -1,0 +1,333 @@
+"""smartigan.dask.KMeans on a LocalCluster of two worker processes.
+
+The cluster is started by the module fixture and closed after the last test.
+Data are generated inside the workers, block by block, from a seed; the same
+rows are also computed here for the in-memory comparisons.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+import pytest
+
+dask = pytest.importorskip("dask")
+da = pytest.importorskip("dask.array")
+distributed = pytest.importorskip("distributed")
+cloudpickle = pytest.importorskip("cloudpickle")
+
+import smartigan  # noqa: E402
+from smartigan.dask import KMeans  # noqa: E402
+
+# The block generator below runs on the workers: ship it by value.
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+N_ROWS, N_FEATURES, N_BLOBS, ROWS_PER_BLOCK = 120_000, 8, 16, 15_000
+K = 16
+REPO = Path(__file__).resolve().parents[2]
+
+
+def blob_block(block_id: Any, seed: int, rows: int, d: int, blobs: int) -> np.ndarray:
+    """One block of overlapping Gaussian blobs (centres uniform in [0, 5]^d, sigma 1)."""
+    centres = np.random.default_rng(seed).uniform(0.0, 5.0, size=(blobs, d))
+    rng = np.random.default_rng([seed, block_id[0]])
+    return centres[rng.integers(0, blobs, size=rows)] + rng.standard_normal((rows, d))
+
+
+def make_blobs(n: int = N_ROWS, rows: int = ROWS_PER_BLOCK, seed: int = 7) -> Any:
+    chunks = ((rows,) * (n // rows), (N_FEATURES,))
+    return da.map_blocks(blob_block, seed=seed, rows=rows, d=N_FEATURES, blobs=N_BLOBS, chunks=chunks,
+                         dtype=np.float64)
+
+
+def objective(X: np.ndarray, centres: np.ndarray, weights: Any = None) -> float:
+    """An independent evaluator: brute-force float64 squared distances to the nearest centre."""
+    X64, c64 = X.astype(np.float64), centres.astype(np.float64)
+    best = np.full(X.shape[0], np.inf)
+    for c in c64:
+        best = np.minimum(best, ((X64 - c) ** 2).sum(axis=1))
+    return float(np.sum(best if weights is None else best * weights))
+
+
+def local_cluster(n_workers: int, threads_per_worker: int) -> Any:
+    """Worker processes on the loopback interface, dashboard off. The scheduler
+    still serves its health routes over HTTP: on a free port, not 8787, which
+    another cluster on this machine may hold."""
+    return distributed.LocalCluster(n_workers=n_workers, threads_per_worker=threads_per_worker, processes=True,
+                                    host="127.0.0.1", dashboard_address=None,
+                                    scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[Any]:
+    cluster = local_cluster(n_workers=2, threads_per_worker=1)
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()
+
+
+@pytest.fixture(scope="module")
+def data() -> Any:
+    return make_blobs()
+
+
+@pytest.fixture(scope="module")
+def local(data: Any) -> np.ndarray:
+    with dask.config.set(scheduler="threads"):
+        return np.asarray(data.compute())
+
+
+@pytest.fixture(scope="module")
+def in_memory(local: np.ndarray) -> smartigan.ClusterResult:
+    return smartigan.cluster(local, K, seed=3)
+
+
+@pytest.fixture(scope="module")
+def fitted(client: Any, data: Any) -> KMeans:
+    return KMeans(K, random_state=3).fit(data)
+
+
+def test_quality_within_a_few_percent_of_in_memory(fitted: KMeans, in_memory: smartigan.ClusterResult) -> None:
+    assert fitted.coreset_size_ > 0, "this data must take the coreset path"
+    assert fitted.inertia_ <= 1.02 * in_memory.objective
+    assert fitted.cluster_centers_.shape == (K, N_FEATURES)
+    assert fitted.cluster_centers_.dtype == np.float64
+
+
+def test_inertia_is_the_exact_objective_of_the_centres(fitted: KMeans, local: np.ndarray) -> None:
+    assert fitted.inertia_ == pytest.approx(objective(local, fitted.cluster_centers_), rel=1e-12)
+    # history_[0] is the full-data objective of the coreset fit's centres.
+    assert fitted.history_[0] == pytest.approx(objective(local, fitted.coreset_result_.centroids), rel=1e-12)
+
+
+def test_labels_are_lazy_and_nearest(fitted: KMeans, local: np.ndarray) -> None:
+    assert isinstance(fitted.labels_, da.Array)
+    labels = fitted.labels_.compute()
+    assert labels.shape == (N_ROWS,) and labels.dtype == np.int64
+    distances = fitted.transform(local)
+    np.testing.assert_array_equal(labels, distances.argmin(axis=1))
+    assert np.bincount(labels, minlength=K).min() > 0
+
+
+def test_objective_never_rises_while_polishing(client: Any, data: Any, local: np.ndarray) -> None:
+    model = KMeans(K, random_state=11, tol=0.0, coreset_size=2_000, max_polish_passes=200).fit(data)
+    history = model.history_
+    assert len(history) >= 3, "a small coreset should leave work for the polishing passes"
+    assert np.all(np.diff(history) <= 0)
+    assert model.inertia_ == history[-1] == history.min()
+    assert model.n_iter_ == len(history) or model.n_iter_ == len(history) + 1  # the last pass may be rejected
+    assert model.inertia_ == pytest.approx(objective(local, model.cluster_centers_), rel=1e-12)
+
+
+def test_bit_identical_for_any_workers_and_threads(client: Any, data: Any, fitted: KMeans) -> None:
+    reference = fitted.cluster_centers_
+    for config in (dict(scheduler="synchronous"), dict(scheduler="threads", num_workers=3)):
+        with dask.config.set(**config):
+            np.testing.assert_array_equal(KMeans(K, random_state=3).fit(data).cluster_centers_, reference)
+    with local_cluster(n_workers=1, threads_per_worker=2) as one:
+        with distributed.Client(one, set_as_default=False) as other, other.as_current():
+            np.testing.assert_array_equal(KMeans(K, random_state=3).fit(data).cluster_centers_, reference)
+    assert KMeans(K, random_state=3).fit(data).inertia_ == fitted.inertia_
+
+
+def test_another_seed_gives_another_fit(client: Any, data: Any, fitted: KMeans) -> None:
+    other = KMeans(K, random_state=4).fit(data)
+    assert not np.array_equal(other.cluster_centers_, fitted.cluster_centers_)
+    assert other.seed_ == 4 and fitted.seed_ == 3
+
+
+def test_feature_chunks_are_merged(client: Any, data: Any, fitted: KMeans) -> None:
+    split = data.rechunk((ROWS_PER_BLOCK, 3))
+    assert len(split.chunks[1]) > 1
+    np.testing.assert_array_equal(KMeans(K, random_state=3).fit(split).cluster_centers_, fitted.cluster_centers_)
+
+
+def test_empty_block_is_harmless(client: Any, local: np.ndarray, in_memory: smartigan.ClusterResult) -> None:
+    with_empty = da.from_array(local, chunks=((30_000, 0, 45_000, 45_000), (N_FEATURES,)))
+    assert 0 in with_empty.chunks[0]
+    model = KMeans(K, random_state=3).fit(with_empty)
+    assert model.labels_.compute().shape == (N_ROWS,)
+    assert model.inertia_ == pytest.approx(objective(local, model.cluster_centers_), rel=1e-12)
+    assert model.inertia_ <= 1.02 * in_memory.objective
+
+
+def test_nan_in_one_block_names_the_row(client: Any, local: np.ndarray) -> None:
+    bad = local.copy()
+    bad[2 * ROWS_PER_BLOCK + 5, 1] = np.nan
+    X = da.from_array(bad, chunks=(ROWS_PER_BLOCK, N_FEATURES))
+    with pytest.raises(ValueError, match=rf"X contains NaN or infinity: row {2 * ROWS_PER_BLOCK + 5} \(block 2"):
+        KMeans(K, random_state=0).fit(X)
+
+
+def test_k_larger_than_n_rows(client: Any) -> None:
+    X = da.from_array(np.arange(20.0).reshape(10, 2), chunks=(4, 2))
+    with pytest.raises(ValueError, match="invalid n_clusters: 11 .*only 10 rows"):
+        KMeans(11).fit(X)
+
+
+@pytest.mark.parametrize(
+    "params, error, message",
+    [
+        (dict(n_clusters=0), ValueError, "invalid n_clusters: 0"),
+        (dict(n_clusters=2.5), TypeError, "n_clusters must be an integer"),
+        (dict(tol=-1.0), ValueError, "invalid tol: -1.0"),
+        (dict(tol=float("nan")), ValueError, "invalid tol: nan"),
+        (dict(max_polish_passes=-1), ValueError, "invalid max_polish_passes: -1"),
+        (dict(coreset_size=2), ValueError, "invalid coreset_size: 2"),
+        (dict(oversampling=0), ValueError, "invalid oversampling: 0"),
+        (dict(init_rounds=0), ValueError, "invalid init_rounds: 0"),
+        (dict(random_state=-1), ValueError, "invalid random_state: -1"),
+        (dict(random_state="a"), TypeError, "random_state must be"),
+    ],
+)
+def test_bad_parameters(params: dict, error: type, message: str) -> None:
+    X = np.arange(40.0).reshape(20, 2)
+    kwargs = dict(n_clusters=3)
+    kwargs.update(params)
+    with pytest.raises(error, match=re.escape(message)):
+        KMeans(**kwargs).fit(X)
+
+
+def test_bad_inputs() -> None:
+    with pytest.raises(ValueError, match="X must be a 2-d array"):
+        KMeans(2).fit(da.zeros(10, chunks=5))
+    with pytest.raises(TypeError, match="complex"):
+        KMeans(2).fit(np.ones((10, 2), dtype=complex))
+    with pytest.raises(TypeError, match="float16"):
+        KMeans(2).fit(da.ones((10, 2), chunks=5, dtype=np.float16))
+    unknown = da.ones((10, 2), chunks=5)
+    unknown = unknown[unknown[:, 0] > 0]
+    with pytest.raises(ValueError, match="unknown chunk sizes.*compute_chunk_sizes"):
+        KMeans(2).fit(unknown)
+    with pytest.raises(smartigan.NotFittedError):
+        KMeans(2).predict(np.ones((3, 2)))
+
+
+def test_bad_weights(client: Any, data: Any) -> None:
+    w = np.ones(N_ROWS)
+    w[3 * ROWS_PER_BLOCK + 2] = -1.0
+    with pytest.raises(ValueError, match=rf"sample_weight must be finite and non-negative; got -1.0 at row {3 * ROWS_PER_BLOCK + 2}"):
+        KMeans(K).fit(data, sample_weight=w)
+    with pytest.raises(ValueError, match=r"sample_weight must have shape \(120000,\)"):
+        KMeans(K).fit(data, sample_weight=np.ones(5))
+    sparse_w = np.zeros(N_ROWS)
+    sparse_w[:K - 1] = 1.0
+    with pytest.raises(ValueError, match=f"invalid n_clusters: {K} .*only {K - 1} positive weights"):
+        KMeans(K).fit(data, sample_weight=sparse_w)
+
+
+def test_sample_weight(client: Any, data: Any, local: np.ndarray) -> None:
+    w = np.random.default_rng(5).integers(0, 4, size=N_ROWS).astype(np.float64)
+    weights = da.from_array(w, chunks=10_000)  # other chunks than X's: realigned
+    model = KMeans(K, random_state=3).fit(data, sample_weight=weights)
+    reference = smartigan.cluster(local, K, seed=3, sample_weight=w)
+    assert model.inertia_ == pytest.approx(objective(local, model.cluster_centers_, w), rel=1e-12)
+    assert model.inertia_ <= 1.02 * reference.objective
+    # Far-away rows of weight zero attract no centre.
+    far = np.vstack([local, np.full((500, N_FEATURES), 1e3)])
+    w_far = np.concatenate([np.ones(N_ROWS), np.zeros(500)])
+    centres = KMeans(K, random_state=3).fit(da.from_array(far, chunks=(20_000, N_FEATURES)),
+                                           sample_weight=w_far).cluster_centers_
+    assert centres.max() < 100
+
+
+def test_dataframe_numpy_and_dask_agree(client: Any, data: Any, local: np.ndarray, fitted: KMeans) -> None:
+    dd = pytest.importorskip("dask.dataframe")
+    frame = dd.from_dask_array(data, columns=[f"f{i}" for i in range(N_FEATURES)])
+    from_frame = KMeans(K, random_state=3).fit(frame)
+    np.testing.assert_array_equal(from_frame.cluster_centers_, fitted.cluster_centers_)
+    assert from_frame.n_passes_ == fitted.n_passes_ + 1  # the partition lengths
+    model = KMeans(K, random_state=3)
+    labels = model.fit_predict(local)
+    assert isinstance(labels, np.ndarray)
+    assert model.inertia_ <= 1.02 * fitted.inertia_
+    np.testing.assert_array_equal(labels, model.predict(local))
+    np.testing.assert_array_equal(model.predict(data).compute(), labels)
+
+
+def test_predict_transform_score(client: Any, data: Any, local: np.ndarray, fitted: KMeans) -> None:
+    new = local[:1000] + 0.5
+    distances = fitted.transform(new)
+    assert distances.shape == (1000, K)
+    expected = np.sqrt(((new[:, None, :] - fitted.cluster_centers_[None]) ** 2).sum(axis=2))
+    np.testing.assert_allclose(distances, expected, rtol=1e-12)
+    np.testing.assert_array_equal(fitted.predict(new), expected.argmin(axis=1))
+    lazy = fitted.transform(data)
+    assert isinstance(lazy, da.Array) and lazy.shape == (N_ROWS, K)
+    assert fitted.score(data) == pytest.approx(-fitted.inertia_, rel=1e-12)
+    with pytest.raises(ValueError, match="X has 3 features, but this KMeans was fitted with 8"):
+        fitted.predict(np.ones((4, 3)))
+
+
+def test_small_data_is_clustered_whole(client: Any, local: np.ndarray) -> None:
+    small = local[:5_000]
+    model = KMeans(5, random_state=2).fit(da.from_array(small, chunks=(1_000, N_FEATURES)))
+    assert model.coreset_size_ == 0
+    whole = smartigan.cluster(small, 5, seed=2)
+    assert model.coreset_result_.objective == whole.objective
+    assert model.inertia_ <= whole.objective * (1 + 1e-12)
+
+
+def test_nothing_is_unpickled_from_files() -> None:
+    sources = list((REPO / "python" / "smartigan" / "dask").glob("*.py")) + [REPO / "benches" / "dask.py"]
+    for path in sources:
+        text = path.read_text()
+        assert not re.search(r"pickle\.loads?\(|allow_pickle\s*=\s*True|joblib\.load|Unpickler", text), path
+        for call in re.findall(r"np\.load\(([^)]*)\)", text):
+            assert "allow_pickle=False" in call, (path, call)
+
+
+def test_dask_stays_optional() -> None:
+    import subprocess
+
+    code = "import sys, smartigan; print('dask' in sys.modules or 'distributed' in sys.modules)"
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0 and res.stdout.strip() == "False", res.stderr
+    code = ("import sys; sys.modules['dask'] = None\n"
+            "try:\n    import smartigan.dask\nexcept ImportError as e:\n    print(e)\n")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert "smartigan.dask needs dask" in res.stdout and "pip install 'smartigan[dask]'" in res.stdout, res
+
+
+def test_worker_killed_mid_fit_gives_the_same_result(client: Any, fitted: KMeans) -> None:
+    """Kill one worker process while it runs a pass of the fit: Dask reruns its tasks, the result is unchanged."""
+    slow = make_blobs().map_blocks(_slow_copy, dtype=np.float64)
+    outcome: dict = {}
+
+    def fit() -> None:
+        try:
+            outcome["model"] = KMeans(K, random_state=3).fit(slow)
+        except BaseException as exc:  # reported below
+            outcome["error"] = exc
+
+    pids = client.run(os.getpid)
+    victim = sorted(pids)[0]
+    thread = threading.Thread(target=fit)
+    thread.start()
+    deadline = time.monotonic() + 60
+    killed_mid_pass = False
+    while time.monotonic() < deadline and thread.is_alive():
+        running = client.processing().get(victim, ())
+        if any("assignment_totals" in str(key) or "kmeans_parallel_round" in str(key) for key in running):
+            os.kill(pids[victim], signal.SIGKILL)
+            killed_mid_pass = True
+            break
+        time.sleep(0.02)
+    thread.join(120)
+    assert killed_mid_pass, "the fit ended before a worker could be killed"
+    assert "error" not in outcome, outcome.get("error")
+    np.testing.assert_array_equal(outcome["model"].cluster_centers_, fitted.cluster_centers_)
+    assert outcome["model"].inertia_ == fitted.inertia_
+
+
+def _slow_copy(block: np.ndarray) -> np.ndarray:
+    time.sleep(0.05)
+    return block.copy()
