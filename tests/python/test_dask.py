@@ -66,6 +66,30 @@ def local_cluster(n_workers: int, threads_per_worker: int) -> Any:
                                     scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
 
 
+@pytest.fixture(scope="module", autouse=True)
+def no_threads_left_behind() -> Iterator[None]:
+    """After the module, stop the thread pools Dask keeps for reuse (its local
+    scheduler's and distributed's offload thread): the Ctrl-C tests elsewhere
+    check that a fit leaves no thread but the main one."""
+    yield
+    import concurrent.futures
+
+    import dask.threaded
+    import distributed.utils
+
+    with dask.threaded.pools_lock:
+        kept = [dask.threaded.default_pool, *(p for per in dask.threaded.pools.values() for p in per.values())]
+        dask.threaded.default_pool = None
+        dask.threaded.pools.clear()
+    for pool in kept:
+        if pool is not None:
+            pool.shutdown(wait=True)
+    distributed.utils._offload_executor.shutdown(wait=True)
+    # A fresh executor starts no thread until it is used.
+    distributed.utils._offload_executor = concurrent.futures.ThreadPoolExecutor(
+        max_workers=1, thread_name_prefix="Dask-Offload")
+
+
 @pytest.fixture(scope="module")
 def client() -> Iterator[Any]:
     cluster = local_cluster(n_workers=2, threads_per_worker=1)
