@@ -301,14 +301,21 @@ def _os_threads():
     return len(os.listdir("/proc/self/task")) if os.path.isdir("/proc/self/task") else 1
 
 
-def _only_main_thread_left(os_threads_before):
-    """No Python thread but this one, and (where /proc tells) no OS thread
-    left beyond those before the call: rayon's workers exit once their pool
-    is dropped, which takes a moment."""
-    if threading.active_count() != 1:
+def _threads():
+    """The Python threads and the number of OS threads of this process now."""
+    return set(threading.enumerate()), _os_threads()
+
+
+def _no_thread_left(before):
+    """No Python thread and (where /proc tells) no OS thread left beyond
+    those before the call (other tests, Dask's among them, may leave
+    threads of their own): rayon's workers exit once their pool is dropped,
+    which takes a moment."""
+    python_before, os_before = before
+    if not set(threading.enumerate()) <= python_before:
         return False
     for _ in range(200):
-        if _os_threads() <= os_threads_before:
+        if _os_threads() <= os_before:
             return True
         time.sleep(0.01)
     return False
@@ -321,12 +328,12 @@ LONG = dict(n_iter=300, seed=0, n_init=200, init="random-partition")
 def test_ctrl_c_interrupts_clusterer_fit():
     X = blobs(20000, 10, 50, 3.0, 2)
     m = Clusterer(50, **LONG)
-    before = _os_threads()
+    before = _threads()
     timer = _interrupt_soon()
     with pytest.raises(KeyboardInterrupt):
         m.fit(X)
     timer.join()
-    assert _only_main_thread_left(before)
+    assert _no_thread_left(before)
     assert m.result_ is None  # nothing half-written
     assert Clusterer(3, seed=0).fit(X[:300]).labels_.shape == (300,)
 
@@ -337,7 +344,7 @@ def test_ctrl_c_interrupts_start():
     # the drawing between two starts, so start() returns within seconds.
     X = blobs(4000, 50, 200, 3.0, 4)
     m = Clusterer(200, seed=0, n_init=2000)
-    before = _os_threads()
+    before = _threads()
     timer = _interrupt_soon()
     t0 = time.perf_counter()
     with pytest.raises(KeyboardInterrupt):
@@ -345,7 +352,7 @@ def test_ctrl_c_interrupts_start():
     elapsed = time.perf_counter() - t0
     timer.join()
     assert elapsed < 10, elapsed
-    assert _only_main_thread_left(before)
+    assert _no_thread_left(before)
     assert not m.running and m.result_ is None
     assert Clusterer(3, seed=0).start(X[:300]).finish().labels_.shape == (300,)
 
@@ -356,12 +363,12 @@ def test_ctrl_c_interrupts_finish_and_the_run_can_resume():
     kw = dict(n_iter=200, seed=1, n_init=6, init="random-partition", schedule=(3.0, 1.0))
     m = Clusterer(20, **kw).start(X)
     m.step()
-    before = _os_threads()
+    before = _threads()
     timer = _interrupt_soon(0.05)
     with pytest.raises(KeyboardInterrupt):
         m.finish()
     timer.join()
-    assert _only_main_thread_left(before)
+    assert _no_thread_left(before)
     assert m.running  # the run is intact between two sweeps
     interrupted_at = m.n_sweeps_
     m.finish()
