@@ -116,7 +116,7 @@ fn expected<T: Scalar>(x: ArrayView2<'_, T>, p: &Params) -> Expect {
     if !(start.is_finite() && end.is_finite() && end > 0.0 && start >= end) {
         return Expect::Parameter("schedule");
     }
-    if !(p.tol.is_finite() && p.tol >= 0.0) {
+    if p.tol.is_some_and(|t| !(t.is_finite() && t >= 0.0)) {
         return Expect::Parameter("tol");
     }
     if matches!(p.n_threads, Some(t) if t == 0 || t > smartigan::MAX_N_THREADS) {
@@ -317,13 +317,15 @@ pub fn run(data: &[u8]) -> bool {
         .schedule(schedule.0, schedule.1)
         .polish(b.u8() % 4 != 0)
         .refine(b.u8() % 2 == 0)
-        .tol(match b.u8() % 8 {
-            0 if wild => b.value(1.0),
-            1 => 1e-4,
-            2 => 1.0,
-            _ => 0.0,
-        })
         .seed(b.u64());
+    // Also the default (`None`: chosen by the problem's size).
+    p.tol = match b.u8() % 8 {
+        0 if wild => Some(b.value(1.0)),
+        1 => Some(1e-4),
+        2 => Some(1.0),
+        3 => None,
+        _ => Some(0.0),
+    };
     // Also the default (`None`: the method's own schedule or cap).
     p.n_iter = (b.u8() % 4 != 0).then_some(n_iter);
     p.n_threads = match b.u8() % 8 {

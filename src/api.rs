@@ -5,7 +5,7 @@ use crate::clustering::Clustering;
 use crate::data::{check_finite, checked_weights, Data, Scalar};
 use crate::dense::{Dense, DenseState};
 use crate::error::{Error, Result};
-use crate::multistart::{build_pool, fit_source, joint_starts, tolerance};
+use crate::multistart::{build_pool, fit_source, joint_starts};
 use crate::params::{Params, ValidParams};
 use crate::restart::{init_stream, Restart};
 use crate::source::Source;
@@ -174,7 +174,6 @@ impl Run {
         let (params, data) = checked(x, sample_weight, params)?;
         let pool = build_pool(params.n_threads())?;
         let data = Dense::new(data, &params, true);
-        let tol_abs = tolerance(&data, &params);
         let restarts = pool.install(|| {
             joint_starts(
                 &data,
@@ -188,7 +187,7 @@ impl Run {
                 if cancel.load(Ordering::Relaxed) {
                     return Err(Error::Interrupted);
                 }
-                Ok(Restart::new(&data, &params, i, start, tol_abs))
+                Ok(Restart::new(&data, &params, i, start))
             })
             .collect::<Result<Vec<_>>>()
         })?;

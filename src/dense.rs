@@ -5,7 +5,7 @@
 use crate::accel::lloyd::lloyd_iteration;
 use crate::accel::sweep::sweep_blocked;
 use crate::accel::{Cache, Engine};
-use crate::data::{sq_dist, sq_dist_shifted, Data, Scalar};
+use crate::data::{sq_dist, Data, Scalar};
 use crate::init::{assign_to_centroids, initial_partition};
 use crate::move_rule::improves_beyond_rounding;
 use crate::params::{Init, ValidParams};
@@ -156,20 +156,6 @@ impl<T: Scalar> Source for Dense<'_, T> {
 
     fn labels(st: &DenseState) -> &[usize] {
         &st.partition.labels
-    }
-
-    fn centroids(&self, st: &DenseState) -> Vec<f64> {
-        st.partition.centroids.clone()
-    }
-
-    fn mean_variance(&self) -> f64 {
-        // `shift` is the column means, so this is Σ_c var_c / d.
-        let rows = &self.rows;
-        let zero = vec![0.0; rows.d];
-        let total: f64 = (0..rows.n)
-            .map(|i| sq_dist_shifted(rows.row(i), &rows.shift, &zero))
-            .sum();
-        total / (rows.n as f64 * rows.d as f64)
     }
 
     fn finalize(&self, st: &DenseState) -> (Array2<T>, f64, Vec<f64>) {

@@ -23,17 +23,6 @@ pub(crate) fn build_pool(n_threads: usize) -> Result<rayon::ThreadPool> {
         })
 }
 
-/// `params.tol` in the units of `data`: times its mean per-feature
-/// variance, as scikit-learn scales `tol`; 0 without a tolerance, without
-/// reading the data.
-pub(crate) fn tolerance<S: Source>(data: &S, params: &ValidParams) -> f64 {
-    if params.tol() > 0.0 {
-        params.tol() * data.mean_variance()
-    } else {
-        0.0
-    }
-}
-
 /// Every restart's start, where restarts share the work of their starts
 /// ([`Source::joint_starts`]: k-means++ on dense rows), else `None` (each
 /// restart draws its own as it begins).
@@ -78,13 +67,12 @@ where
     // "best" is (objective, index)-lexicographic, so the reduction's result
     // does not depend on how rayon groups the restarts.
     let starts = pool.install(|| joint_starts(data, params, n_init, cancel))?;
-    let tol_abs = tolerance(data, params);
     let best = pool.install(|| {
         starts
             .into_par_iter()
             .enumerate()
             .map(|(i, start)| {
-                let mut r = Restart::new(data, params, i, start, tol_abs);
+                let mut r = Restart::new(data, params, i, start);
                 r.run_to_end(data, params, cancel)?;
                 let (_, obj, _) = data.finalize(&r.part);
                 if let Ok(mut o) = objectives.lock() {

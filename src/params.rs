@@ -164,12 +164,14 @@ pub struct Params {
     pub n_threads: Option<usize>,
     /// Seed; `None` draws one from the operating system (reported in the result).
     pub seed: Option<u64>,
-    /// Early stop, as scikit-learn's `tol`: a Lloyd iteration or Hartigan
-    /// sweep (Smartigan: a polishing sweep; never a schedule sweep) whose
-    /// centroids moved by at most `tol` times the mean per-feature variance
-    /// of the data, in summed squared distance, ends the descent as
-    /// converged. `0` (the default) runs until no point moves.
-    pub tol: f64,
+    /// Early stop of every descent (Lloyd iterations, Hartigan sweeps,
+    /// Smartigan's polish, refinement's re-convergence; never a schedule
+    /// sweep): a step that lowers the objective by at most `tol` times the
+    /// objective ends the descent as converged. `0` runs until no point
+    /// moves, so Hartigan and polished Smartigan end at a local optimum for
+    /// single-point moves. `None` chooses by the problem's size
+    /// ([`defaults::tol`]).
+    pub tol: Option<f64>,
 }
 
 /// The defaults, chosen by the measurements in `benches/PAPER.md` (§4):
@@ -210,20 +212,19 @@ pub mod defaults {
     /// of time than longer schedules (`benches/PAPER.md` §4.4–4.5), and
     /// twenty of them met the bar above on every paper cell.
     pub const N_INIT_SMALL: usize = 20;
-    /// Restarts on larger problems. With merge-split refinement every
-    /// single restart reached the best known objective on the benchmark's
-    /// W1–W3 for every seed tried (`benches/RESULTS-notes.md`), where ten
-    /// unrefined restarts did not on W2/W3; four keep a margin on harder data
-    /// and fill two or four cores.
-    pub const N_INIT_LARGE: usize = 4;
+    /// Restarts on larger problems: one. scikit-learn's default (one
+    /// k-means++ run since 1.4) is the time users expect; one restart,
+    /// stopped by [`TOL_LARGE`] and then refined by merge-split moves,
+    /// reached a lower objective than it on every benchmark workload
+    /// (`benches/RESULTS-default.md`), and more restarts would cost their
+    /// number in time on a machine whose cores the one restart already
+    /// keeps busy. Users who want more ask for them (`n_init`).
+    pub const N_INIT_LARGE: usize = 1;
     /// The largest `n·d·k` (multiply-adds of one pass) that counts as small:
-    /// below it twenty restarts together take a fraction of a second, so
-    /// the extra ten are nearly free. Above it each restart costs real time;
-    /// ten is what scikit-learn's `KMeans(n_init=10)` runs, and on the
-    /// benchmark workloads (`benches/RESULTS.md`) ten Smartigan restarts
-    /// matched or beat its objective on W1, W2 and W4 and lost on W3 for
-    /// the benchmark's seeds (restart luck on well-separated blobs). Every
-    /// paper cell is small.
+    /// below it twenty fully converged restarts together take a fraction of
+    /// a second. Above it each restart costs real time, and the defaults
+    /// budget one restart with a relative tolerance ([`N_INIT_LARGE`],
+    /// [`TOL_LARGE`]). Every paper cell is small.
     pub const SMALL_PROBLEM: usize = 1 << 20;
     /// The number of restarts when none is given: [`N_INIT_SMALL`] while
     /// `n·d·k ≤ SMALL_PROBLEM`, else [`N_INIT_LARGE`].
@@ -231,15 +232,19 @@ pub mod defaults {
     /// ```
     /// use smartigan::defaults;
     /// assert_eq!(defaults::n_init(150, 4, 3), 20);
-    /// assert_eq!(defaults::n_init(100_000, 32, 100), 4);
+    /// assert_eq!(defaults::n_init(100_000, 32, 100), 1);
     /// ```
     pub fn n_init(n: usize, d: usize, k: usize) -> usize {
-        let work = n.saturating_mul(d).saturating_mul(k);
-        if work <= SMALL_PROBLEM {
+        if is_small(n, d, k) {
             N_INIT_SMALL
         } else {
             N_INIT_LARGE
         }
+    }
+    /// Whether one pass over `n` rows of `d` features against `k` centroids
+    /// costs at most [`SMALL_PROBLEM`] multiply-adds.
+    fn is_small(n: usize, d: usize, k: usize) -> bool {
+        n.saturating_mul(d).saturating_mul(k) <= SMALL_PROBLEM
     }
     /// Default Smartigan schedule: the paper's `3/2 − t/(2·N_iter)`.
     pub const SCHEDULE: (f64, f64) = (1.5, 1.0);
@@ -248,10 +253,29 @@ pub mod defaults {
     pub const POLISH: bool = true;
     /// Default: refine every restart by merge-split moves after it converges.
     pub const REFINE: bool = true;
-    /// Default tolerance: none. Every method runs until no point moves, so
-    /// every Hartigan or polished Smartigan result is a local optimum for
-    /// single-point moves (scikit-learn's `1e-4` stops Lloyd earlier).
-    pub const TOL: f64 = 0.0;
+    /// The tolerance on larger problems (`n·d·k > SMALL_PROBLEM`): a descent
+    /// ends when a step gains less than this share of the objective. On
+    /// overlapping clusters (embeddings, noise) Hartigan's tail moves a few
+    /// points per sweep for hundreds of sweeps and gains a few hundredths
+    /// of a percent in all; refinement's merge-split moves, which the
+    /// saved sweeps pay for, gain tenths (`benches/JOURNAL.md`, issue 28).
+    pub const TOL_LARGE: f64 = 1e-5;
+    /// The tolerance when none is given: 0 (descend until nothing moves)
+    /// while `n·d·k ≤ SMALL_PROBLEM`, where a full descent is cheap and
+    /// every paper cell lies, else [`TOL_LARGE`].
+    ///
+    /// ```
+    /// use smartigan::defaults;
+    /// assert_eq!(defaults::tol(150, 4, 3), 0.0);
+    /// assert_eq!(defaults::tol(100_000, 32, 100), 1e-5);
+    /// ```
+    pub fn tol(n: usize, d: usize, k: usize) -> f64 {
+        if is_small(n, d, k) {
+            0.0
+        } else {
+            TOL_LARGE
+        }
+    }
     /// Default initialisation: on the paper's data sets k-means++ starts gave
     /// the lowest objective for the time at every budget measured.
     pub fn init() -> Init {
@@ -273,7 +297,7 @@ impl Params {
             refine: defaults::REFINE,
             n_threads: None,
             seed: None,
-            tol: defaults::TOL,
+            tol: None,
         }
     }
 
@@ -324,7 +348,7 @@ impl Params {
     }
     /// Sets the early-stopping tolerance (see [`Params::tol`](Params#structfield.tol)).
     pub fn tol(mut self, tol: f64) -> Self {
-        self.tol = tol;
+        self.tol = Some(tol);
         self
     }
 
@@ -345,12 +369,10 @@ impl Params {
                 "must be finite (start, end) with start >= end > 0",
             ));
         }
-        if !(self.tol.is_finite() && self.tol >= 0.0) {
-            return Err(Error::invalid(
-                "tol",
-                self.tol,
-                "must be a finite number >= 0",
-            ));
+        if let Some(tol) = self.tol {
+            if !(tol.is_finite() && tol >= 0.0) {
+                return Err(Error::invalid("tol", tol, "must be a finite number >= 0"));
+            }
         }
         let n_threads = match self.n_threads {
             Some(0) => {
@@ -465,9 +487,10 @@ impl ValidParams {
     pub fn seed(&self) -> u64 {
         self.seed
     }
-    /// The early-stopping tolerance, relative to the data's mean variance.
-    pub fn tol(&self) -> f64 {
-        self.p.tol
+    /// The relative tolerance of descents for data of `n` rows and `d`
+    /// features: the one given, or [`defaults::tol`].
+    pub fn tol(&self, n: usize, d: usize) -> f64 {
+        self.p.tol.unwrap_or_else(|| defaults::tol(n, d, self.p.k))
     }
 
     /// Smartigan's acceptance factor in schedule sweep `t` (0-based):

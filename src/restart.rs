@@ -52,8 +52,8 @@ pub(crate) struct Restart<St> {
     initial_objective: f64,
     converged: bool,
     refinement: Refinement<St>,
-    /// `tol` in the data's units ([`tolerance`]); 0 without a tolerance.
-    tol_abs: f64,
+    /// The relative tolerance of descents ([`ValidParams::tol`]); 0 for none.
+    tol: f64,
 }
 
 /// Where a restart's merge-split refinement stands.
@@ -83,14 +83,12 @@ impl<St> Restart<St> {
     /// visiting orders come from streams that depend only on (seed, index),
     /// not on the method: Hartigan and Smartigan runs with the same seed are
     /// paired restart by restart, as in the paper's protocol.
-    /// `start`: the centroids [`Source::joint_starts`] computed for it;
-    /// `tol_abs`: the run's [`tolerance`].
+    /// `start`: the centroids [`Source::joint_starts`] computed for it.
     pub(crate) fn new<S: Source<State = St>>(
         data: &S,
         params: &ValidParams,
         index: usize,
         start: Option<Vec<f64>>,
-        tol_abs: f64,
     ) -> Self {
         let part = data.initial_state(params, &mut init_stream(params, index), start);
         let initial_objective = data.objective(&part);
@@ -115,7 +113,7 @@ impl<St> Restart<St> {
                 steps: 0,
                 cache: SplitCache::default(),
             },
-            tol_abs,
+            tol: params.tol(data.n(), data.d()),
         }
     }
 
@@ -144,45 +142,17 @@ impl<St> Restart<St> {
         data.sweep(&mut self.part, &self.order, factor)
     }
 
-    /// The centroids of `state` before a descent step, when a tolerance
-    /// is set (the step then compares them with the centroids after it).
-    fn tol_snapshot<S: Source<State = St>>(&self, data: &S, state: &St) -> Option<Vec<f64>> {
-        (self.tol_abs > 0.0).then(|| data.centroids(state))
-    }
-
-    /// Whether a step that moved `moved` points took `state`'s centroids
-    /// from `before` by at most the tolerance (summed squared shifts, as
-    /// scikit-learn's `tol`). Always false without a tolerance.
-    fn within_tol<S: Source<State = St>>(
-        &self,
-        data: &S,
-        before: Option<Vec<f64>>,
-        state: &St,
-        moved: usize,
-    ) -> bool {
-        moved > 0
-            && before.is_some_and(|before| {
-                let after = data.centroids(state);
-                let shift: f64 = before
-                    .iter()
-                    .zip(&after)
-                    .map(|(a, b)| (a - b) * (a - b))
-                    .sum();
-                shift <= self.tol_abs
-            })
+    /// Whether a descent step that moved `moved` points and took the
+    /// objective from `previous` to `objective` gained no more than the
+    /// tolerance: a relative decrease of at most `tol`. Always false without
+    /// a tolerance, so `tol = 0` descends until nothing moves.
+    fn within_tol(&self, previous: f64, objective: f64, moved: usize) -> bool {
+        self.tol > 0.0 && moved > 0 && previous - objective <= self.tol * objective
     }
 
     /// One transition: a Lloyd iteration or a (Smartigan) sweep.
     pub(crate) fn step<S: Source<State = St>>(&mut self, data: &S, params: &ValidParams) {
         let n_iter = params.n_iter();
-        // The tolerance ends descents only: Smartigan's schedule sweeps run
-        // as scheduled (their early sweeps move centroids on purpose).
-        let before = match self.phase {
-            Phase::Lloyd | Phase::Hartigan | Phase::Polish(_) => {
-                self.tol_snapshot(data, &self.part)
-            }
-            _ => None,
-        };
         let (moved, next) = match self.phase {
             Phase::Done => return,
             Phase::Refine => return self.refine_step(data, params),
@@ -244,7 +214,9 @@ impl<St> Restart<St> {
             && moved > 0
             && objective >= previous
             && !data.can_improve(&self.part, self.phase == Phase::Lloyd);
-        let within_tol = self.within_tol(data, before, &self.part, moved);
+        // The tolerance ends descents only: Smartigan's schedule sweeps run
+        // as scheduled (their early sweeps raise the objective on purpose).
+        let within_tol = exact_descent && self.within_tol(previous, objective, moved);
         self.n_sweeps += 1;
         self.moves.push(moved);
         self.history.push(objective);
@@ -298,7 +270,6 @@ impl<St> Restart<St> {
             }
         };
         self.refinement.steps += 1;
-        let before = self.tol_snapshot(data, &trial.state);
         let moved = if lloyd {
             data.lloyd_iteration(&mut trial.state)
         } else {
@@ -309,7 +280,7 @@ impl<St> Restart<St> {
         // The same stopping rule as the method's own descent (see `step`).
         let stalled =
             moved > 0 && objective >= trial.objective && !data.can_improve(&trial.state, lloyd);
-        let within_tol = self.within_tol(data, before, &trial.state, moved);
+        let within_tol = self.within_tol(trial.objective, objective, moved);
         trial.objective = objective;
         trial.steps += 1;
         let settled = moved == 0 || stalled || within_tol;

@@ -57,14 +57,6 @@ pub(crate) trait Source: Sync {
     fn can_improve(&self, st: &Self::State, lloyd: bool) -> bool;
     /// The labels of the state.
     fn labels(st: &Self::State) -> &[usize];
-    /// The state's centroids, `k × d` row-major, in this source's own
-    /// coordinates (only differences between two states' centroids are
-    /// read: the tolerance's centroid shift).
-    fn centroids(&self, st: &Self::State) -> Vec<f64>;
-    /// The mean over features of each feature's (unweighted) variance, the
-    /// scale of scikit-learn's `tol`. One O(n·d) (or O(nnz)) pass, made
-    /// only when a tolerance is set.
-    fn mean_variance(&self) -> f64;
     /// The state the best merge-split move on `st` gives (not yet
     /// re-converged); `None` when there is no candidate. `cache` holds the
     /// restart's splits from earlier proposals.

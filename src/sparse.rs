@@ -542,26 +542,6 @@ impl<T: Scalar> Source for SparseData<'_, T> {
         &st.labels
     }
 
-    fn centroids(&self, st: &SparseState) -> Vec<f64> {
-        self.dense_centroids(st)
-    }
-
-    fn mean_variance(&self) -> f64 {
-        // Σ_c var_c = Σ_i ‖x_i‖²/n − ‖mean‖², from the column sums.
-        let (n, d) = (self.x.n_rows(), self.x.n_cols);
-        let mut col_sums = vec![0.0; d];
-        for i in 0..n {
-            let (cols, vals) = self.x.row(i);
-            for (&c, v) in cols.iter().zip(vals) {
-                col_sums[c] += v.to_f64();
-            }
-        }
-        let n = n as f64;
-        let mean_sq: f64 = col_sums.iter().map(|s| (s / n) * (s / n)).sum();
-        let total = self.norms.iter().sum::<f64>() / n - mean_sq;
-        total.max(0.0) / d as f64
-    }
-
     fn finalize(&self, st: &SparseState) -> (Array2<T>, f64, Vec<f64>) {
         let (k, d) = (st.k, self.x.n_cols);
         let means = self.dense_centroids(st);

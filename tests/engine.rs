@@ -396,7 +396,7 @@ fn automatic_n_init_follows_problem_size() {
         r.restart_objectives.len(),
         smartigan::defaults::N_INIT_SMALL
     );
-    // n·d·k = 20,000·8·7 = 1,120,000 > 2²⁰: four.
+    // n·d·k = 20,000·8·7 = 1,120,000 > 2²⁰: one.
     let large = blobs(20_000, 8, 7, 1.0, 6);
     let r = fit(
         large.view(),
@@ -409,7 +409,7 @@ fn automatic_n_init_follows_problem_size() {
     );
     // Exactly at the threshold still counts as small; a given n_init wins.
     assert_eq!(smartigan::defaults::n_init(1 << 18, 2, 2), 20);
-    assert_eq!(smartigan::defaults::n_init((1 << 18) + 1, 2, 2), 4);
+    assert_eq!(smartigan::defaults::n_init((1 << 18) + 1, 2, 2), 1);
     let r = fit(
         large.view(),
         Params::new(7)

@@ -15,6 +15,7 @@ __all__ = [
     "predict",
     "transform",
     "auto_n_init",
+    "auto_tol",
     "default_n_iter",
     "__version__",
     "METHODS",
@@ -30,7 +31,7 @@ __all__ = [
     "DEFAULT_SCHEDULE",
     "DEFAULT_POLISH",
     "DEFAULT_REFINE",
-    "DEFAULT_TOL",
+    "AUTO_TOL_LARGE",
 ]
 __version__: str
 METHODS: Tuple[str, ...]
@@ -46,7 +47,7 @@ DEFAULT_INIT: str
 DEFAULT_SCHEDULE: Tuple[float, float]
 DEFAULT_POLISH: bool
 DEFAULT_REFINE: bool
-DEFAULT_TOL: float
+AUTO_TOL_LARGE: float
 
 @final
 class Params:
@@ -63,7 +64,7 @@ class Params:
         polish: bool = ...,
         refine: bool = ...,
         n_threads: Optional[int] = ...,
-        tol: float = ...,
+        tol: Optional[float] = ...,
     ) -> Params: ...
 
 @final
@@ -110,6 +111,7 @@ def kmeans_plusplus(
 def predict(x: _Points, centroids: npt.NDArray[Any]) -> npt.NDArray[np.int64]: ...
 def transform(x: _Points, centroids: npt.NDArray[Any]) -> npt.NDArray[Any]: ...
 def auto_n_init(n_samples: int, n_features: int, k: int) -> int: ...
+def auto_tol(n_samples: int, n_features: int, k: int) -> float: ...
 def default_n_iter(method: str) -> int: ...
 
 @final

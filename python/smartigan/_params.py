@@ -12,7 +12,7 @@ names are checked by the core.
 from __future__ import annotations
 
 import numbers
-from typing import Any, Callable, Dict, Literal, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Literal, Optional, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -27,7 +27,9 @@ __all__ = [
     "InitName",
     "InitArg",
     "NInit",
+    "Tol",
     "auto_n_init",
+    "auto_tol",
     "default_n_iter",
     "core_params",
     "integer",
@@ -44,6 +46,7 @@ Method = Literal["lloyd", "hartigan", "smartigan"]
 InitName = Literal["random-partition", "forgy", "k-means++"]
 InitArg = Union[InitName, str, npt.ArrayLike]
 NInit = Union[int, Literal["auto"]]
+Tol = Union[float, Literal["auto"]]
 
 DEFAULT_METHOD: str = _core.DEFAULT_METHOD
 #: ``n_iter=None`` (default) means ``DEFAULT_N_ITER`` sweeps of Smartigan's
@@ -60,7 +63,10 @@ DEFAULT_INIT: str = _core.DEFAULT_INIT
 DEFAULT_SCHEDULE: Tuple[float, float] = tuple(_core.DEFAULT_SCHEDULE)  # type: ignore[assignment]
 DEFAULT_POLISH: bool = _core.DEFAULT_POLISH
 DEFAULT_REFINE: bool = _core.DEFAULT_REFINE
-DEFAULT_TOL: float = _core.DEFAULT_TOL
+#: ``"auto"``: 0 (descend until nothing moves) while ``n_samples * n_features * k``
+#: is at most ``AUTO_SMALL_PROBLEM``, else ``AUTO_TOL_LARGE`` (see :func:`auto_tol`).
+DEFAULT_TOL: Tol = "auto"
+AUTO_TOL_LARGE: float = _core.AUTO_TOL_LARGE
 
 _I64 = 2**63
 
@@ -109,11 +115,28 @@ def auto_n_init(n_samples: int, n_features: int, k: int) -> int:
     >>> auto_n_init(150, 4, 3), auto_n_init(100_000, 32, 100)
     (20, 4)
     """
+    return _core.auto_n_init(*_sizes(n_samples, n_features, k))
+
+
+def _sizes(n_samples: int, n_features: int, k: int) -> List[int]:
     sizes = [_int64(name, v) for name, v in (("n_samples", n_samples), ("n_features", n_features), ("k", k))]
     for name, v in zip(("n_samples", "n_features", "k"), sizes):
         if v < 0:
             raise ValueError(f"invalid {name}: {v} (must be non-negative)")
-    return _core.auto_n_init(*sizes)
+    return sizes
+
+
+def auto_tol(n_samples: int, n_features: int, k: int) -> float:
+    """The relative tolerance ``tol="auto"`` uses for data of this shape.
+
+    0 (every descent runs until no point moves) while one pass costs at most
+    ``AUTO_SMALL_PROBLEM`` multiply-adds, ``AUTO_TOL_LARGE`` above it: there a
+    descent stops once a step lowers the objective by less than that share.
+
+    >>> auto_tol(150, 4, 3), auto_tol(100_000, 32, 100)
+    (0.0, 1e-05)
+    """
+    return _core.auto_tol(*_sizes(n_samples, n_features, k))
 
 
 def default_n_iter(method: str) -> int:
@@ -159,9 +182,14 @@ def _flag(name: str) -> Callable[[Any], bool]:
     return check
 
 
-def _tol(tol: Any) -> float:
+def _tol(tol: Any) -> Optional[float]:
+    """``None`` for ``"auto"`` (the core then chooses by the data's shape), else a float."""
+    if isinstance(tol, str):
+        if tol == "auto":
+            return None
+        raise ValueError(f"invalid tol: {tol!r} (must be a number >= 0 or 'auto')")
     if isinstance(tol, (bool, np.bool_)) or not isinstance(tol, numbers.Real):
-        raise TypeError(f"tol must be a number >= 0, got {tol!r} ({type(tol).__name__})")
+        raise TypeError(f"tol must be a number >= 0 or 'auto', got {tol!r} ({type(tol).__name__})")
     return float(tol)
 
 

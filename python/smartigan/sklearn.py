@@ -181,12 +181,13 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         After each restart converges, try merge-split moves (merge two
         nearby clusters, split a spread-out one, re-converge) and keep those
         that lower the inertia (see ``smartigan.cluster``).
-    tol : float, default=0.0
-        Early stop as in scikit-learn: an iteration or (polishing) sweep
-        whose centroids moved by at most ``tol`` times the mean per-feature
-        variance of ``X`` (summed squared shifts) ends the descent.
-        scikit-learn's default is ``1e-4``; here ``0`` runs until no point
-        moves, which is what makes every Hartigan result a local optimum.
+    tol : float or "auto", default="auto"
+        Early stop of every descent: an iteration or (polishing) sweep that
+        lowers the inertia by at most ``tol`` times the inertia ends it.
+        ``"auto"``: 0 (until no point moves, so Hartigan results are local
+        optima) on small problems, ``1e-5`` when ``n_samples * n_features *
+        n_clusters`` exceeds 2**20 (see ``smartigan.cluster``). Relative to the
+        inertia, not scikit-learn's centroid shift scaled by the variance.
     verbose : int, default=0
         ``0``: silent. Otherwise progress goes to standard output: the lowest
         objective among the restarts after the starts and after every sweep
@@ -259,7 +260,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         schedule: Tuple[float, float] = _params.DEFAULT_SCHEDULE,
         polish: bool = _params.DEFAULT_POLISH,
         refine: bool = _params.DEFAULT_REFINE,
-        tol: float = _params.DEFAULT_TOL,
+        tol: _params.Tol = _params.DEFAULT_TOL,
         verbose: int = 0,
         copy_x: bool = True,
         algorithm: Optional[str] = None,

@@ -38,6 +38,12 @@ fn auto_n_init(n_samples: usize, n_features: usize, k: usize) -> usize {
     defaults::n_init(n_samples, n_features, k)
 }
 
+/// The relative tolerance `tol="auto"` uses for data of this shape.
+#[pyfunction]
+fn auto_tol(n_samples: usize, n_features: usize, k: usize) -> f64 {
+    defaults::tol(n_samples, n_features, k)
+}
+
 /// The `n_iter` that `n_iter=None` means for `method` (the core's rule).
 #[pyfunction]
 fn default_n_iter(method: &str) -> PyResult<usize> {
@@ -51,6 +57,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit::predict, m)?)?;
     m.add_function(wrap_pyfunction!(fit::transform, m)?)?;
     m.add_function(wrap_pyfunction!(auto_n_init, m)?)?;
+    m.add_function(wrap_pyfunction!(auto_tol, m)?)?;
     m.add_function(wrap_pyfunction!(default_n_iter, m)?)?;
     m.add_class::<params::PyParams>()?;
     m.add_class::<result::PyClustering>()?;
@@ -71,6 +78,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_SCHEDULE", defaults::SCHEDULE)?;
     m.add("DEFAULT_POLISH", defaults::POLISH)?;
     m.add("DEFAULT_REFINE", defaults::REFINE)?;
-    m.add("DEFAULT_TOL", defaults::TOL)?;
+    m.add("AUTO_TOL_LARGE", defaults::TOL_LARGE)?;
     Ok(())
 }

@@ -32,7 +32,7 @@ impl PyParams {
     /// `Params(k, **settings)`, `settings` among `method`, `n_iter`, `seed`,
     /// `init` (a name or a float64 array of centroids), `n_init`,
     /// `schedule`, `polish`, `refine`, `n_threads` and `tol`; `None` for
-    /// `n_iter`, `seed`, `n_init` or `n_threads` leaves the choice to the
+    /// `n_iter`, `seed`, `n_init`, `n_threads` or `tol` leaves the choice to the
     /// core.
     #[new]
     #[pyo3(signature = (k, **settings))]
@@ -59,9 +59,7 @@ impl PyParams {
         if let Some(refine) = settings.take("refine")? {
             p.refine = refine;
         }
-        if let Some(tol) = settings.take("tol")? {
-            p.tol = tol;
-        }
+        p.tol = settings.take::<Option<f64>>("tol")?.flatten();
         p.seed = settings.take::<Option<u64>>("seed")?.flatten();
         p.n_iter = settings.count(
             "n_iter",

@@ -310,16 +310,16 @@ def test_auto_n_init_by_problem_size():
     small = rng.normal(size=(600, 4))
     assert cluster(small, 3, "lloyd", seed=0).restart_objectives.shape == (20,)
     assert cluster(small, 3, "lloyd", seed=0, n_init="auto").restart_objectives.shape == (20,)
-    # 20,000·8·7 > 2**20: four; an explicit count always wins.
+    # 20,000·8·7 > 2**20: one; an explicit count always wins.
     large = rng.normal(size=(20_000, 8)).astype(np.float32)
-    assert cluster(large, 7, "lloyd", 2, seed=0).restart_objectives.shape == (4,)
+    assert cluster(large, 7, "lloyd", 2, seed=0).restart_objectives.shape == (1,)
     assert cluster(large, 7, "lloyd", 2, seed=0, n_init=3).restart_objectives.shape == (3,)
     assert smartigan._params.auto_n_init(2**18, 2, 2) == 20
-    assert smartigan._params.auto_n_init(2**18 + 1, 2, 2) == 4
+    assert smartigan._params.auto_n_init(2**18 + 1, 2, 2) == 1
     # The stateful API resolves "auto" the same way.
     c = smartigan.Clusterer(7, "lloyd", 2, seed=0)
     c.fit(large)
-    assert c.result_ is not None and c.result_.restart_objectives.shape == (4,)
+    assert c.result_ is not None and c.result_.restart_objectives.shape == (1,)
 
 
 def test_default_n_iter_runs_lloyd_and_hartigan_to_convergence():

@@ -57,7 +57,7 @@ def test_left_out_settings_are_the_cores_defaults():
     X = np.random.default_rng(1).normal(size=(80, 3))
     explicit = _params.core_params(k=4, seed=2, method=_core.DEFAULT_METHOD, init=_core.DEFAULT_INIT,
                                    schedule=_core.DEFAULT_SCHEDULE, polish=_core.DEFAULT_POLISH,
-                                   refine=_core.DEFAULT_REFINE, tol=_core.DEFAULT_TOL)
+                                   refine=_core.DEFAULT_REFINE, tol="auto")
     implicit = _params.core_params(k=4, seed=2)
     a, b = _core.fit(X, explicit), _core.fit(X, implicit)
     assert a.objective == b.objective

@@ -1,5 +1,5 @@
-"""``tol``: scikit-learn's early stop, through cluster(), Clusterer, the
-estimator and the command line."""
+"""``tol``: the relative early stop of every descent, through cluster(),
+Clusterer, the estimator and the command line."""
 
 import pickle
 
@@ -20,24 +20,40 @@ def Y() -> np.ndarray:
 
 
 @pytest.mark.parametrize("method", ["lloyd", "hartigan"])
-def test_tol_stops_where_the_centroids_settle(Y, method):
-    full = cluster(Y, 12, method, **SLOW)
+def test_tol_stops_at_the_first_small_relative_gain(Y, method):
+    full = cluster(Y, 12, method, tol=0, **SLOW)
     early = cluster(Y, 12, method, tol=1e-4, **SLOW)
     s = early.n_sweeps
     assert early.converged and s < full.n_sweeps and early.moves[-1] > 0
     np.testing.assert_array_equal(early.history, full.history[:s])
-    # scikit-learn's criterion: summed squared shift <= tol * mean(var(X)).
-    before = cluster(Y, 12, method, s - 1, **SLOW).centroids
-    assert ((early.centroids - before) ** 2).sum() <= 1e-4 * Y.var(axis=0).mean() * (1 + 1e-9)
+    # The criterion: the last step gained at most tol of the objective,
+    # every step before it more.
+    objectives = np.concatenate([[early.initial_objective], early.history])
+    gains = -np.diff(objectives) / objectives[1:]
+    assert gains[-1] <= 1e-4 and (gains[:-1] > 1e-4).all()
     for j in range(12):
         np.testing.assert_allclose(early.centroids[j], Y[early.labels == j].mean(axis=0), rtol=1e-12, atol=1e-12)
 
 
-def test_tol_zero_is_the_default(Y):
+def test_auto_tol_is_zero_on_small_problems(Y):
+    # 3000·4·12 multiply-adds per pass: small, so "auto" descends to the end.
+    assert smartigan._params.DEFAULT_TOL == "auto" and smartigan._params.auto_tol(3000, 4, 12) == 0.0
     a = cluster(Y, 12, "hartigan", **SLOW)
     b = cluster(Y, 12, "hartigan", tol=0, **SLOW)
     np.testing.assert_array_equal(a.labels, b.labels)
-    assert a.n_sweeps == b.n_sweeps and smartigan._params.DEFAULT_TOL == 0.0
+    assert a.n_sweeps == b.n_sweeps
+
+
+def test_auto_tol_on_large_problems():
+    # 20,000·8·12 > 2**20: "auto" is AUTO_TOL_LARGE, the same fit as asking for it.
+    X = blobs(20_000, 8, 12, spread=1.6, seed=5)
+    assert smartigan._params.auto_tol(20_000, 8, 12) == smartigan._params.AUTO_TOL_LARGE > 0
+    auto = cluster(X, 12, "hartigan", seed=3, n_init=1)
+    given = cluster(X, 12, "hartigan", seed=3, n_init=1, tol=smartigan._params.AUTO_TOL_LARGE)
+    np.testing.assert_array_equal(auto.labels, given.labels)
+    assert auto.history.tolist() == given.history.tolist()
+    with pytest.raises(ValueError, match="n_samples"):
+        smartigan._params.auto_tol(-1, 8, 12)
 
 
 def test_clusterer_stepwise_equals_one_shot_with_tol(Y):
@@ -58,7 +74,7 @@ def test_old_pickles_get_the_default_tol(Y):
     del state["tol"]
     old = Clusterer.__new__(Clusterer)
     old.__setstate__(state)
-    assert old.tol == 0.0 and old.fit(Y).converged_
+    assert old.tol == "auto" and old.fit(Y).converged_
 
 
 @pytest.mark.parametrize("bad", [-1e-4, float("nan"), float("inf")])
@@ -67,13 +83,18 @@ def test_bad_tol_is_a_value_error_naming_it(Y, bad):
         cluster(Y, 3, tol=bad)
 
 
-@pytest.mark.parametrize("bad", ["1e-4", True, None, [0.1]])
+@pytest.mark.parametrize("bad", [True, None, [0.1]])
 def test_tol_of_the_wrong_kind_is_a_type_error(Y, bad):
     with pytest.raises(TypeError, match="tol"):
         cluster(Y, 3, tol=bad)
 
 
-def test_estimator_takes_sklearns_tol(Y):
+def test_tol_string_other_than_auto_is_a_value_error(Y):
+    with pytest.raises(ValueError, match="tol.*'1e-4'"):
+        cluster(Y, 3, tol="1e-4")
+
+
+def test_estimator_takes_tol(Y):
     pytest.importorskip("sklearn")
     from smartigan.sklearn import KMeans
 
@@ -81,7 +102,7 @@ def test_estimator_takes_sklearns_tol(Y):
     km.fit(Y)
     assert km.get_params()["tol"] == 1e-4
     assert km.n_iter_ == cluster(Y, 12, "lloyd", tol=1e-4, **SLOW).n_sweeps
-    assert KMeans().tol == 0.0
+    assert KMeans().tol == "auto"
 
 
 def test_cli_tol(tmp_path, Y):
@@ -96,3 +117,5 @@ def test_cli_tol(tmp_path, Y):
     np.testing.assert_array_equal(np.load(f"{prefix}.labels.npy"), cluster(Y, 12, "lloyd", tol=1e-4, **SLOW).labels)
     with pytest.raises(SystemExit):
         main(["fit", str(path), "-k", "3", "--tol", "-1"])
+    assert main(["fit", str(path), "-k", "12", "--tol", "auto", "--seed", "11", "--out", str(prefix),
+                 "--format", "npy", "--progress", "never"]) == 0

@@ -14,6 +14,7 @@ from .._params import (
     DEFAULT_METHOD,
     DEFAULT_N_INIT,
     DEFAULT_N_ITER,
+    AUTO_TOL_LARGE,
     DEFAULT_TOL,
     INITS,
     METHODS,
@@ -45,11 +46,13 @@ def _positive(text: str) -> int:
     return _integer(text, "a positive integer", lambda v: v >= 1)
 
 
-def _tol(text: str) -> float:
+def _tol(text: str) -> Union[float, str]:
+    if text == "auto":
+        return text
     try:
         v = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a number >= 0 or 'auto', got {text!r}") from None
     if not (v >= 0 and v != float("inf")):
         raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text}")
     return v
@@ -74,8 +77,8 @@ def _add_data_options(p: argparse.ArgumentParser, method: bool) -> None:
                    help="restarts, run in parallel; the best is kept (default auto: "
                         f"{AUTO_N_INIT_SMALL} while n*d*k <= 2**20, else {AUTO_N_INIT_LARGE})")
     p.add_argument("--tol", type=_tol, default=DEFAULT_TOL,
-                   help="stop a descent once an iteration moves the centroids by at most TOL times the data's "
-                        "mean variance (scikit-learn's tol; default 0: until no point moves)")
+                   help="stop a descent once a step lowers the objective by at most TOL times the objective "
+                        f"(default auto: 0, until no point moves, while n*d*k <= 2**20, else {AUTO_TOL_LARGE})")
     p.add_argument("--no-refine", dest="refine", action="store_false",
                    help="skip the merge-split refinement after convergence (the paper's methods as printed)")
     p.add_argument("--seed", type=_seed, default=None, help="seed in [0, 2**64) (default: random, printed)")
