@@ -1,0 +1,333 @@
+#!/usr/bin/env python3
+"""The default ``cluster(X, k)`` against scikit-learn's default ``KMeans(k)``
+(one k-means++ run since 1.4), on the workloads of issue 28: W1-W4 (blobs),
+W5 (embeddings: unit-normalised float32, overlapping, Zipf-sized clusters)
+and structureless Gaussian noise; plus the time-quality picture on W2 and W5.
+
+    python benches/default.py                       # everything (long; not for CI)
+    python benches/default.py --scale 0.2 --reps 1  # a smoke run on a fifth of every n
+    python benches/default.py --only tradeoff --workloads W5
+
+Every fit runs in this process, one after the other, on the same array; the
+two defaults alternate rep by rep and the medians are compared, so both see
+the same machine load. Objectives are recomputed here in float64 from the
+labels and centres each fit returns. scikit-learn and smartigan both use all
+cores (OpenMP / rayon). faiss, if installed, is timed with 25 iterations on
+all points (no subsampling), one start and three.
+
+Writes ``benches/RESULTS-default.md`` (tables, targets hit or missed),
+``benches/RESULTS-default.json`` and ``benches/tradeoff.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+from statistics import median
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from peers import WORKLOADS, make_data, objective, this_machine  # noqa: E402
+
+import smartigan  # noqa: E402
+from smartigan import _core, _params  # noqa: E402
+
+Fit = Callable[[np.ndarray, int, int], Tuple[np.ndarray, np.ndarray, Dict[str, Any]]]
+
+
+def ours(**opts: Any) -> Fit:
+    def fit(x: np.ndarray, k: int, seed: int) -> Tuple[np.ndarray, np.ndarray, Dict[str, Any]]:
+        r = smartigan.cluster(x, k, seed=seed, **opts)
+        return r.labels, r.centroids, dict(steps=int(r.n_sweeps), converged=bool(r.converged),
+                                           refinements=int(r.refinements))
+    return fit
+
+
+def sklearn(n_init: int) -> Fit:
+    def fit(x: np.ndarray, k: int, seed: int) -> Tuple[np.ndarray, np.ndarray, Dict[str, Any]]:
+        from sklearn.cluster import KMeans
+        km = KMeans(k, n_init=n_init, random_state=seed).fit(x)
+        return km.labels_, km.cluster_centers_, dict(steps=int(km.n_iter_))
+    return fit
+
+
+def faiss_fit(nredo: int) -> Fit:
+    def fit(x: np.ndarray, k: int, seed: int) -> Tuple[np.ndarray, np.ndarray, Dict[str, Any]]:
+        import faiss
+        x32 = np.ascontiguousarray(x, dtype=np.float32)
+        km = faiss.Kmeans(x.shape[1], k, niter=25, nredo=nredo, seed=seed % 2**31,
+                          max_points_per_centroid=x.shape[0])
+        km.train(x32)
+        _, lab = km.index.search(x32, 1)
+        return lab.ravel().astype(np.int64), km.centroids, dict(steps=25 * nredo)
+    return fit
+
+
+def have_faiss() -> bool:
+    try:
+        import faiss  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
+def timed(fit: Fit, x: np.ndarray, k: int, seed: int) -> Dict[str, Any]:
+    t0 = time.perf_counter()
+    labels, centres, extra = fit(x, k, seed)
+    spent = time.perf_counter() - t0
+    return dict(time=spent, objective=objective(x, labels, np.asarray(centres)), **extra)
+
+
+def summary(runs: List[Dict[str, Any]]) -> Dict[str, Any]:
+    out = dict(runs[0])
+    out["time"] = median(r["time"] for r in runs)
+    out["objective"] = median(r["objective"] for r in runs)
+    out["times"] = [r["time"] for r in runs]
+    return out
+
+
+def sweep_cost(x: np.ndarray, k: int, seed: int, sweeps: int = 12) -> float:
+    """Median wall time of Hartigan sweeps 3..sweeps of one restart, stepped
+    one at a time (the k-means++ start and the first, busiest sweeps left
+    out)."""
+    params = _params.core_params(k=k, method="hartigan", seed=seed, n_init=1, refine=False, tol=0.0)
+    run = _core.Run(x, params)
+    times = []
+    for _ in range(sweeps):
+        t0 = time.perf_counter()
+        going = run.step()
+        times.append(time.perf_counter() - t0)
+        if not going:
+            break
+    return median(times[2:] or times)
+
+
+def defaults_table(names: List[str], dtypes: List[str], reps: int, scale: float, seed: int,
+                   log: Callable[[str], None], partial: Path) -> Dict[str, Any]:
+    rows: Dict[str, Any] = {}
+    for name in names:
+        spec = dict(WORKLOADS[name])
+        spec["n"] = max(spec["k"] * 4, int(spec["n"] * scale))
+        base = make_data(name, spec)
+        for dtype in dtypes:
+            x = np.ascontiguousarray(base.astype(dtype))
+            k = spec["k"]
+            row: Dict[str, Any] = dict(n=spec["n"], d=spec["d"], k=k, dtype=dtype)
+            sk_runs, our_runs = [], []
+            sklearn(1)(x[: min(len(x), 2000)], min(k, 20), seed)  # warm-up: OpenMP pools, imports
+            for rep in range(reps):
+                # Alternate which goes first, so that neither always runs on a
+                # machine the other has just warmed or loaded.
+                pair = [("sk", sklearn(1)), ("ours", ours())]
+                for tag, fit in (pair if rep % 2 == 0 else pair[::-1]):
+                    (sk_runs if tag == "sk" else our_runs).append(timed(fit, x, k, seed + rep))
+            row["sklearn default"] = summary(sk_runs)
+            row["smartigan default"] = summary(our_runs)
+            row["sklearn n_init=10"] = timed(sklearn(10), x, k, seed)
+            row["smartigan n_init=1, refine=False"] = timed(ours(n_init=1, refine=False), x, k, seed)
+            row["hartigan n_init=1, refine=False"] = timed(ours(method="hartigan", n_init=1, refine=False),
+                                                          x, k, seed)
+            if name in ("W2", "W5"):
+                row["sweep"] = sweep_cost(x, k, seed)
+            rows[f"{name} {dtype}"] = row
+            partial.write_text(json.dumps(rows, indent=1))  # what a run stopped early leaves
+            log(f"{name} {dtype}: " + ", ".join(
+                f"{label} {v['time']:.2f}s {v['objective']:.6g}" for label, v in row.items()
+                if isinstance(v, dict)))
+    return rows
+
+
+def tradeoff(names: List[str], scale: float, seed: int, log: Callable[[str], None]) -> Dict[str, Any]:
+    settings: List[Tuple[str, str, Fit]] = [
+        ("smartigan", "default", ours()),
+        ("smartigan", "n_init=2", ours(n_init=2)),
+        ("smartigan", "n_init=4", ours(n_init=4)),
+        ("smartigan", "lloyd n_init=1", ours(method="lloyd", n_init=1)),
+        ("smartigan", "hartigan n_init=1", ours(method="hartigan", n_init=1)),
+        ("smartigan", "smartigan n_init=1, refine=False", ours(n_init=1, refine=False)),
+        ("smartigan", "tol=0, n_init=1", ours(n_init=1, tol=0.0)),
+        ("scikit-learn", "n_init=1", sklearn(1)),
+        ("scikit-learn", "n_init=3", sklearn(3)),
+        ("scikit-learn", "n_init=10", sklearn(10)),
+    ]
+    if have_faiss():
+        settings += [("faiss", "25 iterations", faiss_fit(1)), ("faiss", "25 iterations x 3", faiss_fit(3))]
+    out: Dict[str, Any] = {}
+    for name in names:
+        spec = dict(WORKLOADS[name])
+        spec["n"] = max(spec["k"] * 4, int(spec["n"] * scale))
+        x = make_data(name, spec)
+        sklearn(1)(x[: min(len(x), 2000)], min(spec["k"], 20), seed)  # warm-up: OpenMP pools, imports
+        points = []
+        for peer, label, fit in settings:
+            r = timed(fit, x, spec["k"], seed)
+            points.append(dict(peer=peer, setting=label, time=r["time"], objective=r["objective"]))
+            log(f"tradeoff {name}: {peer} {label} {r['time']:.2f}s {r['objective']:.6g}")
+        out[name] = dict(n=spec["n"], d=spec["d"], k=spec["k"], dtype=str(x.dtype), points=points)
+    return out
+
+
+def plot(trade: Dict[str, Any], path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(trade), figsize=(6.5 * len(trade), 4.8), squeeze=False)
+    colours = {"smartigan": "tab:blue", "scikit-learn": "tab:orange", "faiss": "tab:green"}
+    for ax, (name, t) in zip(axes[0], trade.items()):
+        best = min(p["objective"] for p in t["points"])
+        for p in t["points"]:
+            y = 100 * (p["objective"] / best - 1)
+            ax.scatter(p["time"], y, color=colours[p["peer"]], s=28)
+            ax.annotate(p["setting"], (p["time"], y), fontsize=7, xytext=(4, 3), textcoords="offset points")
+        ax.set_xscale("log")
+        ax.set_xlabel("wall time (s, log scale)")
+        ax.set_ylabel("objective above the lowest here (%)")
+        ax.set_title(f"{name}: n={t['n']}, d={t['d']}, k={t['k']}, {t['dtype']}")
+        for peer, c in colours.items():
+            ax.scatter([], [], color=c, label=peer)
+        ax.legend(fontsize=8)
+        ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def verdicts(rows: Dict[str, Any], trade: Dict[str, Any]) -> List[str]:
+    lines = []
+    for key, row in rows.items():
+        sk, us = row["sklearn default"], row["smartigan default"]
+        ratio = us["time"] / sk["time"]
+        lower = us["objective"] <= sk["objective"] * (1 + 1e-9)
+        lines.append(f"- {key}: default / scikit-learn default time **{ratio:.2f}×**, objective "
+                     f"{100 * (us['objective'] / sk['objective'] - 1):+.3f} % "
+                     f"({'hit' if ratio <= 1 and lower else 'missed'}).")
+    for key, row in rows.items():
+        if key.split()[0] in ("W2", "W5"):
+            one = row["smartigan n_init=1, refine=False"]["time"] / row["sklearn default"]["time"]
+            h = row["hartigan n_init=1, refine=False"]
+            lines.append(f"- {key}: one Smartigan restart (n_init=1, refine=False) **{one:.2f}×** scikit-learn's "
+                         f"default ({'hit' if one <= 2 else 'missed'}, target ≤ 2×); one Hartigan restart "
+                         f"{'converged' if h['converged'] else 'did not converge'} in {h['steps']} sweeps.")
+    for name in ("W2", "W5"):
+        s32, s64 = rows.get(f"{name} float32", {}).get("sweep"), rows.get(f"{name} float64", {}).get("sweep")
+        if s32 and s64:
+            lines.append(f"- {name}: a float32 Hartigan sweep {1000 * s32:.1f} ms, float64 {1000 * s64:.1f} ms "
+                         f"(ratio {s32 / s64:.2f}; {'hit' if s32 < 0.95 * s64 else 'missed'}).")
+    for name, t in trade.items():
+        peers_pts = [p for p in t["points"] if p["peer"] != "smartigan"]
+        sk1 = next(p for p in t["points"] if p["peer"] == "scikit-learn" and p["setting"] == "n_init=1")
+        ok = True
+        for p in peers_pts:
+            if p["time"] < sk1["time"]:
+                continue
+            best_ours = min((q["objective"] for q in t["points"]
+                             if q["peer"] == "smartigan" and q["time"] <= p["time"]), default=None)
+            if best_ours is None or best_ours > p["objective"]:
+                ok = False
+                lines.append(f"- {name}: at {p['peer']} {p['setting']}'s time ({p['time']:.2f} s) none of our "
+                             f"settings is lower ({'none as fast' if best_ours is None else f'{best_ours:.6g}'} vs "
+                             f"{p['objective']:.6g}).")
+        if ok:
+            lines.append(f"- {name}: at every peer's time from scikit-learn's single run upward, one of our "
+                         "settings in the picture is as fast and lower (hit).")
+    return lines
+
+
+def write_report(rep: Dict[str, Any], path: Path) -> None:
+    m = rep["machine"]
+    lines = [
+        "# The default against scikit-learn's default (issue 28)",
+        "",
+        f"*Generated by `python benches/default.py {rep['argv']}` on {rep['date']} "
+        f"({m['cpu']}, {m['cores']} logical CPUs; Python {m['python']}, smartigan {rep['versions']['smartigan']}, "
+        f"scikit-learn {rep['versions']['sklearn']}, numpy {rep['versions']['numpy']}"
+        f"{', faiss ' + rep['versions']['faiss'] if rep['versions'].get('faiss') else ''}) in "
+        f"{rep['minutes']:.1f} minutes. Every fit uses all cores; times are wall seconds in one process, "
+        "the two defaults alternating, medians of the repetitions; objectives are recomputed in float64. "
+        "Edit `benches/default.py`, not this file.*",
+        "",
+    ]
+    if rep["rows"]:
+        lines += ["## Default against default", "",
+                  "| workload | n × d, k | fit | time (s) | × sklearn default | objective | vs sklearn default | steps |",
+                  "|---|---|---|---:|---:|---:|---:|---:|"]
+        for key, row in rep["rows"].items():
+            sk = row["sklearn default"]
+            for label, v in row.items():
+                if not isinstance(v, dict):
+                    continue
+                conv = "" if "converged" not in v else ("" if v["converged"] else " (cap)")
+                lines.append(f"| {key} | {row['n']:,} × {row['d']}, {row['k']} | {label} | {v['time']:.3f} | "
+                             f"{v['time'] / sk['time']:.2f} | {v['objective']:,.6g} | "
+                             f"{100 * (v['objective'] / sk['objective'] - 1):+.3f} % | {v['steps']}{conv} |")
+        lines.append("")
+    if rep["trade"]:
+        lines += ["## Time and quality", "", "![objective against time](tradeoff.png)", "",
+                  "| workload | peer | setting | time (s) | objective above the lowest here |",
+                  "|---|---|---|---:|---:|"]
+        for name, t in rep["trade"].items():
+            best = min(p["objective"] for p in t["points"])
+            for p in sorted(t["points"], key=lambda p: p["time"]):
+                lines.append(f"| {name} | {p['peer']} | {p['setting']} | {p['time']:.3f} | "
+                             f"{100 * (p['objective'] / best - 1):.3f} % |")
+        lines.append("")
+    lines += ["## Targets", ""] + verdicts(rep["rows"], rep["trade"]) + [""]
+    path.write_text("\n".join(lines))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--workloads", default="W1,W2,W3,W4,W5,noise")
+    ap.add_argument("--dtypes", default="float64,float32")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--scale", type=float, default=1.0, help="fraction of every workload's n")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--only", choices=["defaults", "tradeoff"], default=None)
+    ap.add_argument("--tradeoff-workloads", default="W2,W5")
+    ap.add_argument("--out", default=str(HERE / "RESULTS-default.md"))
+    ap.add_argument("--rows-from", default=None, metavar="JSON",
+                    help="take the default-against-default rows from a saved report (its .json or "
+                         ".partial.json) instead of measuring them")
+    args = ap.parse_args()
+    t0 = time.time()
+
+    def log(msg: str) -> None:
+        print(f"[{time.time() - t0:7.1f}s] {msg}", flush=True)
+
+    names = args.workloads.split(",")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if args.rows_from:
+        saved = json.loads(Path(args.rows_from).read_text())
+        rows = saved.get("rows", saved)
+    elif args.only == "tradeoff":
+        rows = {}
+    else:
+        rows = defaults_table(names, args.dtypes.split(","), args.reps, args.scale, args.seed, log,
+                              out.with_suffix(".partial.json"))
+    trade = {} if args.only == "defaults" else tradeoff(args.tradeoff_workloads.split(","), args.scale,
+                                                        args.seed, log)
+    import sklearn as sk
+    versions = dict(smartigan=smartigan.__version__, sklearn=sk.__version__, numpy=np.__version__)
+    if have_faiss():
+        import faiss
+        versions["faiss"] = faiss.__version__
+    rep = dict(argv=" ".join(sys.argv[1:]), date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+               machine=this_machine(), versions=versions, minutes=(time.time() - t0) / 60, rows=rows, trade=trade,
+               platform=platform.platform())
+    out.with_suffix(".json").write_text(json.dumps(rep, indent=1))
+    if trade:
+        plot(trade, out.parent / "tradeoff.png")
+    write_report(rep, out)
+    log(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
