@@ -20,13 +20,25 @@ fn checked<'a, T: Scalar>(
     params: Params,
 ) -> Result<(ValidParams, Data<'a, T>)> {
     let params = params.check()?;
+    let data = checked_data(x, sample_weight, &params, params.k())?;
+    Ok((params, data))
+}
+
+/// `x` and its weights checked for `params` (shape, finite entries, range)
+/// and for clusterings of up to `k_most` clusters (positive weights).
+pub(crate) fn checked_data<'a, T: Scalar>(
+    x: ArrayView2<'a, T>,
+    sample_weight: Option<ArrayView1<'a, f64>>,
+    params: &ValidParams,
+    k_most: usize,
+) -> Result<Data<'a, T>> {
     let (n, d) = x.dim();
     params.check_data(n, d)?;
     check_finite("x", x)?;
-    let weights = checked_weights(sample_weight, n, params.k())?;
+    let weights = checked_weights(sample_weight, n, k_most)?;
     let data = Data::new(x, weights);
     data.check_range()?;
-    Ok((params, data))
+    Ok(data)
 }
 
 /// Clusters the rows of `x` with every restart run in parallel on a per-call
@@ -246,9 +258,7 @@ impl Run {
         let best = (0..objectives.len())
             .reduce(|a, b| if objectives[b] < objectives[a] { b } else { a })
             .unwrap_or(0);
-        Ok(self.restarts[best]
-            .clone()
-            .into_clustering(&data, objectives, best, self.params.seed()))
+        Ok(self.restarts[best].clustering(&data, objectives, best, self.params.seed()))
     }
 }
 

@@ -154,6 +154,24 @@ impl<T: Scalar> Source for Dense<'_, T> {
         Some(DenseState { partition, cache })
     }
 
+    fn split(&self, st: &DenseState, splits: &mut SplitCache) -> (DenseState, Option<usize>) {
+        // The split changes `k`: the accelerated kernels' cache starts afresh.
+        let spare = self.engine.spare_threads;
+        let (partition, split) = crate::refine::split(&st.partition, &self.rows, splits, spare);
+        (DenseState::new(partition), split)
+    }
+
+    fn merge(&self, st: &DenseState, rank: usize) -> Option<DenseState> {
+        let p = &st.partition;
+        let labels = crate::refine::merge_labels(&p.labels, &p.weights, &p.centroids, rank)?;
+        Some(self.labelled_state(p.k - 1, labels))
+    }
+
+    fn labelled_state(&self, k: usize, labels: Vec<usize>) -> DenseState {
+        let spare = self.engine.spare_threads;
+        DenseState::new(Partition::from_labels(&self.rows, k, labels, spare))
+    }
+
     fn labels(st: &DenseState) -> &[usize] {
         &st.partition.labels
     }

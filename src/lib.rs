@@ -55,6 +55,7 @@ mod multistart;
 mod nearest;
 mod params;
 mod partition;
+mod path;
 mod plus_plus;
 mod predict;
 mod reference;
@@ -78,5 +79,6 @@ pub use params::{
     defaults, Init, Method, Params, ValidParams, MAX_N_INIT, MAX_N_ITER, MAX_N_THREADS,
     MAX_POLISH_SWEEPS,
 };
+pub use path::{fit_path, fit_path_sparse, Path, PathKeep, PathOrigin, PathProgress, PathStep};
 pub use predict::{predict, predict_sparse, transform, transform_sparse};
 pub use sparse::{fit_sparse, CsrView};

@@ -51,6 +51,15 @@ pub(crate) fn spare_threads(params: &ValidParams, n: usize, d: usize) -> bool {
     params.n_init(n, d) < params.n_threads()
 }
 
+/// The restart a multi-start fit keeps, with every restart's objective.
+pub(crate) struct Best<St> {
+    pub restart: Restart<St>,
+    /// Its index (lowest objective, ties to the lowest index).
+    pub index: usize,
+    /// Every restart's final objective, by index.
+    pub objectives: Vec<f64>,
+}
+
 /// Runs every restart of `params` on `data` in parallel and keeps the best.
 pub(crate) fn fit_source<S: Source>(
     data: &S,
@@ -61,6 +70,23 @@ where
     S::State: Send,
 {
     let pool = build_pool(params.n_threads())?;
+    let best = best_restart(&pool, data, params, cancel)?;
+    Ok(best
+        .restart
+        .clustering(data, best.objectives, best.index, params.seed()))
+}
+
+/// Every restart of `params` on `data`, run in parallel on `pool`; the best
+/// one.
+pub(crate) fn best_restart<S: Source>(
+    pool: &rayon::ThreadPool,
+    data: &S,
+    params: &ValidParams,
+    cancel: &AtomicBool,
+) -> Result<Best<S::State>>
+where
+    S::State: Send,
+{
     let n_init = params.n_init(data.n(), data.d());
     let objectives = Mutex::new(vec![f64::NAN; n_init]);
     // Only the best restart so far is kept (O(n + k·d) per running restart);
@@ -89,6 +115,9 @@ where
             })
     });
     let (_, index, restart) = best.ok_or(Error::invalid("n_init", 0, "must be at least 1"))??;
-    let objectives = objectives.into_inner().unwrap_or_default();
-    Ok(restart.into_clustering(data, objectives, index, params.seed()))
+    Ok(Best {
+        restart,
+        index,
+        objectives: objectives.into_inner().unwrap_or_default(),
+    })
 }

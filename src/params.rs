@@ -500,6 +500,27 @@ impl ValidParams {
         crate::schedule::acceptance_factor(self.p.schedule, self.n_iter, t)
     }
 
+    /// These parameters with `k` clusters (a path's fit at another `k`,
+    /// [`crate::path`]).
+    pub(crate) fn with_k(&self, k: usize) -> ValidParams {
+        let mut with_k = self.clone();
+        with_k.p.k = k;
+        with_k
+    }
+
+    /// These parameters for a Hartigan descent at `k` from a given
+    /// partition (a step of a path, [`crate::path`]): Hartigan sweeps
+    /// (factor 1) until none moves, capped at [`MAX_POLISH_SWEEPS`] as
+    /// Smartigan's polish is, and no refinement (the path refines itself);
+    /// seed, threads and tolerance unchanged.
+    pub(crate) fn descent(&self, k: usize) -> ValidParams {
+        let mut descent = self.with_k(k);
+        descent.p.method = Method::Hartigan;
+        descent.p.refine = false;
+        descent.n_iter = MAX_POLISH_SWEEPS;
+        descent
+    }
+
     /// The checks that need the data's shape.
     pub fn check_data(&self, n: usize, d: usize) -> Result<()> {
         if n == 0 || d == 0 {

@@ -225,22 +225,18 @@ fn cheapest_merges(weights: &[f64], centroids: &[f64]) -> Vec<(f64, usize, usize
     pairs
 }
 
-/// The labels after the best merge-split move on the partition `labels`
-/// (cluster `weights`, dense `k × d` `centroids`), and the three clusters it
-/// changes; `None` when there is no candidate. `cache` keeps this restart's
-/// splits between proposals.
-pub(crate) fn propose_labels<R: Rows>(
+/// Brings `cache` up to date with the partition `labels` (`k` clusters,
+/// dense `k × d` `centroids`): every cluster of at least two members gets
+/// its split, computed unless the cache holds it for exactly these members
+/// and mean.
+fn refresh_splits<R: Rows>(
     rows: &R,
     labels: &[usize],
-    weights: &[f64],
     centroids: &[f64],
+    k: usize,
     cache: &mut SplitCache,
-) -> Option<(Vec<usize>, [usize; 3])> {
-    let k = weights.len();
+) {
     let d = rows.dim();
-    if k < 3 {
-        return None;
-    }
     let mut members: Vec<Vec<usize>> = vec![Vec::new(); k];
     for (i, &l) in labels.iter().enumerate() {
         members[l].push(i);
@@ -274,6 +270,11 @@ pub(crate) fn propose_labels<R: Rows>(
             cache.entries[c] = None;
         }
     }
+}
+
+/// The clusters' splits held in `cache`, the largest gain first (ties to
+/// the lowest cluster).
+fn ranked_splits(cache: &SplitCache) -> Vec<(usize, &Split)> {
     let mut splits: Vec<(usize, &Split)> = cache
         .entries
         .iter()
@@ -281,6 +282,26 @@ pub(crate) fn propose_labels<R: Rows>(
         .filter_map(|(c, e)| Some((c, e.as_ref()?.split.as_ref()?)))
         .collect();
     splits.sort_by(|x, y| y.1.gain.total_cmp(&x.1.gain).then(x.0.cmp(&y.0)));
+    splits
+}
+
+/// The labels after the best merge-split move on the partition `labels`
+/// (cluster `weights`, dense `k × d` `centroids`), and the three clusters it
+/// changes; `None` when there is no candidate. `cache` keeps this restart's
+/// splits between proposals.
+pub(crate) fn propose_labels<R: Rows>(
+    rows: &R,
+    labels: &[usize],
+    weights: &[f64],
+    centroids: &[f64],
+    cache: &mut SplitCache,
+) -> Option<(Vec<usize>, [usize; 3])> {
+    let k = weights.len();
+    if k < 3 {
+        return None;
+    }
+    refresh_splits(rows, labels, centroids, k, cache);
+    let mut splits = ranked_splits(cache);
     splits.truncate(SHORTLIST);
     let merges = cheapest_merges(weights, centroids);
     // (predicted change, split rank, kept, absorbed): the first best wins.
@@ -307,6 +328,75 @@ pub(crate) fn propose_labels<R: Rows>(
         out[i] = absorbed;
     }
     Some((out, [splits[rank].0, kept, absorbed]))
+}
+
+/// The labels of the partition `labels` (`k` clusters with dense `k × d`
+/// `centroids`) with one more cluster: the cluster whose split lowers the
+/// objective most is split, its split's second half taking the new label
+/// `k` (a step of a path, [`crate::path`]). Also which cluster was split:
+/// `None` when no cluster has a split (every cluster holds copies of one
+/// point, or one positive weight), and then the labels are unchanged and
+/// the new cluster is left empty for the caller to fill.
+pub(crate) fn split_labels<R: Rows>(
+    rows: &R,
+    labels: &[usize],
+    centroids: &[f64],
+    k: usize,
+    cache: &mut SplitCache,
+) -> (Vec<usize>, Option<usize>) {
+    refresh_splits(rows, labels, centroids, k, cache);
+    let mut out = labels.to_vec();
+    let Some(&(c, split)) = ranked_splits(cache).first() else {
+        return (out, None);
+    };
+    for &i in &split.second {
+        out[i] = k;
+    }
+    (out, Some(c))
+}
+
+/// The partition of [`split_labels`] on `p`, with `k + 1` clusters
+/// (recomputed, not yet re-converged; a new cluster left empty takes the
+/// point farthest from its centroid, as [`Partition::from_labels`] fills
+/// any empty cluster), and the cluster split.
+/// `spare_threads`: as for [`Partition::recompute_stale`].
+pub(crate) fn split<T: Scalar>(
+    p: &Partition,
+    data: &Data<'_, T>,
+    cache: &mut SplitCache,
+    spare_threads: bool,
+) -> (Partition, Option<usize>) {
+    let (labels, split) = split_labels(data, &p.labels, &p.centroids, p.k, cache);
+    (
+        Partition::from_labels(data, p.k + 1, labels, spare_threads),
+        split,
+    )
+}
+
+/// The labels of the partition `labels` (cluster `weights`, dense `k × d`
+/// `centroids`) with one cluster fewer: the `rank`-th cheapest merge (0:
+/// the cheapest, by Ward's increase) joins `b` into `a < b`, and the last
+/// label `k − 1` takes `b`'s place, so labels stay in `0..k − 1` (a path's
+/// step down, [`crate::path`]). `None` with fewer than two clusters or
+/// `rank + 1` merges.
+pub(crate) fn merge_labels(
+    labels: &[usize],
+    weights: &[f64],
+    centroids: &[f64],
+    rank: usize,
+) -> Option<Vec<usize>> {
+    let k = weights.len();
+    let &(_, a, b) = cheapest_merges(weights, centroids).get(rank)?;
+    Some(
+        labels
+            .iter()
+            .map(|&l| match l {
+                l if l == b => a,
+                l if l == k - 1 => b,
+                l => l,
+            })
+            .collect(),
+    )
 }
 
 /// The partition the best merge-split move on `p` gives (recomputed, not

@@ -91,15 +91,42 @@ impl<St> Restart<St> {
         start: Option<Vec<f64>>,
     ) -> Self {
         let part = data.initial_state(params, &mut init_stream(params, index), start);
-        let initial_objective = data.objective(&part);
         let phase = match params.method() {
             Method::Lloyd => Phase::Lloyd,
             Method::Hartigan => Phase::Hartigan,
             Method::Smartigan => Phase::Schedule(0),
         };
+        let order_rng = Xoshiro256PlusPlus::stream(params.seed(), index as u64, Stream::Order);
+        let tol = params.tol(data.n(), data.d());
+        Self::starting(data, part, phase, order_rng, tol, SplitCache::default())
+    }
+
+    /// A Hartigan descent from `state` (a step of a path, [`crate::path`]):
+    /// Hartigan sweeps in the visiting orders of `order_rng` until none
+    /// moves or the relative tolerance `tol` ends it. It is stepped with
+    /// [`ValidParams::descent`]'s parameters.
+    pub(crate) fn descent<S: Source<State = St>>(
+        data: &S,
+        state: St,
+        order_rng: Xoshiro256PlusPlus,
+        tol: f64,
+    ) -> Self {
+        let cache = SplitCache::default();
+        Self::starting(data, state, Phase::Hartigan, order_rng, tol, cache)
+    }
+
+    fn starting<S: Source<State = St>>(
+        data: &S,
+        part: St,
+        phase: Phase,
+        order_rng: Xoshiro256PlusPlus,
+        tol: f64,
+        cache: SplitCache,
+    ) -> Self {
+        let initial_objective = data.objective(&part);
         Restart {
             part,
-            order_rng: Xoshiro256PlusPlus::stream(params.seed(), index as u64, Stream::Order),
+            order_rng,
             order: (0..data.n()).collect(),
             phase,
             n_sweeps: 0,
@@ -111,10 +138,23 @@ impl<St> Restart<St> {
                 trial: None,
                 accepted: 0,
                 steps: 0,
-                cache: SplitCache::default(),
+                cache,
             },
-            tol: params.tol(data.n(), data.d()),
+            tol,
         }
+    }
+
+    /// The splits its refinement computed, for later use on the same data
+    /// (they stay valid: a split is reused only for the exact members and
+    /// mean it was computed for).
+    pub(crate) fn take_split_cache(&mut self) -> SplitCache {
+        std::mem::take(&mut self.refinement.cache)
+    }
+
+    /// Whether its last step ended the method on its own terms (see
+    /// [`Clustering::converged`]).
+    pub(crate) fn converged(&self) -> bool {
+        self.converged
     }
 
     pub(crate) fn is_done(&self) -> bool {
@@ -320,8 +360,10 @@ impl<St> Restart<St> {
         Ok(())
     }
 
-    pub(crate) fn into_clustering<S: Source<State = St>>(
-        self,
+    /// Its result as a [`Clustering`], given every restart's objective and
+    /// which one it is.
+    pub(crate) fn clustering<S: Source<State = St>>(
+        &self,
         data: &S,
         restart_objectives: Vec<f64>,
         best: usize,
@@ -341,8 +383,8 @@ impl<St> Restart<St> {
             cluster_objectives,
             n_sweeps: self.n_sweeps,
             converged: self.converged,
-            history: self.history,
-            moves: self.moves,
+            history: self.history.clone(),
+            moves: self.moves.clone(),
             initial_objective: self.initial_objective,
             refinements: self.refinement.accepted,
             restart_objectives,

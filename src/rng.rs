@@ -21,6 +21,9 @@ fn splitmix64(state: &mut u64) -> u64 {
 pub(crate) enum Stream {
     Init = 1,
     Order = 2,
+    /// The visiting orders of a path's descent at one `k` ([`crate::path`];
+    /// the "restart" is then `k`).
+    PathOrder = 3,
 }
 
 /// xoshiro256++ generator.

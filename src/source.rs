@@ -55,12 +55,27 @@ pub(crate) trait Source: Sync {
     /// descent step moved points without lowering the recomputed objective;
     /// one O(n·k·d) pass.
     fn can_improve(&self, st: &Self::State, lloyd: bool) -> bool;
+    /// The state with one cluster fewer: the `rank`-th cheapest merge of
+    /// two clusters ([`crate::refine::merge_labels`]), not yet
+    /// re-converged; `None` when there is no such merge.
+    fn merge(&self, st: &Self::State, rank: usize) -> Option<Self::State>;
+    /// The state of the partition `labels` into `k` clusters (an empty
+    /// cluster is filled as an initial partition's is).
+    fn labelled_state(&self, k: usize, labels: Vec<usize>) -> Self::State;
     /// The labels of the state.
     fn labels(st: &Self::State) -> &[usize];
     /// The state the best merge-split move on `st` gives (not yet
     /// re-converged); `None` when there is no candidate. `cache` holds the
     /// restart's splits from earlier proposals.
     fn merge_split(&self, st: &Self::State, cache: &mut SplitCache) -> Option<Self::State>;
+    /// The state with one more cluster (a step of a path, [`crate::path`]):
+    /// the cluster whose split lowers the objective most split in two, the
+    /// second half taking the new label ([`crate::refine::split_labels`]),
+    /// not yet re-converged; and which cluster was split (`None` when none
+    /// could be: the new cluster then takes the point farthest from its
+    /// centroid, as an empty cluster is filled). `cache` as for
+    /// [`Source::merge_split`].
+    fn split(&self, st: &Self::State, cache: &mut SplitCache) -> (Self::State, Option<usize>);
     /// Centroids in the caller's coordinates and type, and the objective
     /// recomputed from exactly those centroids, so that the reported number
     /// is what a user gets from `((x - centroids[labels])**2).sum()` (times

@@ -23,7 +23,7 @@ use crate::nearest::nearest_by;
 use crate::params::{Init, Params, ValidParams};
 use crate::partition::refill;
 use crate::plus_plus::kmeans_plus_plus_indices;
-use crate::refine::{propose_labels, Rows, SplitCache};
+use crate::refine::{merge_labels, propose_labels, split_labels, Rows, SplitCache};
 use crate::rng::Xoshiro256PlusPlus;
 use crate::source::Source;
 use ndarray::{Array2, ArrayView1};
@@ -538,6 +538,26 @@ impl<T: Scalar> Source for SparseData<'_, T> {
         Some(self.state_from_labels(st.k, labels))
     }
 
+    /// [`crate::refine::split_labels`] with sparse rows; the new state's
+    /// sums are recomputed from its labels (an empty new cluster is filled).
+    /// [`crate::refine::split_labels`] with sparse rows; the new state's
+    /// sums are recomputed from its labels (an empty new cluster is filled).
+    fn split(&self, st: &SparseState, cache: &mut SplitCache) -> (SparseState, Option<usize>) {
+        let centroids = self.dense_centroids(st);
+        let (labels, split) = split_labels(self, &st.labels, &centroids, st.k, cache);
+        (self.state_from_labels(st.k + 1, labels), split)
+    }
+
+    fn merge(&self, st: &SparseState, rank: usize) -> Option<SparseState> {
+        let centroids = self.dense_centroids(st);
+        let labels = merge_labels(&st.labels, &st.weights, &centroids, rank)?;
+        Some(self.state_from_labels(st.k - 1, labels))
+    }
+
+    fn labelled_state(&self, k: usize, labels: Vec<usize>) -> SparseState {
+        self.state_from_labels(k, labels)
+    }
+
     fn labels(st: &SparseState) -> &[usize] {
         &st.labels
     }
@@ -583,14 +603,26 @@ pub fn fit_sparse<T: Scalar>(
     cancel: &AtomicBool,
 ) -> Result<Clustering<T>> {
     let params = params.check()?;
+    let data = checked_sparse(x, sample_weight, &params, params.k())?;
+    fit_source(&data, &params, cancel)
+}
+
+/// `x` and its weights checked for `params` (shape, range) and for
+/// clusterings of up to `k_most` clusters (positive weights).
+pub(crate) fn checked_sparse<'a, T: Scalar>(
+    x: CsrView<'a, T>,
+    sample_weight: Option<ArrayView1<'a, f64>>,
+    params: &ValidParams,
+    k_most: usize,
+) -> Result<SparseData<'a, T>> {
     let (n, d) = (x.n_rows(), x.n_cols());
     params.check_data(n, d)?;
-    let weights = checked_weights(sample_weight, n, params.k())?;
+    let weights = checked_weights(sample_weight, n, k_most)?;
     let data = SparseData::new(x, weights);
     check_spread(
         data.norms.iter().fold(0.0, |m, v| m.max(*v)),
         n,
         "the origin",
     )?;
-    fit_source(&data, &params, cancel)
+    Ok(data)
 }

@@ -3,36 +3,11 @@
 
 mod common;
 
-use common::{assert_hartigan_stable, check_result};
-use ndarray::{Array2, Axis};
+use common::{assert_hartigan_stable, cases, check_result, data, grid};
+use ndarray::Axis;
 use proptest::prelude::*;
 use smartigan::rng::Xoshiro256PlusPlus;
 use smartigan::{fit, Init, Method, Params, Run};
-
-/// 48 cases per property in CI; `SMARTIGAN_PROPTEST_CASES` for a deeper run.
-fn cases() -> u32 {
-    std::env::var("SMARTIGAN_PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(48)
-}
-
-/// Data in general position: `n × d` Gaussian-ish values around `centres`
-/// random centres, from a seed. Continuous values make exact ties (and so
-/// order- or rounding-dependent tie breaks) events of probability zero.
-fn data(n: usize, d: usize, centres: usize, seed: u64) -> Array2<f64> {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let c: Vec<f64> = (0..centres * d).map(|_| rng.unit_f64() * 10.0).collect();
-    Array2::from_shape_fn((n, d), |(i, j)| {
-        c[(i % centres) * d + j] + (0..3).map(|_| rng.unit_f64()).sum::<f64>() - 1.5
-    })
-}
-
-/// Data with many exact duplicates: values on a coarse grid.
-fn grid(n: usize, d: usize, seed: u64) -> Array2<f64> {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    Array2::from_shape_fn((n, d), |_| rng.below(4) as f64 * 0.5)
-}
 
 /// Whether two labellings describe the same partition (equal up to a
 /// renaming of the clusters).

@@ -13,5 +13,7 @@ deterministic parallel multi-start, and exact objectives.
 from . import datasets
 from ._api import ClusterResult, Clusterer, NotFittedError, cluster, kmeans_plusplus
 from ._core import __version__
+from ._path import PathResult, cluster_path
 
-__all__ = ["ClusterResult", "Clusterer", "NotFittedError", "cluster", "datasets", "kmeans_plusplus", "__version__"]
+__all__ = ["ClusterResult", "Clusterer", "NotFittedError", "PathResult", "cluster", "cluster_path", "datasets",
+           "kmeans_plusplus", "__version__"]

@@ -1,6 +1,6 @@
 """Type stubs for the compiled extension ``smartigan._core`` (src/py/)."""
 
-from typing import Any, Final, Optional, Tuple, Union, final
+from typing import Any, Callable, Final, Optional, Tuple, Union, final
 
 import numpy as np
 import numpy.typing as npt
@@ -10,10 +10,13 @@ __all__ = [
     "Clustering",
     "CsrMatrix",
     "Run",
+    "Path",
+    "PathStep",
     "fit",
     "kmeans_plusplus",
     "predict",
     "transform",
+    "fit_path",
     "auto_n_init",
     "auto_tol",
     "default_n_iter",
@@ -112,6 +115,33 @@ def predict(x: _Points, centroids: npt.NDArray[Any]) -> npt.NDArray[np.int64]: .
 def transform(x: _Points, centroids: npt.NDArray[Any]) -> npt.NDArray[Any]: ...
 def auto_n_init(n_samples: int, n_features: int, k: int) -> int: ...
 def auto_tol(n_samples: int, n_features: int, k: int) -> float: ...
+
+@final
+class PathStep:
+    k: Final[int]
+    objective: Final[float]
+    cluster_sizes: Final[npt.NDArray[np.int64]]
+    cluster_objectives: Final[npt.NDArray[np.float64]]
+    origin: Final[str]
+    origin_index: Final[Optional[int]]
+    n_sweeps: Final[int]
+    converged: Final[bool]
+    clustering: Final[Optional[Clustering]]
+
+@final
+class Path:
+    steps: Final[Tuple[PathStep, ...]]
+    seed: Final[int]
+
+def fit_path(
+    x: _Points,
+    k_min: int,
+    k_max: int,
+    params: Params,
+    keep_clusterings: bool = True,
+    sample_weight: Optional[npt.NDArray[np.float64]] = None,
+    progress: Optional[Callable[[int, int], Any]] = None,
+) -> Path: ...
 def default_n_iter(method: str) -> int: ...
 
 @final

@@ -12,6 +12,10 @@ importing this module: matplotlib is loaded by the drawing functions.
 * :func:`comparison_figure` puts both side by side for one or more results
   (one clustering panel per method), and :func:`save` writes it to a file;
   this is what ``smartigan fit --plot`` and ``smartigan compare --plot`` use.
+* :func:`path_figure` draws a :class:`~smartigan.PathResult` (from
+  :func:`smartigan.cluster_path`): the objective and every criterion against
+  k, each criterion's suggested k marked; :func:`save_path` writes it to a
+  file (``smartigan choose-k --plot``).
 """
 
 from __future__ import annotations
@@ -25,12 +29,13 @@ import numpy.typing as npt
 
 from ._api import ClusterResult
 from ._arrays import as_data
+from ._path import PathResult
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["Projection", "plot_clustering", "plot_history", "comparison_figure", "save"]
+__all__ = ["Projection", "plot_clustering", "plot_history", "comparison_figure", "save", "path_figure", "save_path"]
 
 #: Scatter plots draw at most this many points (a fixed-seed random subset
 #: beyond it) so that pictures of large data stay quick and readable.
@@ -481,5 +486,123 @@ def save(
     """
     fig = comparison_figure(X, results, title=title, feature_names=feature_names)
     out = Path(path)
+    fig.savefig(out, dpi=dpi)
+    return out
+
+
+# How each criterion is read and titled in path_figure.
+_CRITERION_TITLES = {
+    "elbow": "elbow: log W below its chord (largest)",
+    "calinski_harabasz": "Calinski-Harabasz (largest)",
+    "davies_bouldin": "Davies-Bouldin (smallest)",
+    "silhouette": "silhouette (largest)",
+    "gap": "gap statistic, +- s (1-SE rule)",
+}
+
+
+def path_figure(path: PathResult, *, title: Optional[str] = None) -> "Figure":
+    """The objective and every criterion of a path against k, with the suggestions marked.
+
+    The first panel is the objective ``W(k)`` on a logarithmic axis (the
+    curve the elbow is read on), with a dashed vertical line at each
+    criterion's suggested k, coloured and labelled by criterion. Each
+    criterion computed then gets a panel of its values, its suggested k
+    circled (the gap statistic with error bars ``Gap(k) +- s(k)``).
+    Built on :class:`matplotlib.figure.Figure` directly, as
+    :func:`comparison_figure` is.
+
+    Parameters
+    ----------
+    path : PathResult
+        From :func:`smartigan.cluster_path`.
+    title : str, optional
+        Figure title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import smartigan
+    >>> from smartigan.plot import path_figure
+    >>> X, _ = smartigan.datasets.load_iris()
+    >>> path = smartigan.cluster_path(X, range(1, 9), seed=0, criteria=("elbow", "calinski_harabasz"))
+    >>> fig = path_figure(path, title="Iris")
+    >>> [ax.get_title() for ax in fig.axes][1:]
+    ['elbow: log W below its chord (largest)', 'Calinski-Harabasz (largest)']
+    """
+    if not isinstance(path, PathResult):
+        raise TypeError(f"path must be a PathResult (from smartigan.cluster_path), got {type(path).__name__}")
+    _require_matplotlib()
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    names = list(path.criteria)
+    n_panels = 1 + len(names)
+    n_cols = min(n_panels, 3)
+    n_rows = -(-n_panels // n_cols)
+    fig = Figure(figsize=(4.6 * n_cols, 3.6 * n_rows), layout="constrained")
+    axes = fig.subplots(n_rows, n_cols, squeeze=False).ravel()
+    ks = path.ks
+    colors = dict(zip(names, _colors(max(len(names), 1))))
+
+    ax = axes[0]
+    ax.plot(ks, path.objectives, marker="o", markersize=3, color="black", linewidth=1.5)
+    if np.all(path.objectives > 0):
+        ax.set_yscale("log")
+        plain = FuncFormatter(lambda v, _: f"{v:g}")
+        ax.yaxis.set_major_formatter(plain)
+        ax.yaxis.set_minor_formatter(plain)
+    for name, k in path.suggested.items():
+        if k is not None:
+            ax.axvline(k, color=colors[name], linestyle="--", linewidth=1.2, label=f"{name}: k={k}")
+    ax.set_title("objective W(k)")
+    ax.set_ylabel("k-means objective")
+    if any(k is not None for k in path.suggested.values()):
+        ax.legend(fontsize="small")
+
+    for ax, name in zip(axes[1:], names):
+        values = path.criteria[name]
+        if name == "gap" and path.gap_standard_errors is not None:
+            ax.errorbar(ks, values, yerr=path.gap_standard_errors, marker="o", markersize=3, capsize=2,
+                        color=colors[name], linewidth=1.2)
+        else:
+            ax.plot(ks, values, marker="o", markersize=3, color=colors[name], linewidth=1.2)
+        k = path.suggested.get(name)
+        if k is not None:
+            at = int(k) - int(ks[0])
+            ax.plot([k], [values[at]], marker="o", markersize=11, markerfacecolor="none",
+                    markeredgecolor="black", markeredgewidth=1.5, linestyle="none", label=f"suggested k={k}")
+            ax.legend(fontsize="small")
+        ax.set_title(_CRITERION_TITLES[name])
+    for ax in axes[:n_panels]:
+        ax.set_xlabel("k")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.grid(True, alpha=0.3)
+    for ax in axes[n_panels:]:
+        ax.set_visible(False)
+    if title is not None:
+        fig.suptitle(title)
+    return fig
+
+
+def save_path(path: PathResult, file: Union[str, Path], *, title: Optional[str] = None, dpi: int = 110) -> Path:
+    """Write :func:`path_figure` to ``file`` (format from the suffix, e.g. ``.png``).
+
+    Returns ``file`` as a :class:`~pathlib.Path`; raises ``ImportError``
+    without matplotlib and ``ValueError`` for a format it does not know.
+
+    Examples
+    --------
+    >>> import os, tempfile, smartigan
+    >>> from smartigan.plot import save_path
+    >>> X, _ = smartigan.datasets.load_iris()
+    >>> path = smartigan.cluster_path(X, range(2, 6), seed=0, criteria=("elbow",))
+    >>> save_path(path, os.path.join(tempfile.mkdtemp(), "k.png")).read_bytes()[:4]
+    b'\\x89PNG'
+    """
+    fig = path_figure(path, title=title)
+    out = Path(file)
     fig.savefig(out, dpi=dpi)
     return out

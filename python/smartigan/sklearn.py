@@ -39,7 +39,7 @@ except ImportError:  # pragma: no cover - scikit-learn < 1.6
         return estimator._validate_data(X, reset=reset, **kwargs)
 
 
-from . import _api, _core, _params
+from . import _api, _core, _params, _path
 from ._arrays import FloatArray, as_points, check_sparse_structure, is_sparse
 
 __all__ = ["KMeans"]
@@ -137,8 +137,23 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
 
     Parameters
     ----------
-    n_clusters : int, default=8
-        Number of clusters, ``1 <= n_clusters <= n_samples``.
+    n_clusters : int or "auto", default=8
+        Number of clusters, ``1 <= n_clusters <= n_samples``. ``"auto"``
+        chooses it: one :func:`smartigan.cluster_path` call fits every k of
+        ``k_range``, ``criterion`` suggests one, and that k's solution of
+        the path is the fitted model (``n_clusters_`` and ``path_`` say which
+        k and why; see docs/choosing-k.md).
+    k_range : (int, int) or range, default=(2, 10)
+        With ``n_clusters="auto"``, the numbers of clusters tried: a pair
+        ``(k_min, k_max)``, both included, or a ``range`` of step 1.
+    criterion : {"elbow", "calinski_harabasz", "davies_bouldin", "silhouette", "gap"}, default="elbow"
+        With ``n_clusters="auto"``, what chooses k (defined in
+        :func:`smartigan.cluster_path`): ``"elbow"``, the knee of the log
+        objective, costs nothing beyond the path; ``"gap"`` clusters 10
+        reference data sets by the same path and is the one criterion that
+        can answer 1 (with 1 in the range). Where the criterion suggests no
+        k of the range, the largest k is used for ``"gap"`` (the gap still
+        rises at the end of the range) and the smallest for the others.
     method : {"smartigan", "hartigan", "lloyd"} or None, default=None
         ``"lloyd"``: nearest-centroid iterations (scikit-learn's algorithm).
         ``"hartigan"``: single-point transfers. ``"smartigan"``: Hartigan with
@@ -228,6 +243,12 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         Whether the best restart's last sweep moved no point.
     history_ : ndarray of float64
         Inertia after each sweep of the best restart.
+    n_clusters_ : int
+        The number of clusters fitted: ``n_clusters``, or the k chosen by
+        ``criterion`` with ``n_clusters="auto"``.
+    path_ : smartigan.PathResult or None
+        With ``n_clusters="auto"``, the path over ``k_range`` with its
+        objectives, the criterion's values and suggestion; else None.
 
 
     Examples
@@ -245,11 +266,19 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
     16.0
     >>> km.get_feature_names_out().tolist()
     ['kmeans0', 'kmeans1']
+
+    Choosing k (four groups of points):
+
+    >>> rng = np.random.default_rng(0)
+    >>> blobs = np.repeat([[0, 0], [8, 0], [0, 8], [8, 8]], 40, axis=0) + rng.normal(size=(160, 2))
+    >>> auto = KMeans(n_clusters="auto", k_range=(2, 8), random_state=0).fit(blobs)
+    >>> auto.n_clusters_, auto.cluster_centers_.shape
+    (4, (4, 2))
     """
 
     def __init__(
         self,
-        n_clusters: int = 8,
+        n_clusters: Union[int, str] = 8,
         *,
         method: Optional[str] = None,
         init: Union[str, npt.ArrayLike, Callable[..., Any]] = _params.DEFAULT_INIT,
@@ -264,6 +293,8 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         verbose: int = 0,
         copy_x: bool = True,
         algorithm: Optional[str] = None,
+        k_range: Union[Tuple[int, int], range] = (2, 10),
+        criterion: str = "elbow",
     ) -> None:
         self.n_clusters = n_clusters
         self.method = method
@@ -279,6 +310,8 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         self.verbose = verbose
         self.copy_x = copy_x
         self.algorithm = algorithm
+        self.k_range = k_range
+        self.criterion = criterion
 
     # -- tags ---------------------------------------------------------------
 
@@ -351,13 +384,19 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         check_sparse_structure(X)  # before scikit-learn converts it with SciPy
         data: Any = _validate_data(self, X, dtype=_FLOATS, order="C", accept_sparse="csr",
                                    ensure_min_samples=1)
-        n_clusters = _positive_int("n_clusters", self.n_clusters)
+        auto = isinstance(self.n_clusters, str) and self.n_clusters == "auto"
+        ks = self._k_range() if auto else None
+        n_clusters = ks[-1] if ks is not None else _positive_int("n_clusters", self.n_clusters)
         max_iter = None if self.max_iter is None else _positive_int("max_iter", self.max_iter)
         n_samples = data.shape[0]
         if n_samples < n_clusters:
-            raise ValueError(f"n_samples={n_samples} should be >= n_clusters={n_clusters}.")
+            what = "the largest k of k_range" if auto else "n_clusters"
+            raise ValueError(f"n_samples={n_samples} should be >= {what}={n_clusters}.")
         weights = _check_weights(sample_weight, n_samples)
         seed = _seed_from_random_state(self.random_state)
+        if auto and not isinstance(self.init, str):
+            raise ValueError("n_clusters='auto' needs a named init ('k-means++', 'random', 'random-partition'); "
+                             "an array or callable init fixes the number of clusters")
         init, explicit = self._resolve_init(data, seed)
         n_init = self.n_init
         if isinstance(n_init, str):
@@ -380,6 +419,23 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         settings = {name: getattr(self, name) for name in _api.PARAMETERS if name in self._get_param_names()}
         settings.update(k=n_clusters, method=self._resolve_method(), n_iter=max_iter, seed=seed, init=init,
                         n_init=n_init)
+        self.path_: Optional[_path.PathResult] = None
+        if ks is not None:
+            result = self._fit_auto(data, ks, settings, weights, verbose)
+        else:
+            result = self._fit_one(data, settings, weights, verbose)
+        self.n_clusters_ = int(result.centroids.shape[0])
+        self.cluster_centers_: FloatArray = result.centroids
+        self.labels_: npt.NDArray[np.int64] = result.labels
+        self.inertia_ = float(result.objective)
+        self.n_iter_ = int(result.n_sweeps)
+        self.seed_ = int(result.seed)
+        self.converged_ = bool(result.converged)
+        self.history_ = result.history
+        return self
+
+    def _fit_one(self, data: Any, settings: dict[str, Any], weights: Any, verbose: int) -> _api.ClusterResult:
+        """The fit at one k (``settings`` as :class:`smartigan.Clusterer` takes them)."""
         model = _api.Clusterer(**settings)
         if verbose and not is_sparse(data):
             result = _api.fit_stepwise(model, data, _print_progress, sample_weight=weights)
@@ -389,14 +445,39 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
             ended = "converged" if result.converged else "stopped at the sweep limit"
             print(f"{ended} after {result.n_sweeps} sweeps of the best restart "
                   f"(#{result.best_restart}); objective {result.objective:.10g}")
-        self.cluster_centers_: FloatArray = result.centroids
-        self.labels_: npt.NDArray[np.int64] = result.labels
-        self.inertia_ = float(result.objective)
-        self.n_iter_ = int(result.n_sweeps)
-        self.seed_ = int(result.seed)
-        self.converged_ = bool(result.converged)
-        self.history_ = result.history
-        return self
+        return result
+
+    def _k_range(self) -> range:
+        """``k_range`` as a range of step 1 (checked; the core checks it against the data)."""
+        k_range = self.k_range
+        if isinstance(k_range, range):
+            if k_range.step != 1 or len(k_range) == 0:
+                raise ValueError(f"k_range={k_range!r} is invalid; a range must be non-empty with step 1")
+            return k_range
+        try:
+            k_min, k_max = k_range
+        except (TypeError, ValueError):
+            raise ValueError(f"k_range={k_range!r} is invalid; use a pair (k_min, k_max) or a range") from None
+        k_min, k_max = _positive_int("k_range[0]", k_min), _positive_int("k_range[1]", k_max)
+        if k_min > k_max:
+            raise ValueError(f"k_range={k_range!r} is invalid; k_min must be at most k_max")
+        return range(k_min, k_max + 1)
+
+    def _fit_auto(self, data: Any, ks: range, settings: dict[str, Any], weights: Any,
+                  verbose: int) -> _api.ClusterResult:
+        """``n_clusters="auto"``: the path over ``ks``, and its solution at the k ``criterion`` suggests."""
+        criterion = self.criterion
+        if not isinstance(criterion, str) or criterion not in _path.CRITERIA:
+            raise ValueError(f"criterion={criterion!r} is invalid; use one of {', '.join(map(repr, _path.CRITERIA))}")
+        settings = {name: value for name, value in settings.items() if name != "k"}
+        path = _path.cluster_path(data, ks, criteria=(criterion,), sample_weight=weights, **settings)
+        suggested = path.suggested[criterion]
+        if suggested is None:
+            suggested = ks[-1] if criterion == "gap" else ks[0]
+        if verbose:
+            print(f"{criterion} suggests k={path.suggested[criterion]} in {ks[0]}..{ks[-1]}; fitted k={suggested}")
+        self.path_ = path
+        return path.result(suggested)
 
     def _resolve_method(self) -> Any:
         """The method to fit with, from ``method`` and ``algorithm`` (the

@@ -22,6 +22,17 @@ pub(super) fn interruptible<R: Send>(
     py: Python<'_>,
     job: impl FnOnce(&AtomicBool) -> crate::Result<R> + Send,
 ) -> PyResult<R> {
+    interruptible_reporting(py, job, |_| Ok(()))
+}
+
+/// [`interruptible`], also calling `report` (with the GIL) at every check
+/// and once when the job has ended, for a progress display. An exception
+/// from `report` stops the job as Ctrl-C does, and is raised.
+pub(super) fn interruptible_reporting<R: Send>(
+    py: Python<'_>,
+    job: impl FnOnce(&AtomicBool) -> crate::Result<R> + Send,
+    mut report: impl FnMut(Python<'_>) -> PyResult<()> + Send,
+) -> PyResult<R> {
     let cancel = AtomicBool::new(false);
     py.detach(|| {
         std::thread::scope(|scope| {
@@ -39,12 +50,18 @@ pub(super) fn interruptible<R: Send>(
                     Ok(result) => {
                         return match signal {
                             Some(err) => Err(err),
-                            None => result.map_err(PyErr::from),
+                            None => {
+                                let result = result.map_err(PyErr::from)?;
+                                Python::attach(&mut report)?;
+                                Ok(result)
+                            }
                         };
                     }
                     Err(mpsc::RecvTimeoutError::Timeout) => {
                         if signal.is_none() {
-                            if let Err(err) = Python::attach(|py| py.check_signals()) {
+                            let checked =
+                                Python::attach(|py| py.check_signals().and_then(|()| report(py)));
+                            if let Err(err) = checked {
                                 cancel.store(true, Ordering::Relaxed);
                                 signal = Some(err);
                             }

@@ -13,7 +13,8 @@
 //! * [`interrupt`]: core work with the GIL released, stoppable by Ctrl-C;
 //! * [`fit`]: the one-shot calls (`fit`, `kmeans_plusplus`, `predict`,
 //!   `transform`);
-//! * [`run`]: `Run`, a fit advanced one sweep at a time.
+//! * [`run`]: `Run`, a fit advanced one sweep at a time;
+//! * [`path`]: `fit_path`, the solutions over a range of `k`, as `Path`.
 //!
 //! The names and defaults that Python, the command line and the
 //! scikit-learn estimator show (`METHODS`, `INITS`, `DEFAULT_*`) come from
@@ -24,6 +25,7 @@ mod errors;
 mod fit;
 mod interrupt;
 mod params;
+mod path;
 mod result;
 mod run;
 
@@ -56,6 +58,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit::kmeans_plusplus, m)?)?;
     m.add_function(wrap_pyfunction!(fit::predict, m)?)?;
     m.add_function(wrap_pyfunction!(fit::transform, m)?)?;
+    m.add_function(wrap_pyfunction!(path::fit_path, m)?)?;
     m.add_function(wrap_pyfunction!(auto_n_init, m)?)?;
     m.add_function(wrap_pyfunction!(auto_tol, m)?)?;
     m.add_function(wrap_pyfunction!(default_n_iter, m)?)?;
@@ -63,6 +66,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<result::PyClustering>()?;
     m.add_class::<arrays::PyCsrMatrix>()?;
     m.add_class::<run::PyRun>()?;
+    m.add_class::<path::PyPath>()?;
+    m.add_class::<path::PyPathStep>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     let py = m.py();
     m.add("METHODS", PyTuple::new(py, Method::ALL.map(Method::name))?)?;

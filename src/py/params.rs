@@ -80,7 +80,7 @@ impl PyParams {
 }
 
 /// A count as the core takes it; a negative one fails here, naming it.
-fn count(name: &'static str, v: i64, expected: &str) -> crate::Result<usize> {
+pub(super) fn count(name: &'static str, v: i64, expected: &str) -> crate::Result<usize> {
     usize::try_from(v).map_err(|_| Error::invalid(name, v, expected))
 }
 

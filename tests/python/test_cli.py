@@ -553,3 +553,81 @@ def test_console_script_and_version():
     assert res.stdout.strip() == f"smartigan {smartigan.__version__}"
     res = subprocess.run([str(exe), "--help"], capture_output=True, text=True, timeout=60)
     assert "compare" in res.stdout and "Exit status" in res.stdout
+
+
+# -- choose-k -------------------------------------------------------------------
+
+
+def test_choose_k_summary_matches_the_library(iris_npy, capsys):
+    criteria = ("elbow", "calinski_harabasz", "gap")
+    argv = ["choose-k", str(iris_npy), "--k", "2:6", "--seed", "1", "--criteria", ",".join(criteria),
+            "--gap-references", "3"]
+    assert main(argv + ["--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    path = smartigan.cluster_path(IRIS, range(2, 7), seed=1, criteria=criteria, gap_references=3)
+    assert got["ks"] == [2, 3, 4, 5, 6] and got["objectives"] == path.objectives.tolist()
+    assert got["suggested"] == path.suggested and got["seed"] == 1
+    for name in criteria:
+        assert got["criteria"][name] == [None if np.isnan(v) else v for v in path.criteria[name].tolist()], name
+    assert got["gap_standard_errors"] == path.gap_standard_errors.tolist()
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    shown = ", ".join(f"{name} {path.suggested[name] or '-'}" for name in criteria)
+    assert f"suggested   {shown}" in out
+    # The suggested k's row carries a star in the criterion's column.
+    row = next(line for line in out.splitlines() if line.split()[:1] == [str(path.suggested["calinski_harabasz"])])
+    assert "*" in row
+
+
+def test_choose_k_writes_criteria_labels_and_plot(tmp_path, iris_csv, capsys):
+    pytest.importorskip("matplotlib")
+    out, picture = tmp_path / "run", tmp_path / "k.png"
+    assert main(["choose-k", str(iris_csv), "--columns", "0,1,2,3", "-k", "2:5", "--seed", "0", "--criteria",
+                 "silhouette", "--out", str(out), "--plot", str(picture)]) == 0
+    printed = capsys.readouterr().out
+    path = smartigan.cluster_path(IRIS, range(2, 6), seed=0, criteria=("silhouette",))
+    table = (tmp_path / "run.criteria.csv").read_text().splitlines()
+    assert table[0] == "k,objective,silhouette"
+    np.testing.assert_array_equal(np.loadtxt(table[1:], delimiter=","),
+                                  np.column_stack([path.ks, path.objectives, path.criteria["silhouette"]]))
+    labels = (tmp_path / "run.labels.csv").read_text().splitlines()
+    assert labels[0] == "k=2,k=3,k=4,k=5"
+    np.testing.assert_array_equal(np.loadtxt(labels[1:], delimiter=",", dtype=np.int64),
+                                  np.column_stack([path.result(k).labels for k in range(2, 6)]))
+    assert picture.read_bytes()[:4] == b"\x89PNG"
+    assert f"wrote       {picture}" in printed
+
+
+def test_choose_k_errors_are_exit_2(tmp_path, iris_npy, capsys):
+    for bad in (["--k", "5:2"], ["--k", "0:3"], ["--k", "3"], ["--criteria", "aic"]):
+        with pytest.raises(SystemExit) as exit_info:
+            main(["choose-k", str(iris_npy), *bad])
+        assert exit_info.value.code == 2, bad
+    assert "expected KMIN:KMAX" in capsys.readouterr().err
+    assert main(["choose-k", str(iris_npy), "--k", "2:500"]) == 2
+    assert "-k 500 is larger than the number of points (150)" in capsys.readouterr().err
+    assert main(["choose-k", str(iris_npy), "--k", "2:4", "--out", str(tmp_path / "no" / "x")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_choose_k_progress_bar_changes_nothing(iris_npy, capsys):
+    argv = ["choose-k", str(iris_npy), "--k", "2:8", "--seed", "2", "--criteria", "gap", "--gap-references", "2",
+            "--json"]
+    assert main(argv + ["--progress", "always"]) == 0
+    shown = capsys.readouterr()
+    assert "choose-k [" in shown.err and "\r" in shown.err
+    assert main(argv + ["--progress", "never"]) == 0
+    quiet = capsys.readouterr()
+    assert quiet.err == ""
+    for key in ("objectives", "criteria", "suggested"):
+        assert json.loads(shown.out)[key] == json.loads(quiet.out)[key], key
+
+
+def test_choose_k_progress_status_names_the_path_and_k():
+    status = cli.commands._path_status(2, 5, n_paths=3)
+    per_path = 4 + 3 * 3  # growing k = 2..5, then three refining passes over 3 k
+    assert status(0, 3 * per_path) == "data: k=2/5"
+    assert status(2, 3 * per_path) == "data: k=4/5"
+    assert status(5, 3 * per_path) == "data: refining"
+    assert status(per_path + 1, 3 * per_path) == "gap reference 1/2: k=3/5"
+    assert status(3 * per_path, 3 * per_path) == "gap reference 2/2: refining"

@@ -33,6 +33,14 @@ def test_cluster_takes_exactly_the_clusterers_parameters():
     assert smartigan._api.PARAMETERS == tuple(model)
 
 
+def test_cluster_path_takes_every_parameter_of_cluster_but_k():
+    path = inspect.signature(smartigan.cluster_path).parameters
+    model = inspect.signature(Clusterer).parameters
+    for name, p in model.items():
+        if name != "k":
+            assert (path[name].default, path[name].kind) == (p.default, inspect.Parameter.KEYWORD_ONLY), name
+
+
 def test_every_parameter_reaches_the_core():
     X = np.random.default_rng(0).normal(size=(60, 2))
     settings = dict(k=3, method="hartigan", n_iter=7, seed=11, init="forgy", n_init=2, schedule=(1.2, 1.0),

@@ -155,3 +155,30 @@ def test_save_png(mpl, tmp_path):
     assert float(img[..., :3].std()) > 0.05
     one = plot.save(X[:, :2], smartigan.cluster(X[:, :2], 3, seed=0), tmp_path / "one.svg")
     assert b"<svg" in one.read_bytes()[:500]
+
+
+def test_path_figure_marks_every_suggestion(mpl, tmp_path):
+    import matplotlib.image
+
+    from smartigan import plot
+
+    path = smartigan.cluster_path(X, range(1, 9), seed=0, gap_references=2)
+    fig = plot.path_figure(path, title="Iris")
+    objective, *panels = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(panels) == len(path.criteria) == 5
+    np.testing.assert_array_equal(objective.get_lines()[0].get_ydata(), path.objectives)
+    assert objective.get_yscale() == "log"
+    # One dashed line per suggestion, at its k, labelled with the criterion.
+    marks = {ln.get_label(): ln.get_xdata()[0] for ln in objective.get_lines()[1:]}
+    assert marks == {f"{name}: k={k}": k for name, k in path.suggested.items() if k is not None}
+    for ax, name in zip(panels, path.criteria):
+        k = path.suggested[name]
+        circled = [ln for ln in ax.get_lines() if ln.get_label() == f"suggested k={k}"]
+        assert len(circled) == 1, name
+        assert circled[0].get_xdata()[0] == k
+        assert circled[0].get_ydata()[0] == path.criteria[name][k - 1]
+    assert panels[-1].get_title().startswith("gap statistic")
+    file = plot.save_path(path, tmp_path / "k.png", dpi=60)
+    assert float(matplotlib.image.imread(str(file))[..., :3].std()) > 0.05
+    with pytest.raises(TypeError, match="PathResult"):
+        plot.path_figure(smartigan.cluster(X, 3, seed=0))

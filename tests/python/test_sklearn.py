@@ -41,6 +41,7 @@ ESTIMATORS = [
     KMeans(n_clusters=3, algorithm="elkan", n_init=2),
     KMeans(n_clusters=3, method="hartigan", init="random-partition", n_init=3),
     KMeans(n_clusters=3, method="smartigan", schedule=(1.4, 0.9), polish=False, n_threads=1),
+    KMeans(n_clusters="auto", k_range=(2, 5), criterion="calinski_harabasz"),
 ]
 
 
@@ -422,3 +423,60 @@ def test_importing_smartigan_does_not_import_sklearn():
     code = "import sys, smartigan; smartigan.cluster([[0.0], [1.0]], 1, seed=0); print('sklearn' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+# -- n_clusters="auto" --------------------------------------------------------------
+
+
+def _groups(k: int, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    centres = rng.uniform(0, 40, size=(k, 3))
+    return np.repeat(centres, 30, axis=0) + rng.normal(scale=0.5, size=(30 * k, 3))
+
+
+@pytest.mark.parametrize("criterion", ["elbow", "calinski_harabasz", "davies_bouldin", "silhouette", "gap"])
+def test_auto_finds_separated_groups_and_is_the_paths_solution(criterion):
+    X = _groups(4, seed=1)
+    km = KMeans(n_clusters="auto", k_range=(2, 7), criterion=criterion, random_state=3).fit(X)
+    assert km.n_clusters_ == 4 and km.cluster_centers_.shape == (4, 3)
+    assert km.path_ is not None and km.path_.suggested == {criterion: 4}
+    want = km.path_.result(4)
+    np.testing.assert_array_equal(km.labels_, want.labels)
+    assert km.inertia_ == want.objective and km.seed_ == 3
+    assert km.predict(X).tolist() == km.labels_.tolist()
+    # The same as cluster_path with the seed as random_state.
+    direct = smartigan.cluster_path(X, range(2, 8), seed=3, criteria=(criterion,))
+    np.testing.assert_array_equal(direct.objectives, km.path_.objectives)
+
+
+def test_auto_with_a_range_weights_and_sparse_input():
+    scipy_sparse = pytest.importorskip("scipy.sparse")
+    X = _groups(3, seed=2)
+    w = np.random.default_rng(0).uniform(0.5, 2.0, size=len(X))
+    dense = KMeans(n_clusters="auto", k_range=range(2, 6), random_state=0).fit(X, sample_weight=w)
+    sparse = KMeans(n_clusters="auto", k_range=range(2, 6), random_state=0).fit(scipy_sparse.csr_matrix(X),
+                                                                                 sample_weight=w)
+    assert dense.n_clusters_ == sparse.n_clusters_ == 3
+    np.testing.assert_array_equal(dense.labels_, sparse.labels_)
+    assert sparse.inertia_ == pytest.approx(dense.inertia_, rel=1e-9)
+    fixed = KMeans(n_clusters=3, random_state=0).fit(X)
+    assert fixed.n_clusters_ == 3 and fixed.path_ is None
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        (dict(k_range=(5, 2)), "k_min must be at most k_max"),
+        (dict(k_range=(0, 3)), "k_range\\[0\\]"),
+        (dict(k_range=range(2, 9, 2)), "step 1"),
+        (dict(k_range="2:5"), "k_range='2:5' is invalid"),
+        (dict(k_range=(2, 500)), "the largest k of k_range=500"),
+        (dict(criterion="aic"), "criterion='aic' is invalid"),
+        (dict(init=np.zeros((3, 4))), "needs a named init"),
+        (dict(n_clusters="many"), "n_clusters"),
+    ],
+)
+def test_auto_bad_parameters_raise_at_fit(iris, params, match):
+    km = KMeans(**{"n_clusters": "auto", **params})
+    with pytest.raises((ValueError, TypeError), match=match):
+        km.fit(iris[0])

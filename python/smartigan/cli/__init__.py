@@ -7,6 +7,9 @@
   (``--plot``).
 * ``smartigan compare DATA -k K``: Lloyd, Hartigan and Smartigan side by side
   from the same starts.
+* ``smartigan choose-k DATA --k 2:30``: a path of solutions over a range of
+  k, the criteria for choosing k and the k each suggests, optionally written
+  (``--out``) and drawn (``--plot``).
 
 Exit status: 0 on success, 2 for usage and data errors (bad options,
 unreadable or non-numeric data, ``k`` larger than the data, a missing
@@ -15,7 +18,7 @@ early (``smartigan fit ... | head``; 128 + SIGPIPE, what a shell reports for
 a command stopped that way); anything else is a bug.
 
 The package by concern: :mod:`.parser` (the options), :mod:`.commands`
-(``fit``, ``compare``, ``demo``), :mod:`.readers` and :mod:`.writers` (data
+(``fit``, ``compare``, ``choose-k``, ``demo``), :mod:`.readers` and :mod:`.writers` (data
 files), :mod:`.progress` (the progress bar), :mod:`.errors` (``CliError``).
 """
 

@@ -1,5 +1,5 @@
-"""The three commands, ``fit``, ``compare`` and ``demo``: each takes the
-parsed arguments and returns the exit status."""
+"""The commands, ``fit``, ``compare``, ``choose-k`` and ``demo``: each takes
+the parsed arguments and returns the exit status."""
 
 from __future__ import annotations
 
@@ -8,21 +8,21 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Dict, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 import numpy.typing as npt
 
-from .. import _api
+from .. import _api, _path
 from .._core import __version__
 from .._params import DEFAULT_INIT, DEFAULT_METHOD, DEFAULT_N_INIT, METHODS, auto_n_init, default_n_iter
 from ..datasets import load_iris
 from .errors import CliError
 from .progress import Progress
 from .readers import Table, import_pyarrow, read_table
-from .writers import check_writable, output_paths, require_plot, write_outputs
+from .writers import check_writable, output_paths, require_plot, write_outputs, write_table
 
-__all__ = ["fit", "compare", "demo"]
+__all__ = ["fit", "compare", "choose_k", "demo"]
 
 # Table 1 of Clément & Steinerberger (Iris, mean over 500 random-partition runs).
 PAPER_IRIS = {
@@ -73,10 +73,10 @@ def _load(args: argparse.Namespace) -> Table:
     return table
 
 
-def _preflight(args: argparse.Namespace) -> None:
+def _preflight(args: argparse.Namespace, k: int) -> None:
     """Fail before the (possibly long) fit for problems we can see up front."""
-    if args.k < 1:
-        raise CliError(f"-k must be at least 1, got {args.k}")
+    if k < 1:
+        raise CliError(f"-k must be at least 1, got {k}")
     if args.plot:
         require_plot(args.plot)
         check_writable(args.plot, "--plot")
@@ -86,19 +86,21 @@ def _preflight(args: argparse.Namespace) -> None:
             import_pyarrow("writing")
 
 
-def _prepare(args: argparse.Namespace) -> Table:
-    """The data of ``fit`` and ``compare``, after the checks that need no fit.
+def _prepare(args: argparse.Namespace, k: Optional[int] = None) -> Table:
+    """The data of ``fit``, ``compare`` and ``choose-k`` (whose largest k is
+    ``k``), after the checks that need no fit.
 
-    Also replaces ``--n-init auto`` by its count, so that progress, tables
-    and JSON show it.
+    For one k, also replaces ``--n-init auto`` by its count, so that
+    progress, tables and JSON show it.
     """
-    _preflight(args)
+    k_most = args.k if k is None else k
+    _preflight(args, k_most)
     table = _load(args)
     n, d = table.data.shape
-    if args.n_init == "auto":
+    if args.n_init == "auto" and k is None:
         args.n_init = auto_n_init(n, d, args.k)
-    if args.k > n:
-        raise CliError(f"-k {args.k} is larger than the number of points ({n}) in {args.data}")
+    if k_most > n:
+        raise CliError(f"-k {k_most} is larger than the number of points ({n}) in {args.data}")
     return table
 
 
@@ -191,6 +193,95 @@ def compare(args: argparse.Namespace) -> int:
     if args.plot:
         print(f"\nwrote {args.plot}")
     return 0
+
+
+def _path_status(k_min: int, k_max: int, n_paths: int) -> Callable[[int, int], str]:
+    """What the progress bar of ``choose-k`` says after ``done`` of ``total``
+    units: which path (the data's, or a reference of the gap statistic), and
+    which k it is growing, or that it is refining (see ``PathProgress`` in
+    src/path.rs: each path first grows one k per unit, then refines)."""
+    n_ks = k_max - k_min + 1
+
+    def status(done: int, total: int) -> str:
+        per_path = max(total // n_paths, 1)
+        index, unit = divmod(min(done, total - 1), per_path)
+        which = "data" if index == 0 else f"gap reference {index}/{n_paths - 1}"
+        step = f"k={k_min + unit}/{k_max}" if unit < n_ks else "refining"
+        return f"{which}: {step}"
+
+    return status
+
+
+def choose_k(args: argparse.Namespace) -> int:
+    k_min, k_max = args.ks
+    table = _prepare(args, k_max)
+    X = table.data
+    n, d = X.shape
+    criteria = tuple(args.criteria)
+    n_paths = 1 + (args.gap_references if "gap" in criteria else 0)
+    bar = Progress("choose-k", 1, 1, mode=args.progress)
+    status = _path_status(k_min, k_max, n_paths)
+
+    def progress(done: int, total: int) -> None:
+        bar.update_units(done, total, status(done, total))
+
+    t0 = time.perf_counter()
+    try:
+        path = _path.cluster_path(X, range(k_min, k_max + 1), seed=args.seed, n_threads=args.threads,
+                                  criteria=criteria, gap_references=args.gap_references,
+                                  method=args.method, n_iter=args.n_iter, init=args.init, n_init=args.n_init,
+                                  refine=args.refine, tol=args.tol, progress=progress if bar.enabled else None)
+    finally:
+        bar.close()
+    elapsed = time.perf_counter() - t0
+    columns: Dict[str, npt.NDArray[Any]] = {"k": path.ks, "objective": path.objectives, **path.criteria}
+    if path.gap_standard_errors is not None:
+        columns["gap_standard_error"] = path.gap_standard_errors
+    written: List[str] = []
+    if args.out:
+        criteria_file, labels_file = output_paths(args.out, args.format, ("criteria", "labels"))
+        write_table(criteria_file, args.format, columns)
+        write_table(labels_file, args.format, {f"k={k}": path.result(int(k)).labels for k in path.ks})
+        written += [criteria_file, labels_file]
+    if args.plot:
+        from .. import plot
+
+        plot.save_path(path, args.plot, title=f"{Path(args.data).name}: choosing k in {k_min}..{k_max}")
+        written.append(args.plot)
+    if args.json:
+        print(json.dumps(dict(data=args.data, n_samples=n, n_features=d, ks=path.ks.tolist(),
+                              objectives=path.objectives.tolist(), origins=list(path.origins),
+                              criteria={name: [None if np.isnan(v) else float(v) for v in values]
+                                        for name, values in path.criteria.items()},
+                              gap_standard_errors=None if path.gap_standard_errors is None
+                              else path.gap_standard_errors.tolist(),
+                              suggested=path.suggested, seed=path.seed, method=args.method, seconds=elapsed,
+                              written=written)))
+        return 0
+    print(f"data        {args.data}: {n} points, {d} features")
+    print(f"path        k = {k_min}..{k_max}, first k by {args.method} (init {args.init}, n_init {args.n_init}), "
+          f"seed {path.seed}, {elapsed:.3f}s" + (f" ({n_paths - 1} gap reference paths)" if n_paths > 1 else ""))
+    names = list(path.criteria)
+    head = f"{'k':>4} {'objective':>14} {'origin':>7}" + "".join(f" {name:>{max(len(name), 10)}}" for name in names)
+    print()
+    print(head)
+    print("-" * len(head))
+    for i, k in enumerate(path.ks):
+        cells = "".join(f" {_cell(path.criteria[name][i], path.suggested[name] == k):>{max(len(name), 10)}}"
+                        for name in names)
+        print(f"{int(k):>4} {path.objectives[i]:>14.8g} {path.origins[i]:>7}{cells}")
+    print()
+    shown = ", ".join(f"{name} {'-' if k is None else k}" for name, k in path.suggested.items())
+    print(f"suggested   {shown or 'no criterion computed'}")
+    for file in written:
+        print(f"wrote       {file}")
+    return 0
+
+
+def _cell(value: float, suggested: bool) -> str:
+    """A criterion's value in the table, starred where it gives the suggested k."""
+    text = "-" if np.isnan(value) else f"{value:.5g}"
+    return text + ("*" if suggested else " ")
 
 
 def demo(args: argparse.Namespace) -> int:

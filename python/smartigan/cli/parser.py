@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import Callable, Union
+from typing import Callable, Tuple, Union
 
 from .._core import __version__
 from .._params import (
@@ -19,6 +19,7 @@ from .._params import (
     INITS,
     METHODS,
 )
+from .._path import CRITERIA, GAP_REFERENCES
 from . import commands
 from .readers import FORMATS
 
@@ -62,9 +63,35 @@ def _seed(text: str) -> int:
     return _integer(text, "an integer in [0, 2**64)", lambda v: 0 <= v < 2**64)
 
 
-def _add_data_options(p: argparse.ArgumentParser, method: bool) -> None:
+def _k_range(text: str) -> Tuple[int, int]:
+    """``KMIN:KMAX`` (both included) as a pair."""
+    low, sep, high = text.partition(":")
+    expected = "KMIN:KMAX with 1 <= KMIN <= KMAX, e.g. 2:30"
+    try:
+        k_min, k_max = int(low), int(high)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
+    if not sep or not 1 <= k_min <= k_max:
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
+    return k_min, k_max
+
+
+def _criteria(text: str) -> Tuple[str, ...]:
+    names = tuple(name.strip() for name in text.split(",") if name.strip())
+    unknown = [name for name in names if name not in CRITERIA]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"unknown criterion {', '.join(map(repr, unknown)) or '(none)'}; "
+                                         f"choose from {', '.join(CRITERIA)}")
+    return names
+
+
+def _add_data_options(p: argparse.ArgumentParser, method: bool, k_range: bool = False) -> None:
     p.add_argument("data", help="CSV (delimiter and header detected), .npy or .parquet file, one point per row")
-    p.add_argument("-k", type=_positive, required=True, help="number of clusters")
+    if k_range:
+        p.add_argument("-k", "--k", dest="ks", type=_k_range, default=(2, 30), metavar="KMIN:KMAX",
+                       help="the numbers of clusters, both ends included (default 2:30)")
+    else:
+        p.add_argument("-k", type=_positive, required=True, help="number of clusters")
     if method:
         p.add_argument("--method", default=DEFAULT_METHOD, choices=METHODS,
                        help=f"algorithm (default {DEFAULT_METHOD})")
@@ -83,7 +110,8 @@ def _add_data_options(p: argparse.ArgumentParser, method: bool) -> None:
                    help="skip the merge-split refinement after convergence (the paper's methods as printed)")
     p.add_argument("--seed", type=_seed, default=None, help="seed in [0, 2**64) (default: random, printed)")
     p.add_argument("--threads", type=_positive, default=None, help="threads (default: all cores)")
-    p.add_argument("--plot", metavar="FILE.png", help="draw the clustering and objective per sweep (needs matplotlib)")
+    drawn = "the objective and criteria against k" if k_range else "the clustering and objective per sweep"
+    p.add_argument("--plot", metavar="FILE.png", help=f"draw {drawn} (needs matplotlib)")
     p.add_argument("--input-format", default="auto", choices=("auto",) + FORMATS,
                    help="format of DATA (default: from the suffix; anything but .npy/.parquet is CSV)")
     p.add_argument("--columns", metavar="COLS", help="comma-separated column names or 0-based indices to use")
@@ -93,6 +121,12 @@ def _add_data_options(p: argparse.ArgumentParser, method: bool) -> None:
     p.add_argument("--progress", default="auto", choices=("auto", "always", "never"),
                    help="progress bar on stderr (default: on a terminal, for runs longer than half a second)")
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+
+
+def _add_output_options(p: argparse.ArgumentParser, written: str) -> None:
+    p.add_argument("--out", metavar="PREFIX", help=f"write {written}")
+    p.add_argument("--format", default="csv", choices=FORMATS,
+                   help="format of the --out files (default csv; parquet needs pyarrow)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -114,7 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Exit status: 0 success, 2 usage or data error, 130 interrupted, 141 output pipe closed.",
     )
     parser.add_argument("--version", action="version", version=f"smartigan {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{demo,fit,compare}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{demo,fit,compare,choose-k}")
 
     demo = sub.add_parser("demo", help="the paper's Table 1 on the embedded Iris data (about a second)")
     demo.add_argument("--runs", type=_positive, default=500, help="runs per cell (default 500, as in the paper)")
@@ -125,11 +159,8 @@ def build_parser() -> argparse.ArgumentParser:
     fit = sub.add_parser("fit", help="cluster a CSV, .npy or Parquet file",
                          description="Cluster the rows of DATA and print a summary.")
     _add_data_options(fit, method=True)
-    fit.add_argument("--out", metavar="PREFIX", help="write PREFIX.labels.EXT and PREFIX.centroids.EXT; "
-                                                     "a directory (DIR/ or an existing one): DIR/labels.EXT "
-                                                     "and DIR/centroids.EXT")
-    fit.add_argument("--format", default="csv", choices=FORMATS,
-                     help="format of the --out files (default csv; parquet needs pyarrow)")
+    _add_output_options(fit, "PREFIX.labels.EXT and PREFIX.centroids.EXT; a directory (DIR/ or an existing "
+                             "one): DIR/labels.EXT and DIR/centroids.EXT")
     fit.set_defaults(func=commands.fit)
 
     cmp_ = sub.add_parser("compare", help="Lloyd, Hartigan and Smartigan side by side from the same starts",
@@ -139,4 +170,18 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--methods", default=",".join(METHODS),
                       help=f"comma-separated methods, first is the reference (default {','.join(METHODS)})")
     cmp_.set_defaults(func=commands.compare)
+
+    choose = sub.add_parser("choose-k", help="a path of solutions over a range of k, and the criteria for choosing k",
+                            description="Cluster DATA for every k of a range in one path (each k from the one "
+                                        "before), print the objective and the criteria per k and the k each "
+                                        "suggests.")
+    _add_data_options(choose, method=True, k_range=True)
+    choose.add_argument("--criteria", type=_criteria, default=CRITERIA, metavar="NAMES",
+                        help=f"comma-separated criteria (default all: {','.join(CRITERIA)})")
+    choose.add_argument("--gap-references", type=_positive, default=GAP_REFERENCES, metavar="B",
+                        help=f"reference data sets of the gap statistic, each clustered by a path "
+                             f"(default {GAP_REFERENCES})")
+    _add_output_options(choose, "PREFIX.criteria.EXT (a row per k: objective, criteria) and PREFIX.labels.EXT "
+                                "(a column per k); a directory: DIR/criteria.EXT and DIR/labels.EXT")
+    choose.set_defaults(func=commands.choose_k)
     return parser

@@ -1,4 +1,4 @@
-"""The progress bar of long fits on a terminal."""
+"""The progress bar of long fits and paths on a terminal."""
 
 from __future__ import annotations
 
@@ -70,6 +70,24 @@ class Progress:
 
     def update(self, sweep: int, objective: float) -> None:
         """Redraw (at most 10 times a second) after ``sweep`` sweeps with the best ``objective``."""
+        phase = f"sweep {sweep}/{self.total}" if sweep <= self.total else f"sweep {sweep}, {self.beyond}"
+        restarts = f"{self.n_init} restart{'s' if self.n_init != 1 else ''}"
+        self._draw(min(sweep, self.total) / self.total, f"{phase} | {restarts} | best {objective:.6g}")
+
+    def update_units(self, done: int, total: int, status: str) -> None:
+        """Redraw (at most 10 times a second) with ``done`` of ``total`` units of work and a ``status``.
+
+        Examples
+        --------
+        >>> import io
+        >>> out = io.StringIO()
+        >>> Progress("choose-k", 1, 1, stream=out, mode="always").update_units(3, 12, "k=4, growing")
+        >>> "[#####---------------] k=4, growing" in out.getvalue()
+        True
+        """
+        self._draw(min(done, total) / max(total, 1), status)
+
+    def _draw(self, fraction: float, status: str) -> None:
         if not self.enabled:
             return
         now = time.perf_counter() - self.start
@@ -78,11 +96,9 @@ class Progress:
         self.last_draw = now
         self.drawn = True
         width = 20
-        filled = int(width * min(sweep, self.total) / self.total)
+        filled = int(width * fraction)
         bar = "#" * filled + "-" * (width - filled)
-        phase = f"sweep {sweep}/{self.total}" if sweep <= self.total else f"sweep {sweep}, {self.beyond}"
-        restarts = f"{self.n_init} restart{'s' if self.n_init != 1 else ''}"
-        line = f"{self.label} [{bar}] {phase} | {restarts} | best {objective:.6g} | {now:.1f}s"
+        line = f"{self.label} [{bar}] {status} | {now:.1f}s"
         cols = shutil.get_terminal_size((100, 20)).columns
         self.stream.write("\r" + line[: cols - 1].ljust(cols - 1))
         self.stream.flush()

@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
+import numpy.typing as npt
 
 from .._api import ClusterResult
 from .errors import CliError
 from .readers import import_pyarrow
 
-__all__ = ["check_writable", "output_paths", "require_plot", "write_outputs"]
+__all__ = ["check_writable", "output_paths", "require_plot", "write_outputs", "write_table"]
 
 
 def check_writable(path: str, what: str) -> None:
@@ -34,8 +35,8 @@ def require_plot(path: str) -> None:
                        f"use a suffix among {', '.join('.' + k for k in sorted(known))}")
 
 
-def output_paths(out: str, fmt: str) -> Tuple[str, str]:
-    """The labels and centroids files that ``--out OUT`` names.
+def output_paths(out: str, fmt: str, kinds: Tuple[str, str] = ("labels", "centroids")) -> Tuple[str, str]:
+    """The labels and centroids files (or two other ``kinds``) that ``--out OUT`` names.
 
     OUT is a prefix (``run1`` gives ``run1.labels.csv``), or a folder when it
     ends with a path separator or is an existing directory (``results/``
@@ -49,8 +50,24 @@ def output_paths(out: str, fmt: str) -> Tuple[str, str]:
     """
     separators = tuple(sep for sep in (os.sep, os.altsep) if sep)
     if out.endswith(separators) or Path(out).is_dir():
-        return str(Path(out) / f"labels.{fmt}"), str(Path(out) / f"centroids.{fmt}")
-    return f"{out}.labels.{fmt}", f"{out}.centroids.{fmt}"
+        return str(Path(out) / f"{kinds[0]}.{fmt}"), str(Path(out) / f"{kinds[1]}.{fmt}")
+    return f"{out}.{kinds[0]}.{fmt}", f"{out}.{kinds[1]}.{fmt}"
+
+
+def write_table(path: str, fmt: str, columns: Dict[str, npt.NDArray[Any]]) -> None:
+    """One table, ``columns`` by name: CSV with a header row (numbers with 17
+    significant digits, so they read back exactly), Parquet with the column
+    names, ``.npy`` as a 2-d array with the columns in order."""
+    if fmt == "parquet":
+        pa = import_pyarrow("writing")
+        pa.parquet.write_table(pa.table(columns), path)
+        return
+    table = np.column_stack(list(columns.values()))
+    if fmt == "npy":
+        np.save(path, table)
+        return
+    header = ",".join(f'"{c}"' if ("," in c or '"' in c) else c for c in columns)
+    np.savetxt(path, table, delimiter=",", fmt="%.17g", header=header, comments="")
 
 
 def write_outputs(out: str, fmt: str, result: ClusterResult, names: Optional[List[str]]) -> List[str]:
@@ -60,12 +77,7 @@ def write_outputs(out: str, fmt: str, result: ClusterResult, names: Optional[Lis
     if fmt == "npy":
         np.save(labels_path, result.labels)
         np.save(centroids_path, result.centroids)
-    elif fmt == "parquet":
-        pa = import_pyarrow("writing")
-        pa.parquet.write_table(pa.table({"label": result.labels}), labels_path)
-        pa.parquet.write_table(pa.table({c: result.centroids[:, i] for i, c in enumerate(cols)}), centroids_path)
     else:
-        np.savetxt(labels_path, result.labels, fmt="%d", header="label", comments="")
-        header = ",".join(f'"{c}"' if ("," in c or '"' in c) else c for c in cols)
-        np.savetxt(centroids_path, result.centroids, delimiter=",", fmt="%.17g", header=header, comments="")
+        write_table(labels_path, fmt, {"label": result.labels})
+        write_table(centroids_path, fmt, {c: result.centroids[:, i] for i, c in enumerate(cols)})
     return [labels_path, centroids_path]

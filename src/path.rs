@@ -1,0 +1,966 @@
+//! A path of solutions, one for every `k` of a range `k_min..=k_max`, in one
+//! call: the question "which k?" needs the objective (and the criteria built
+//! on it) at every `k`, and refitting each `k` from scratch wastes what the
+//! solution at `k` already knows about the solution at `k + 1`.
+//!
+//! The path starts from the usual multi-start fit at `k_min` (the same
+//! restarts, starts and result as [`crate::fit`] with `k = k_min`; the
+//! refinement below may replace it by a lower solution). Each
+//! further step grows the solution at `k` into one at `k + 1`:
+//!
+//! 1. **split**: every cluster gets its 2-means split (the machinery of
+//!    merge-split refinement, [`crate::refine`]: halves from the member
+//!    farthest from the mean and its mirror image, Lloyd iterations, the
+//!    exact decrease of the objective), and the cluster whose split lowers
+//!    the objective most is split, its second half taking label `k`;
+//! 2. **descend**: Hartigan sweeps (factor 1) until no point moves, in
+//!    visiting orders drawn from the stream of `(seed, k)`.
+//!
+//! Splits computed for clusters that a step leaves unchanged are reused by
+//! the next step (a split depends only on the cluster's members and mean).
+//!
+//! Growing is greedy: below the number of groups in the data, the best
+//! solution at `k` is often not a split of the best at `k − 1` (it groups
+//! the groups differently). With `params.refine` (the default) the path
+//! therefore refines itself, as merge-split refinement refines a fit:
+//!
+//! 3. **small problems**: where a fit is cheap (`n·d·k` at most
+//!    [`crate::defaults::SMALL_PROBLEM`], where a fit runs its many
+//!    restarts), the usual fit at `k` replaces the grown solution if it
+//!    ends lower: on small data, with few points per cluster, good
+//!    solutions at neighbouring `k` share little, and a greedy path misses
+//!    most there;
+//! 4. **from above**: from `k_max − 1` down to `k_min`, the solution at `k`
+//!    is also reached by merging two clusters of the solution at `k + 1`
+//!    (the [`MERGE_CANDIDATES`] cheapest merges by Ward's increase, each
+//!    followed by Hartigan sweeps); the lowest replaces it where it is
+//!    lower. Going down, an improvement at `k + 1` passes on to `k`.
+//! 5. **again from below**: in increasing `k`, wherever the solution at
+//!    `k − 1` was replaced, the one at `k` is grown from it again and
+//!    replaced if the new one is lower, or if it lies above the one at
+//!    `k − 1`.
+//!
+//! Within a fit, merge-split refinement proposes moves that keep `k`; the
+//! path's own moves (a merge from `k + 1`, a split from `k − 1`) found lower
+//! objectives for less time on the benchmark's blobs, so a path's descents
+//! do not refine (the fits do).
+//!
+//! # The objective never rises with `k`
+//!
+//! Write `f(P) = Σ_j Σ_{i ∈ C_j} w_i‖x_i − μ_j‖²` for a partition `P` with
+//! cluster means `μ_j`, and `W_j = Σ_{i ∈ C_j} w_i`. Let `P_k` be the
+//! path's solution at `k` and `G` the solution grown from it.
+//!
+//! * Splitting `C` into halves `A ∪ B = C` changes only `C`'s cost, and by
+//!   Huygens' theorem `cost_C(μ_C) = cost_A(μ_A) + cost_B(μ_B) +
+//!   W_A·W_B/(W_A + W_B)·‖μ_A − μ_B‖²`, so the split lowers `f` by
+//!   `W_A·W_B/(W_A + W_B)·‖μ_A − μ_B‖² ≥ 0`. Where no cluster has a split
+//!   (every cluster holds copies of one point), the new cluster takes one
+//!   point `x` (weight `w`) from a cluster `r` of weight `W_r > w`, and `f`
+//!   falls by `w·W_r/(W_r − w)·‖x − μ_r‖² ≥ 0`.
+//! * A Hartigan move with factor 1 is made only when its join cost
+//!   `w·W_j/(W_j + w)·‖x − μ_j‖²` is strictly below its leave gain
+//!   `w·W_r/(W_r − w)·‖x − μ_r‖²`, and the objective changes by exactly
+//!   their difference ([`crate::move_rule::choose_move`]): every move
+//!   lowers `f`.
+//!
+//! Hence `f(G) ≤ f(P_k)`: growing never raises the objective. Without
+//! refinement `P_{k+1} = G`. With it, step 5 visits `k` in increasing
+//! order, when `P_k` is final, and leaves `P_{k+1}` either no higher than
+//! `P_k` or replaced by a solution grown from `P_k`, which is no higher
+//! either. So `f(P_{k+1}) ≤ f(P_k)` for every `k`: the objective never
+//! rises along the path. This holds in exact
+//! arithmetic; the computed objectives can differ from it only by rounding
+//! (a decision between near-identical distances; centroids rounded to the
+//! input type), which matters only where a split gains nothing, i.e. where
+//! the clusters are copies of points. Independent fits at each `k` give no
+//! such guarantee. Every solution ends with Hartigan sweeps that moved
+//! nothing (the fit at `k_min` is polished by them where its method does not
+//! end with them: Lloyd, or Smartigan without polish), so every `k` of the
+//! path is a Hartigan local optimum (with `tol = 0`).
+//!
+//! The path is as deterministic as a fit: the `k_min` fit is, splits are
+//! computed cluster by cluster and ranked with ties to the lowest cluster,
+//! merge candidates are compared in order, and the sweeps' visiting orders
+//! depend on `(seed, k)` only, so the same seed and data give the same path
+//! for any thread count.
+
+use crate::api::checked_data;
+use crate::clustering::Clustering;
+use crate::data::Scalar;
+use crate::dense::Dense;
+use crate::error::{Error, Result};
+use crate::move_rule::STALL_REL_MARGIN;
+use crate::multistart::{best_restart, build_pool};
+use crate::params::{defaults, Init, Method, Params, ValidParams};
+use crate::refine::SplitCache;
+use crate::restart::Restart;
+use crate::rng::{Stream, Xoshiro256PlusPlus};
+use crate::source::Source;
+use crate::sparse::{checked_sparse, CsrView};
+use ndarray::{ArrayView1, ArrayView2};
+use rayon::prelude::*;
+use std::ops::RangeInclusive;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+/// What a [`Path`] keeps of each `k`'s solution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathKeep {
+    /// Every `k`'s whole [`Clustering`] (labels, centroids, history):
+    /// O(n + k·d) per `k`.
+    Clusterings,
+    /// Only the summaries of [`PathStep`] (objective, cluster sizes and
+    /// costs): O(k) per `k`.
+    Summaries,
+}
+
+/// How a [`PathStep`]'s solution was reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathOrigin {
+    /// The usual multi-start fit at this `k` (polished by Hartigan sweeps
+    /// where its method does not end with them): always at `k_min`, and,
+    /// with refinement on a small problem, where it ended lower than the
+    /// path.
+    Fit,
+    /// Cluster `c` of the `k − 1` solution split in two (the split that
+    /// lowers the objective most), then Hartigan sweeps.
+    Split(usize),
+    /// No cluster of the `k − 1` solution could be split (each holds copies
+    /// of one point): the new cluster took the point farthest from its
+    /// centroid, then Hartigan sweeps.
+    Filled,
+    /// The refinement pass: the `r`-th cheapest merge of two clusters of
+    /// the `k + 1` solution (0: the cheapest), then Hartigan sweeps.
+    Merge(usize),
+}
+
+/// The solution at one `k` of a [`Path`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct PathStep<T> {
+    /// Number of clusters.
+    pub k: usize,
+    /// The objective, recomputed from the labels and the centroids in the
+    /// input type (as [`Clustering::objective`]).
+    pub objective: f64,
+    /// Points in each cluster.
+    pub cluster_sizes: Vec<usize>,
+    /// Each cluster's share of the objective.
+    pub cluster_objectives: Vec<f64>,
+    /// How this solution was reached.
+    pub origin: PathOrigin,
+    /// Sweeps of the descent that reached this solution (at `k_min`: those
+    /// of the fit, its refinement included).
+    pub n_sweeps: usize,
+    /// Whether the descent ended on its own terms (see
+    /// [`Clustering::converged`]): with `tol = 0`, no single-point move
+    /// lowers the objective by more than rounding error.
+    pub converged: bool,
+    /// The whole solution, with [`PathKeep::Clusterings`]. Where `origin` is
+    /// [`PathOrigin::Fit`] it is [`crate::fit`]'s result at this `k` (when
+    /// polished, its history goes on with the polishing sweeps); otherwise
+    /// its only "restart" is the descent that reached it, whose initial
+    /// objective is that of its start (the split, or the merge).
+    pub clustering: Option<Clustering<T>>,
+}
+
+/// Solutions for every `k` of a range, each from the one before (see the
+/// module documentation of `path.rs`).
+///
+/// ```
+/// use ndarray::array;
+/// use smartigan::{fit_path, Params, PathKeep};
+/// let x = array![[0.0, 0.0], [0.2, 0.1], [5.0, 5.0], [5.1, 4.8], [9.0, 0.0], [9.2, 0.3]];
+/// let path = fit_path(x.view(), None, 1..=4, Params::new(1).seed(7), PathKeep::Summaries, &Default::default(), &Default::default()).unwrap();
+/// assert_eq!(path.ks(), vec![1, 2, 3, 4]);
+/// let f = path.objectives();
+/// assert!(f.windows(2).all(|w| w[1] <= w[0]));
+/// assert!((f[2] - 0.115).abs() < 1e-9); // three pairs: 0.025 + 0.025 + 0.065
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Path<T> {
+    /// One step per `k`, in increasing `k`.
+    pub steps: Vec<PathStep<T>>,
+    /// The seed used (drawn from the OS when none was given).
+    pub seed: u64,
+}
+
+impl<T> Path<T> {
+    /// The `k` of every step.
+    pub fn ks(&self) -> Vec<usize> {
+        self.steps.iter().map(|s| s.k).collect()
+    }
+
+    /// The objective at every `k`, in increasing `k`.
+    pub fn objectives(&self) -> Vec<f64> {
+        self.steps.iter().map(|s| s.objective).collect()
+    }
+
+    /// The step at `k`, if the path covers it.
+    pub fn step(&self, k: usize) -> Option<&PathStep<T>> {
+        let first = self.steps.first()?.k;
+        self.steps.get(k.checked_sub(first)?)
+    }
+}
+
+/// How far a running path has got, for a progress display: `done` of
+/// `total` units of work, read with [`PathProgress::get`] from another
+/// thread while [`fit_path`] runs. A unit is one `k` of one pass: growing
+/// (the first fit counts as the first `k`) and, with `params.refine`, each
+/// of the three refining passes (fits of small problems, merges from
+/// above, growing again from below); a pass that skips a `k` counts it as
+/// done, so `done` reaches `total` exactly when the path ends.
+#[derive(Debug, Default)]
+pub struct PathProgress {
+    done: AtomicUsize,
+    total: AtomicUsize,
+}
+
+impl PathProgress {
+    /// `(done, total)`; `(0, 0)` before the path starts.
+    pub fn get(&self) -> (usize, usize) {
+        (
+            self.done.load(Ordering::Relaxed),
+            self.total.load(Ordering::Relaxed),
+        )
+    }
+
+    fn start(&self, total: usize) {
+        self.done.store(0, Ordering::Relaxed);
+        self.total.store(total, Ordering::Relaxed);
+    }
+
+    fn advance(&self, units: usize) {
+        self.done.fetch_add(units, Ordering::Relaxed);
+    }
+}
+
+/// `params` for the path's first fit (`k = k_min`) and `k_max`, checked
+/// for data of shape `(n, d)`: `ks` non-empty, from 1, at most `n`.
+fn checked_path(
+    ks: &RangeInclusive<usize>,
+    params: Params,
+    (n, d): (usize, usize),
+) -> Result<(ValidParams, usize)> {
+    let (k_min, k_max) = (*ks.start(), *ks.end());
+    let bad = |expected: String| Error::invalid("ks", format!("{k_min}..={k_max}"), expected);
+    if k_min < 1 || k_min > k_max {
+        return Err(bad(
+            "must be a non-empty range k_min..=k_max with k_min >= 1".into(),
+        ));
+    }
+    let params = Params { k: k_min, ..params }.check()?;
+    params.check_data(n, d)?;
+    if k_max > n {
+        return Err(bad(format!("k_max must be at most n_samples={n}")));
+    }
+    Ok((params, k_max))
+}
+
+/// The solutions for every `k` of `ks` on the rows of `x` (with optional
+/// sample weights), each from the one before: the usual fit at `k_min`,
+/// then for each next `k` the split of the cluster whose 2-means split
+/// lowers the objective most and Hartigan sweeps until no point moves;
+/// with `params.refine`, then the fits of small problems, merges from the
+/// `k` above and growing again from below (see the module documentation of
+/// `path.rs`, also for why the objective never rises with `k`).
+///
+/// `params.k` is not read: the fit at `k_min` uses `params` with
+/// `k = k_min` (its method, starts, restarts, schedule), and every later
+/// `k` is reached by Hartigan sweeps whatever the method. Same seed and
+/// input give bit-identical paths for any number of threads. Stops with
+/// [`Error::Interrupted`] soon after `cancel` is set (checked between
+/// sweeps and between steps). `progress` counts the work done as it runs.
+pub fn fit_path<T: Scalar>(
+    x: ArrayView2<'_, T>,
+    sample_weight: Option<ArrayView1<'_, f64>>,
+    ks: RangeInclusive<usize>,
+    params: Params,
+    keep: PathKeep,
+    cancel: &AtomicBool,
+    progress: &PathProgress,
+) -> Result<Path<T>> {
+    let (params, k_max) = checked_path(&ks, params, x.dim())?;
+    let data = checked_data(x, sample_weight, &params, k_max)?;
+    let pool = build_pool(params.n_threads())?;
+    let mut dense = Dense::new(data, &params, true);
+    // Most of a path is one descent at a time, whose steps may then use
+    // every thread (the bits are the same either way).
+    dense.engine.spare_threads = params.n_threads() > 1;
+    run_path(&pool, &dense, &params, k_max, keep, (cancel, progress))
+}
+
+/// [`fit_path`] for sparse rows, as [`crate::fit_sparse`] is [`crate::fit`]
+/// for them.
+///
+/// ```
+/// use smartigan::{fit_path_sparse, CsrView, Params, PathKeep};
+/// // rows: [1, 0, 0], [1, 0, 0.1], [0, 5, 0], [0, 5, 0.1]
+/// let x = CsrView::new(3, &[0, 1, 3, 4, 6], &[0, 0, 2, 1, 1, 2], &[1.0f64, 1.0, 0.1, 5.0, 5.0, 0.1]).unwrap();
+/// let path = fit_path_sparse(x, None, 1..=3, Params::new(1).seed(0), PathKeep::Clusterings, &Default::default(), &Default::default()).unwrap();
+/// assert!((path.objectives()[1] - 0.01).abs() < 1e-12);
+/// let two = path.step(2).unwrap().clustering.as_ref().unwrap();
+/// assert_eq!(two.labels[0], two.labels[1]);
+/// ```
+pub fn fit_path_sparse<T: Scalar>(
+    x: CsrView<'_, T>,
+    sample_weight: Option<ArrayView1<'_, f64>>,
+    ks: RangeInclusive<usize>,
+    params: Params,
+    keep: PathKeep,
+    cancel: &AtomicBool,
+    progress: &PathProgress,
+) -> Result<Path<T>> {
+    let (params, k_max) = checked_path(&ks, params, (x.n_rows(), x.n_cols()))?;
+    let data = checked_sparse(x, sample_weight, &params, k_max)?;
+    let pool = build_pool(params.n_threads())?;
+    run_path(&pool, &data, &params, k_max, keep, (cancel, progress))
+}
+
+/// Merges of the `k + 1` solution tried as starts of the `k` solution by
+/// the refinement pass, cheapest first, descended side by side. On blobs
+/// grouped at a `k` below their number, the cheapest merge alone often
+/// leads to a worse local optimum than the second; a third helped less
+/// than its cost (benches/JOURNAL.md, issue 30).
+const MERGE_CANDIDATES: usize = 2;
+
+/// The path on any representation: the fit at `params.k()` on `pool`,
+/// then the steps up to `k_max`, then (with `params.refine()`) the fits of
+/// small problems and the refinement pass.
+fn run_path<S: Source>(
+    pool: &rayon::ThreadPool,
+    data: &S,
+    params: &ValidParams,
+    k_max: usize,
+    keep: PathKeep,
+    (cancel, progress): (&AtomicBool, &PathProgress),
+) -> Result<Path<S::Out>>
+where
+    S::State: Send,
+{
+    let steps = Steps {
+        pool,
+        data,
+        params,
+        tol: params.tol(data.n(), data.d()),
+        cancel,
+        progress,
+    };
+    let n_ks = k_max + 1 - params.k();
+    let refining_passes = if params.refine() { 3 } else { 0 };
+    progress.start(n_ks + refining_passes * (n_ks - 1));
+    let (first, mut cache) = steps.fit(params)?;
+    progress.advance(1);
+    let mut path = vec![first];
+    for k in params.k() + 1..=k_max {
+        let below = &path[path.len() - 1];
+        path.push(steps.grow(below, k, &mut cache)?);
+        progress.advance(1);
+    }
+    if params.refine() {
+        let mut changed = steps.fit_small(&mut path)?;
+        for (c, r) in changed.iter_mut().zip(steps.refine(&mut path)?) {
+            *c |= r;
+        }
+        steps.repair(&mut path, changed, &mut cache)?;
+    }
+    let steps = path.into_iter().map(|s| s.into_step(keep)).collect();
+    Ok(Path {
+        steps,
+        seed: params.seed(),
+    })
+}
+
+/// One `k`'s solution while the path is built.
+struct Solution<T> {
+    clustering: Clustering<T>,
+    origin: PathOrigin,
+}
+
+impl<T> Solution<T> {
+    fn new(clustering: Clustering<T>, origin: PathOrigin) -> Self {
+        Solution { clustering, origin }
+    }
+
+    fn k(&self) -> usize {
+        self.clustering.cluster_sizes.len()
+    }
+
+    fn objective(&self) -> f64 {
+        self.clustering.objective
+    }
+
+    fn into_step(self, keep: PathKeep) -> PathStep<T> {
+        let c = self.clustering;
+        PathStep {
+            k: c.cluster_sizes.len(),
+            objective: c.objective,
+            cluster_sizes: c.cluster_sizes.clone(),
+            cluster_objectives: c.cluster_objectives.clone(),
+            origin: self.origin,
+            n_sweeps: c.n_sweeps,
+            converged: c.converged,
+            clustering: (keep == PathKeep::Clusterings).then_some(c),
+        }
+    }
+}
+
+/// What every descent of a path shares.
+struct Steps<'a, S> {
+    pool: &'a rayon::ThreadPool,
+    data: &'a S,
+    params: &'a ValidParams,
+    /// The run's relative tolerance ([`ValidParams::tol`]).
+    tol: f64,
+    cancel: &'a AtomicBool,
+    progress: &'a PathProgress,
+}
+
+impl<S: Source> Steps<'_, S>
+where
+    S::State: Send,
+{
+    /// The usual multi-start fit with `params` (at its `k`), polished by
+    /// Hartigan sweeps where its method does not end with them, and the
+    /// splits its refinement computed.
+    fn fit(&self, params: &ValidParams) -> Result<(Solution<S::Out>, SplitCache)> {
+        let best = best_restart(self.pool, self.data, params, self.cancel)?;
+        let mut fit = best.restart;
+        let mut c = fit.clustering(self.data, best.objectives, best.index, params.seed());
+        let cache = fit.take_split_cache();
+        // A Hartigan local optimum when it ended with Hartigan sweeps that
+        // moved nothing.
+        let hartigan_end = match params.method() {
+            Method::Hartigan => true,
+            Method::Smartigan => params.polish(),
+            Method::Lloyd => false,
+        };
+        if !(hartigan_end && fit.converged()) {
+            let polish = self.descend(params.k(), fit.part)?;
+            c = polished(c, self.clustering(&polish));
+        }
+        Ok((Solution::new(c, PathOrigin::Fit), cache))
+    }
+
+    /// Where the problem is small (the size at which a fit runs its many
+    /// restarts, [`crate::defaults::SMALL_PROBLEM`]), the usual fit at each
+    /// `k` after the first, kept where it is lower than the grown solution.
+    /// Such fits take little time, and on small data a greedy path misses
+    /// by most: with few points per cluster, good solutions at
+    /// neighbouring `k` share little. Says which `k` changed.
+    fn fit_small(&self, path: &mut [Solution<S::Out>]) -> Result<Vec<bool>> {
+        let mut changed = vec![false; path.len()];
+        let units = path.len().saturating_sub(1);
+        let mut fitted = 0;
+        let (n, d) = (self.data.n(), self.data.d());
+        let fits = !matches!(self.params.init(), Init::Centroids(_));
+        for (slot, flag) in path.iter_mut().zip(changed.iter_mut()).skip(1) {
+            let k = slot.k();
+            if !fits || n.saturating_mul(d).saturating_mul(k) > defaults::SMALL_PROBLEM {
+                break;
+            }
+            let (fit, _) = self.fit(&self.params.with_k(k))?;
+            if fit.objective() < slot.objective() * (1.0 - STALL_REL_MARGIN) {
+                *slot = fit;
+                *flag = true;
+            }
+            fitted += 1;
+            self.progress.advance(1);
+        }
+        // The `k` left out count as done.
+        self.progress.advance(units - fitted);
+        Ok(changed)
+    }
+
+    /// The descent at `k` from `state` ([`Restart::descent`]), run to its
+    /// end.
+    fn descend(&self, k: usize, state: S::State) -> Result<Restart<S::State>> {
+        if self.cancel.load(Ordering::Relaxed) {
+            return Err(Error::Interrupted);
+        }
+        let order = Xoshiro256PlusPlus::stream(self.params.seed(), k as u64, Stream::PathOrder);
+        let params = self.params.descent(k);
+        let mut restart = Restart::descent(self.data, state, order, self.tol);
+        self.pool
+            .install(|| restart.run_to_end(self.data, &params, self.cancel))?;
+        Ok(restart)
+    }
+
+    /// A finished descent's result, as a fit of one restart.
+    fn clustering(&self, descent: &Restart<S::State>) -> Clustering<S::Out> {
+        let mut c = descent.clustering(self.data, Vec::new(), 0, self.params.seed());
+        c.restart_objectives = vec![c.objective];
+        c
+    }
+
+    fn state(&self, s: &Solution<S::Out>) -> S::State {
+        self.data
+            .labelled_state(s.k(), s.clustering.labels.to_vec())
+    }
+
+    /// The solution at `k` grown from `below` (at `k − 1`): its best split,
+    /// then Hartigan sweeps. `cache`: the splits computed so far.
+    fn grow(
+        &self,
+        below: &Solution<S::Out>,
+        k: usize,
+        cache: &mut SplitCache,
+    ) -> Result<Solution<S::Out>> {
+        let (start, split) = self
+            .pool
+            .install(|| self.data.split(&self.state(below), cache));
+        let descent = self.descend(k, start)?;
+        let origin = split.map_or(PathOrigin::Filled, PathOrigin::Split);
+        Ok(Solution::new(self.clustering(&descent), origin))
+    }
+
+    /// The refinement pass: from the last `k` down, each solution is also
+    /// reached from above, from each of the [`MERGE_CANDIDATES`] cheapest
+    /// merges of the `k + 1` solution (as it stands, so that an improvement
+    /// passes down) followed by Hartigan sweeps, and the lowest of them
+    /// replaces it where it is lower by more than rounding.
+    fn refine(&self, path: &mut [Solution<S::Out>]) -> Result<Vec<bool>>
+    where
+        S::State: Send,
+    {
+        let mut changed = vec![false; path.len()];
+        for i in (0..path.len().saturating_sub(1)).rev() {
+            if let Some(better) = self.reached_from_above(&path[i], &path[i + 1])? {
+                path[i] = better;
+                changed[i] = true;
+            }
+            self.progress.advance(1);
+        }
+        Ok(changed)
+    }
+
+    /// The best solution at `current`'s `k` reached by merging two
+    /// clusters of `above`, if it is lower than `current` beyond rounding.
+    /// The merges are descended side by side on the pool and compared in
+    /// order (ties to the cheaper merge).
+    fn reached_from_above(
+        &self,
+        current: &Solution<S::Out>,
+        above: &Solution<S::Out>,
+    ) -> Result<Option<Solution<S::Out>>>
+    where
+        S::State: Send,
+    {
+        let start_from = self.state(above);
+        let candidates: Vec<Option<Clustering<S::Out>>> = self.pool.install(|| {
+            (0..MERGE_CANDIDATES)
+                .into_par_iter()
+                .map(|rank| match self.data.merge(&start_from, rank) {
+                    Some(start) => Ok(Some(self.clustering(&self.descend(current.k(), start)?))),
+                    None => Ok(None),
+                })
+                .collect::<Result<_>>()
+        })?;
+        let mut best: Option<Solution<S::Out>> = None;
+        for (rank, c) in candidates.into_iter().enumerate() {
+            let Some(c) = c else { continue };
+            let bar = best
+                .as_ref()
+                .map_or(current.objective() * (1.0 - STALL_REL_MARGIN), |b| {
+                    b.objective()
+                });
+            if c.objective < bar {
+                best = Some(Solution::new(c, PathOrigin::Merge(rank)));
+            }
+        }
+        Ok(best)
+    }
+
+    /// After the refinement pass: in increasing `k`, the solution at `k`
+    /// is grown again from the one at `k − 1` where that one changed, and
+    /// replaced if the new one is lower; where the solution at `k` lies
+    /// above the one at `k − 1` the new one replaces it in any case (it
+    /// cannot end higher), so the objectives fall with `k` again.
+    fn repair(
+        &self,
+        path: &mut [Solution<S::Out>],
+        mut changed: Vec<bool>,
+        cache: &mut SplitCache,
+    ) -> Result<()> {
+        for i in 1..path.len() {
+            self.progress.advance(1);
+            let rising = path[i].objective() > path[i - 1].objective();
+            if !(rising || changed[i - 1]) {
+                continue;
+            }
+            let grown = self.grow(&path[i - 1], path[i].k(), cache)?;
+            if rising || grown.objective() < path[i].objective() {
+                path[i] = grown;
+                changed[i] = true;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The fit's result continued by its polishing descent: the descent's
+/// labels, centroids and objective (also as the best restart's), the fit's
+/// restarts, the sweeps of both.
+fn polished<T>(fit: Clustering<T>, more: Clustering<T>) -> Clustering<T> {
+    let mut restart_objectives = fit.restart_objectives;
+    if let Some(o) = restart_objectives.get_mut(fit.best_restart) {
+        *o = more.objective;
+    }
+    Clustering {
+        n_sweeps: fit.n_sweeps + more.n_sweeps,
+        history: [fit.history, more.history].concat(),
+        moves: [fit.moves, more.moves].concat(),
+        initial_objective: fit.initial_objective,
+        refinements: fit.refinements + more.refinements,
+        restart_objectives,
+        best_restart: fit.best_restart,
+        ..more
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::data::Data;
+    use crate::dense::DenseState;
+    use crate::partition::Partition;
+    use ndarray::Array2;
+
+    fn never() -> AtomicBool {
+        AtomicBool::new(false)
+    }
+
+    fn dense_path(
+        x: &Array2<f64>,
+        w: Option<&[f64]>,
+        ks: RangeInclusive<usize>,
+        p: Params,
+    ) -> Path<f64> {
+        let w = w.map(ndarray::ArrayView1::from);
+        fit_path(
+            x.view(),
+            w,
+            ks,
+            p,
+            PathKeep::Clusterings,
+            &never(),
+            &Default::default(),
+        )
+        .unwrap()
+    }
+
+    /// Whether some single point of `labels` has a Hartigan move that lowers
+    /// the objective beyond rounding: the stall test of `move_rule.rs`, on
+    /// the state the labels give.
+    fn dense_can_improve(x: &Array2<f64>, w: Option<&[f64]>, labels: &[usize], k: usize) -> bool {
+        let rows = Data::new(x.view(), w.map(std::borrow::Cow::Borrowed));
+        let partition = Partition::from_labels(&rows, k, labels.to_vec(), false);
+        assert_eq!(partition.labels, labels, "no cluster of the path is empty");
+        let p = Params::new(k).check().unwrap();
+        let dense = Dense::new(rows, &p, true);
+        let state = DenseState {
+            partition,
+            cache: Default::default(),
+        };
+        dense.can_improve(&state, false)
+    }
+
+    fn labels(step: &PathStep<f64>) -> Vec<usize> {
+        step.clustering.as_ref().unwrap().labels.to_vec()
+    }
+
+    #[test]
+    fn every_k_is_a_hartigan_local_optimum() {
+        let x = crate::testdata::blobs(600, 3, 7, 2);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+        let w: Vec<f64> = (0..600).map(|_| (rng.below(4)) as f64 * 0.5).collect();
+        for method in Method::ALL {
+            for weights in [None, Some(&w[..])] {
+                for refine in [false, true] {
+                    let p = Params::new(1)
+                        .method(method)
+                        .refine(refine)
+                        .n_init(3)
+                        .seed(11);
+                    let path = dense_path(&x, weights, 2..=12, p);
+                    assert_eq!(path.ks(), (2..=12).collect::<Vec<_>>());
+                    for step in &path.steps {
+                        let what = format!(
+                            "{method} weighted {} refine {refine} k {}",
+                            weights.is_some(),
+                            step.k
+                        );
+                        assert!(step.converged, "{what}");
+                        assert!(
+                            !dense_can_improve(&x, weights, &labels(step), step.k),
+                            "{what}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_objective_falls_with_k_by_at_least_nothing() {
+        let x = crate::testdata::blobs(500, 4, 6, 3);
+        let path = dense_path(&x, None, 1..=25, Params::new(1).seed(1));
+        let f = path.objectives();
+        assert!(f.windows(2).all(|w| w[1] < w[0]), "{f:?}");
+        // Every step after the first was grown, came from above or (a small
+        // problem) from its own fit.
+        assert!(path.steps[1..]
+            .iter()
+            .all(|s| !matches!(s.origin, PathOrigin::Filled)));
+    }
+
+    #[test]
+    fn same_path_for_any_thread_count() {
+        let x = crate::testdata::blobs(3000, 5, 9, 4);
+        let run =
+            |threads| dense_path(&x, None, 3..=15, Params::new(1).seed(21).n_threads(threads));
+        let one = run(1);
+        assert_eq!(run(2), one);
+        assert_eq!(run(3), one);
+    }
+
+    #[test]
+    fn the_first_k_is_the_usual_fit() {
+        let x = crate::testdata::blobs(400, 3, 5, 6);
+        for method in [Method::Hartigan, Method::Smartigan] {
+            for refine in [false, true] {
+                let p = Params::new(4).method(method).refine(refine).seed(8);
+                let path = dense_path(&x, None, 4..=6, p.clone());
+                let fit = crate::fit(x.view(), p).unwrap();
+                let first = &path.steps[0];
+                if first.origin == PathOrigin::Fit {
+                    assert_eq!(first.clustering.as_ref().unwrap(), &fit, "{method}");
+                } else {
+                    // Refinement replaces the fit only by a lower solution.
+                    assert!(refine && first.objective < fit.objective, "{method}");
+                }
+            }
+        }
+        // Lloyd's fit is polished: the same restarts, then Hartigan sweeps.
+        let p = Params::new(4).method(Method::Lloyd).seed(8);
+        let fit = crate::fit(x.view(), p.clone()).unwrap();
+        let first = dense_path(&x, None, 4..=4, p)
+            .steps
+            .remove(0)
+            .clustering
+            .unwrap();
+        assert_eq!(first.history[..fit.n_sweeps], fit.history[..]);
+        assert!(first.objective <= fit.objective);
+        assert_eq!(
+            first.restart_objectives[first.best_restart],
+            first.objective
+        );
+    }
+
+    #[test]
+    fn on_small_problems_no_k_is_above_its_fit() {
+        let x = crate::testdata::blobs(150, 4, 3, 12);
+        let path = dense_path(&x, None, 2..=20, Params::new(1).seed(6));
+        for step in &path.steps {
+            let fit = crate::fit(x.view(), Params::new(step.k).seed(6)).unwrap();
+            assert!(
+                step.objective <= fit.objective * (1.0 + 1e-9),
+                "k {}: {} > {}",
+                step.k,
+                step.objective,
+                fit.objective
+            );
+        }
+        // Without refinement the path is grown only.
+        let grown = dense_path(&x, None, 2..=20, Params::new(1).seed(6).refine(false));
+        assert!(grown.steps[1..]
+            .iter()
+            .all(|s| matches!(s.origin, PathOrigin::Split(_))));
+    }
+
+    #[test]
+    fn summaries_are_the_clusterings_without_them() {
+        let x = crate::testdata::blobs(300, 2, 4, 9);
+        let p = Params::new(1).seed(2);
+        let all = dense_path(&x, None, 2..=8, p.clone());
+        let few = fit_path(
+            x.view(),
+            None,
+            2..=8,
+            p,
+            PathKeep::Summaries,
+            &never(),
+            &Default::default(),
+        )
+        .unwrap();
+        assert_eq!(few.seed, all.seed);
+        for (a, s) in all.steps.iter().zip(&few.steps) {
+            assert!(s.clustering.is_none());
+            assert_eq!(
+                &PathStep {
+                    clustering: None,
+                    ..a.clone()
+                },
+                s
+            );
+            let c = a.clustering.as_ref().unwrap();
+            assert_eq!(
+                (c.objective, &c.cluster_sizes),
+                (s.objective, &s.cluster_sizes)
+            );
+        }
+        assert_eq!(all.step(5).unwrap().k, 5);
+        assert!(all.step(1).is_none() && all.step(9).is_none());
+    }
+
+    #[test]
+    fn progress_ends_at_its_total() {
+        let x = crate::testdata::blobs(200, 2, 4, 5);
+        for (refine, total) in [(false, 7), (true, 7 + 3 * 6)] {
+            let progress = PathProgress::default();
+            let p = Params::new(1).seed(1).refine(refine);
+            fit_path(
+                x.view(),
+                None,
+                2..=8,
+                p,
+                PathKeep::Summaries,
+                &never(),
+                &progress,
+            )
+            .unwrap();
+            assert_eq!(progress.get(), (total, total), "refine {refine}");
+        }
+    }
+
+    #[test]
+    fn sparse_rows_give_the_dense_path() {
+        // Count-like data: each group uses its own columns.
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        let x = Array2::from_shape_fn((300, 30), |(i, j)| {
+            let p = if j % 4 == i % 4 { 0.5 } else { 0.05 };
+            if rng.unit_f64() < p {
+                1.0 + rng.below(4) as f64
+            } else {
+                0.0
+            }
+        });
+        let (mut indptr, mut indices, mut values) = (vec![0], vec![], vec![]);
+        for row in x.rows() {
+            for (j, &v) in row.iter().enumerate().filter(|(_, v)| **v != 0.0) {
+                indices.push(j);
+                values.push(v);
+            }
+            indptr.push(values.len());
+        }
+        let csr = CsrView::new(30, &indptr, &indices, &values).unwrap();
+        let p = Params::new(1).seed(4).n_init(2);
+        let dense = dense_path(&x, None, 2..=9, p.clone());
+        let sparse = fit_path_sparse(
+            csr,
+            None,
+            2..=9,
+            p,
+            PathKeep::Clusterings,
+            &never(),
+            &Default::default(),
+        )
+        .unwrap();
+        for (d, s) in dense.steps.iter().zip(&sparse.steps) {
+            assert_eq!(labels(d), labels(s), "k {}", d.k);
+            assert!((d.objective - s.objective).abs() <= 1e-9 * d.objective);
+            // The sparse state's own stall test agrees.
+            let checked = Params::new(s.k).check().unwrap();
+            let data = checked_sparse(csr, None, &checked, s.k).unwrap();
+            let st = data.labelled_state(s.k, labels(s));
+            assert!(!data.can_improve(&st, false), "k {}", s.k);
+        }
+    }
+
+    #[test]
+    fn data_with_fewer_distinct_points_than_k_still_gets_k_clusters() {
+        // Four distinct points, each repeated: from k = 5 on no cluster has
+        // a split, and the new cluster takes a copy.
+        let x = Array2::from_shape_fn((40, 2), |(i, j)| ((i % 4) * (j + 1)) as f64);
+        let path = dense_path(&x, None, 1..=7, Params::new(1).seed(3));
+        let f = path.objectives();
+        assert_eq!(f[3], 0.0, "{f:?}");
+        assert!(f.windows(2).all(|w| w[1] <= w[0]), "{f:?}");
+        for step in &path.steps[4..] {
+            assert!(matches!(
+                step.origin,
+                PathOrigin::Filled | PathOrigin::Merge(_)
+            ));
+            assert_eq!(step.cluster_sizes.len(), step.k);
+            assert!(step.cluster_sizes.iter().all(|&s| s > 0));
+        }
+    }
+
+    #[test]
+    fn bad_ranges_and_weights_are_named() {
+        let x = crate::testdata::blobs(10, 2, 2, 1);
+        let err = |ks: RangeInclusive<usize>, w: Option<&[f64]>| {
+            let w = w.map(ndarray::ArrayView1::from);
+            fit_path(
+                x.view(),
+                w,
+                ks,
+                Params::new(1),
+                PathKeep::Summaries,
+                &never(),
+                &Default::default(),
+            )
+            .unwrap_err()
+        };
+        #[allow(clippy::reversed_empty_ranges)]
+        let empty = 5..=3;
+        for ks in [0..=3, empty] {
+            assert!(matches!(
+                err(ks, None),
+                Error::InvalidParameter { name: "ks", .. }
+            ));
+        }
+        assert_eq!(
+            err(2..=11, None).to_string(),
+            "invalid ks: 2..=11 (k_max must be at most n_samples=10)"
+        );
+        let few = [1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+        assert!(matches!(
+            err(2..=4, Some(&few)),
+            Error::InvalidParameter {
+                name: "sample_weight",
+                ..
+            }
+        ));
+        // Fine up to k = 3.
+        let w = ndarray::ArrayView1::from(&few);
+        let path = fit_path(
+            x.view(),
+            Some(w),
+            1..=3,
+            Params::new(1),
+            PathKeep::Summaries,
+            &never(),
+            &Default::default(),
+        )
+        .unwrap();
+        // Three positive weights in three clusters: nothing left but rounding.
+        assert!(*path.objectives().last().unwrap() < 1e-20);
+    }
+
+    #[test]
+    fn a_set_cancel_flag_interrupts() {
+        let x = crate::testdata::blobs(200, 2, 3, 1);
+        let cancel = AtomicBool::new(true);
+        let r = fit_path(
+            x.view(),
+            None,
+            2..=5,
+            Params::new(1),
+            PathKeep::Summaries,
+            &cancel,
+            &Default::default(),
+        );
+        assert_eq!(r.unwrap_err(), Error::Interrupted);
+    }
+}
