@@ -14,19 +14,24 @@ use rayon::prelude::*;
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+/// The validated parameters and data, and the exponent `e` by which the
+/// sample weights were scaled ([`Data::scale_weights`]; 0 for all but
+/// extreme weights): objectives computed from the data are `2^e` times the
+/// caller's.
 fn checked<'a, T: Scalar>(
     x: ArrayView2<'a, T>,
     sample_weight: Option<ArrayView1<'a, f64>>,
     params: Params,
-) -> Result<(ValidParams, Data<'a, T>)> {
+) -> Result<(ValidParams, Data<'a, T>, i32)> {
     let params = params.check()?;
     let (n, d) = x.dim();
     params.check_data(n, d)?;
     check_finite("x", x)?;
     let weights = checked_weights(sample_weight, n, params.k())?;
-    let data = Data::new(x, weights);
+    let mut data = Data::new(x, weights);
     data.check_range()?;
-    Ok((params, data))
+    let exponent = data.scale_weights()?;
+    Ok((params, data, exponent))
 }
 
 /// Clusters the rows of `x` with every restart run in parallel on a per-call
@@ -95,7 +100,7 @@ pub fn kmeans_plus_plus<T: Scalar>(
     sample_weight: Option<ArrayView1<'_, f64>>,
     params: Params,
 ) -> Result<Array1<usize>> {
-    let (params, data) = checked(x, sample_weight, params)?;
+    let (params, data, _) = checked(x, sample_weight, params)?;
     let pool = build_pool(params.n_threads())?;
     let mut rng = init_stream(&params, 0);
     let rows =
@@ -123,8 +128,10 @@ pub(crate) fn fit_with<T: Scalar>(
     cancel: &AtomicBool,
     accelerated: bool,
 ) -> Result<Clustering<T>> {
-    let (params, data) = checked(x, sample_weight, params)?;
-    fit_source(&Dense::new(data, &params, accelerated), &params, cancel)
+    let (params, data, exponent) = checked(x, sample_weight, params)?;
+    let mut result = fit_source(&Dense::new(data, &params, accelerated), &params, cancel)?;
+    result.rescale_to_caller_units(exponent)?;
+    Ok(result)
 }
 
 /// A fit advanced one sweep at a time: the state machine behind Python's
@@ -171,8 +178,9 @@ impl Run {
         params: Params,
         cancel: &AtomicBool,
     ) -> Result<Self> {
-        let (params, data) = checked(x, sample_weight, params)?;
+        let (params, data, weight_exponent) = checked(x, sample_weight, params)?;
         let pool = build_pool(params.n_threads())?;
+        let weights = data.weights().map(<[f64]>::to_vec);
         let data = Dense::new(data, &params, true);
         let tol_abs = tolerance(&data, &params);
         let restarts = pool.install(|| {
@@ -195,7 +203,8 @@ impl Run {
         Ok(Run {
             input: StepInput {
                 shape: (data.rows.n, data.rows.d),
-                weights: sample_weight.map(|w| w.to_vec()),
+                weights,
+                weight_exponent,
                 max_abs: data.rows.max_abs_shifted(),
                 shift: data.rows.shift,
             },
@@ -247,9 +256,14 @@ impl Run {
         let best = (0..objectives.len())
             .reduce(|a, b| if objectives[b] < objectives[a] { b } else { a })
             .unwrap_or(0);
-        Ok(self.restarts[best]
-            .clone()
-            .into_clustering(&data, objectives, best, self.params.seed()))
+        let mut result = self.restarts[best].clone().into_clustering(
+            &data,
+            objectives,
+            best,
+            self.params.seed(),
+        );
+        result.rescale_to_caller_units(self.input.weight_exponent)?;
+        Ok(result)
     }
 }
 
@@ -261,7 +275,9 @@ struct StepInput {
     shift: Vec<f64>,
     /// The data's largest shifted entry (sizes the screens' scale).
     max_abs: f64,
+    /// The sample weights as used: scaled by `2^weight_exponent`.
     weights: Option<Vec<f64>>,
+    weight_exponent: i32,
 }
 
 impl StepInput {
