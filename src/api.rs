@@ -100,16 +100,42 @@ pub fn kmeans_plus_plus<T: Scalar>(
     sample_weight: Option<ArrayView1<'_, f64>>,
     params: Params,
 ) -> Result<Array1<usize>> {
+    kmeans_plus_plus_cancellable(x, sample_weight, params, &AtomicBool::new(false))
+}
+
+/// [`kmeans_plus_plus`] that stops with [`Error::Interrupted`] soon after
+/// `cancel` is set (it is polled between centres and within each pass over
+/// the data, every few thousand points); the same rows otherwise.
+///
+/// ```
+/// use ndarray::array;
+/// use smartigan::{kmeans_plus_plus_cancellable, Error, Params};
+/// use std::sync::atomic::AtomicBool;
+/// let x = array![[0.0f64], [0.1], [5.0], [5.1]];
+/// let set = AtomicBool::new(true);
+/// let e = kmeans_plus_plus_cancellable(x.view(), None, Params::new(2), &set).unwrap_err();
+/// assert_eq!(e, Error::Interrupted);
+/// ```
+pub fn kmeans_plus_plus_cancellable<T: Scalar>(
+    x: ArrayView2<'_, T>,
+    sample_weight: Option<ArrayView1<'_, f64>>,
+    params: Params,
+    cancel: &AtomicBool,
+) -> Result<Array1<usize>> {
     let (params, data, _) = checked(x, sample_weight, params)?;
     let pool = build_pool(params.n_threads())?;
     let mut rng = init_stream(&params, 0);
-    let rows =
-        pool.install(|| crate::plus_plus::kmeans_plus_plus_rows(&data, params.k(), &mut rng));
+    let rows = pool
+        .install(|| crate::plus_plus::kmeans_plus_plus_rows(&data, params.k(), &mut rng, cancel));
+    if cancel.load(Ordering::Relaxed) {
+        return Err(Error::Interrupted);
+    }
     Ok(Array1::from(rows))
 }
 
 /// [`fit`] (or [`fit_weighted`]) that stops with [`Error::Interrupted`] soon
-/// after `cancel` is set (each restart checks it between sweeps).
+/// after `cancel` is set (each restart checks it between sweeps, and its
+/// k-means++ start between centres and within each pass over the data).
 pub fn fit_cancellable<T: Scalar>(
     x: ArrayView2<'_, T>,
     sample_weight: Option<ArrayView1<'_, f64>>,
@@ -196,7 +222,7 @@ impl Run {
                 if cancel.load(Ordering::Relaxed) {
                     return Err(Error::Interrupted);
                 }
-                Ok(Restart::new(&data, &params, i, start, tol_abs))
+                Restart::new(&data, &params, i, start, tol_abs, cancel)
             })
             .collect::<Result<Vec<_>>>()
         })?;

@@ -93,7 +93,7 @@ where
             .into_par_iter()
             .enumerate()
             .map(|(i, start)| {
-                let mut r = Restart::new(data, params, i, start, tol_abs);
+                let mut r = Restart::new(data, params, i, start, tol_abs, cancel)?;
                 r.run_to_end(data, params, cancel)?;
                 let (_, obj, _) = data.finalize(&r.part);
                 if let Ok(mut o) = objectives.lock() {

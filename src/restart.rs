@@ -84,22 +84,28 @@ impl<St> Restart<St> {
     /// not on the method: Hartigan and Smartigan runs with the same seed are
     /// paired restart by restart, as in the paper's protocol.
     /// `start`: the centroids [`Source::joint_starts`] computed for it;
-    /// `tol_abs`: the run's [`tolerance`].
+    /// `tol_abs`: the run's [`tolerance`]. Stops with
+    /// [`Error::Interrupted`] once `cancel` is set (the start, k-means++
+    /// above all, polls it).
     pub(crate) fn new<S: Source<State = St>>(
         data: &S,
         params: &ValidParams,
         index: usize,
         start: Option<Vec<f64>>,
         tol_abs: f64,
-    ) -> Self {
-        let part = data.initial_state(params, &mut init_stream(params, index), start);
+        cancel: &AtomicBool,
+    ) -> Result<Self> {
+        let part = data.initial_state(params, &mut init_stream(params, index), start, cancel);
+        if cancel.load(Ordering::Relaxed) {
+            return Err(Error::Interrupted);
+        }
         let initial_objective = data.objective(&part);
         let phase = match params.method() {
             Method::Lloyd => Phase::Lloyd,
             Method::Hartigan => Phase::Hartigan,
             Method::Smartigan => Phase::Schedule(0),
         };
-        Restart {
+        Ok(Restart {
             part,
             order_rng: Xoshiro256PlusPlus::stream(params.seed(), index as u64, Stream::Order),
             order: (0..data.n()).collect(),
@@ -116,7 +122,7 @@ impl<St> Restart<St> {
                 cache: SplitCache::default(),
             },
             tol_abs,
-        }
+        })
     }
 
     pub(crate) fn is_done(&self) -> bool {

@@ -22,11 +22,14 @@ pub(crate) trait Source: Sync {
     fn d(&self) -> usize;
     /// The initial state of one restart, drawn from its init stream, or
     /// built from `start`, the centroids [`Source::joint_starts`] gave it.
+    /// Once `cancel` is set it may return early with an unusable state
+    /// (the caller checks).
     fn initial_state(
         &self,
         params: &ValidParams,
         rng: &mut Xoshiro256PlusPlus,
         start: Option<Vec<f64>>,
+        cancel: &AtomicBool,
     ) -> Self::State;
     /// The starting centroids of several restarts (one init stream each,
     /// `rngs`) computed together, where that shares work, or `None` where

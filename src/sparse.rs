@@ -389,6 +389,7 @@ impl<T: Scalar> Source for SparseData<'_, T> {
         params: &ValidParams,
         rng: &mut Xoshiro256PlusPlus,
         _start: Option<Vec<f64>>,
+        cancel: &AtomicBool,
     ) -> SparseState {
         // `joint_starts` is not implemented here: `_start` is always `None`.
         let (n, k, d) = (self.x.n_rows(), params.k(), self.x.n_cols);
@@ -406,6 +407,7 @@ impl<T: Scalar> Source for SparseData<'_, T> {
                     self.weights.is_some(),
                     |i| self.weight(i),
                     rng,
+                    cancel,
                     |c, out| {
                         let (cols, vals) = self.x.row(c);
                         for (&col, v) in cols.iter().zip(vals) {

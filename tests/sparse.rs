@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::check_result;
+use common::{check_result, Csr};
 use ndarray::{Array1, Array2};
 use smartigan::rng::Xoshiro256PlusPlus;
 use smartigan::{
@@ -10,37 +10,6 @@ use smartigan::{
     Error, Init, Method, Params,
 };
 use std::sync::atomic::AtomicBool;
-
-struct Csr {
-    n_cols: usize,
-    indptr: Vec<usize>,
-    indices: Vec<usize>,
-    data: Vec<f64>,
-}
-
-impl Csr {
-    fn from_dense(x: &Array2<f64>) -> Self {
-        let mut c = Csr {
-            n_cols: x.ncols(),
-            indptr: vec![0],
-            indices: vec![],
-            data: vec![],
-        };
-        for row in x.rows() {
-            for (j, &v) in row.iter().enumerate() {
-                if v != 0.0 {
-                    c.indices.push(j);
-                    c.data.push(v);
-                }
-            }
-            c.indptr.push(c.data.len());
-        }
-        c
-    }
-    fn view(&self) -> CsrView<'_, f64> {
-        CsrView::new(self.n_cols, &self.indptr, &self.indices, &self.data).unwrap()
-    }
-}
 
 /// Clustered count-like data: each group uses its own subset of columns.
 fn sparse_blobs(n: usize, d: usize, groups: usize, seed: u64) -> Array2<f64> {
