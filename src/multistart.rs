@@ -110,6 +110,10 @@ where
             })
     });
     let (_, index, restart) = best.ok_or(Error::invalid("n_init", 0, "must be at least 1"))??;
+    pool.install(|| data.check_precision(&restart.part, params))?;
+    if cancel.load(Ordering::Relaxed) {
+        return Err(Error::Interrupted);
+    }
     let objectives = objectives.into_inner().unwrap_or_default();
     Ok(restart.into_clustering(data, objectives, index, params.seed()))
 }

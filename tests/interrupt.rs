@@ -131,3 +131,20 @@ fn kmeans_plus_plus_stops_soon_after_the_flag() {
         fit_cancellable(x.view(), None, p.clone().n_init(1), flag)
     });
 }
+
+#[test]
+fn sparse_fits_stop_soon_after_the_flag() {
+    // The case: 200,000 × 2,000 with 4 M non-zeros, k = 3,000:
+    // k-means++ took over 240 s, one Lloyd iteration from Forgy 72 s.
+    let csr = sparse(200_000, 2000, 20, 4);
+    for init in [Init::KMeansPlusPlus, Init::Forgy] {
+        let p = Params::new(3000)
+            .init(init)
+            .method(Method::Lloyd)
+            .n_init(1)
+            .seed(0);
+        interrupted_after(Duration::from_millis(100), |flag| {
+            fit_sparse(csr.view(), None, p.clone(), flag)
+        });
+    }
+}

@@ -1,13 +1,13 @@
 //! The input: the float types we accept, their validation, and read-only
 //! access to the rows in shifted coordinates ([`Data`]); the distance
 //! kernel every method shares is in [`distance`], exact power-of-two
-//! scaling of extreme weights in [`scale`].
+//! scaling (of extreme weights, of distances that overflow) in [`scale`].
 
 mod distance;
 mod scale;
 
 pub(crate) use distance::{prefetch, sq_dist, sq_dist_shifted, WIDE_FROM};
-pub(crate) use scale::{scaled_weights, times_pow2, weight_exponent};
+pub(crate) use scale::{exponent_above, pow2, scaled_weights, times_pow2, weight_exponent};
 
 use crate::error::{Error, Result};
 use ndarray::{ArrayView1, ArrayView2, CowArray, Ix2};

@@ -1,5 +1,6 @@
 //! Exact scaling by powers of two: of sample weights whose sums would
-//! overflow float64 or that are subnormal. Multiplying by `2^e` changes no bit of a significand while the
+//! overflow float64 or that are subnormal, and of distances whose squares
+//! overflow. Multiplying by `2^e` changes no bit of a significand while the
 //! result stays in the normal range, so every weighted sum, centroid and
 //! comparison the engine forms is the same, scaled, and a clustering is
 //! invariant to the scale of its weights.
@@ -39,6 +40,18 @@ pub(crate) fn exponent_of(v: f64) -> i32 {
     } else {
         let fraction = bits & ((1u64 << 52) - 1);
         (63 - fraction.leading_zeros() as i32) - 1074
+    }
+}
+
+/// The exponent `e` with `m < 2^e` (0 for `m = 0`): scaling entries of
+/// magnitude at most `m` by `2^-e` puts them below 1, so a squared distance
+/// over `d` columns between such entries stays below `4·d` — the finite,
+/// exactly scaled stand-in for a distance whose square overflows.
+pub(crate) fn exponent_above(m: f64) -> i32 {
+    if m > 0.0 {
+        exponent_of(m) + 1
+    } else {
+        0
     }
 }
 
