@@ -267,28 +267,24 @@ fn sparse_refinement_never_hurts_and_repairs_merged_groups() {
 #[test]
 fn objectives_are_exact_at_a_large_offset() {
     let none = AtomicBool::new(false);
-    let column = |v: &[f64]| Array2::from_shape_vec((v.len(), 1), v.to_vec()).unwrap();
-    let x = column(&[1e8, 1e8 + 1.0, 1e8 + 10.0, 1e8 + 11.0]);
-    let r = fit_sparse(
-        Csr::from_dense(&x).view(),
-        None,
-        Params::new(2).seed(0),
-        &none,
-    )
-    .unwrap();
+    // One column of values, clustered sparse into k groups.
+    let fit_column = |v: &[f64], k: usize| {
+        let x = Array2::from_shape_vec((v.len(), 1), v.to_vec()).unwrap();
+        fit_sparse(
+            Csr::from_dense(&x).view(),
+            None,
+            Params::new(k).seed(0),
+            &none,
+        )
+        .unwrap()
+    };
+    let r = fit_column(&[1e8, 1e8 + 1.0, 1e8 + 10.0, 1e8 + 11.0], 2);
     assert_eq!(r.labels[0], r.labels[1]);
     assert_eq!(r.labels[2], r.labels[3]);
     assert_ne!(r.labels[0], r.labels[2]);
     assert_eq!(r.objective, 1.0);
     assert_eq!(r.cluster_objectives, vec![0.5, 0.5]);
-    let x = column(&[1e8, 1e8 + 1.0]);
-    let r = fit_sparse(
-        Csr::from_dense(&x).view(),
-        None,
-        Params::new(1).seed(0),
-        &none,
-    )
-    .unwrap();
+    let r = fit_column(&[1e8, 1e8 + 1.0], 1);
     assert_eq!(r.objective, 0.5);
     assert_eq!(r.cluster_objectives, vec![0.5]);
 }
