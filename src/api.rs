@@ -14,31 +14,38 @@ use rayon::prelude::*;
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+/// The validated parameters and data, and the exponent `e` by which the
+/// sample weights were scaled ([`Data::scale_weights`]; 0 for all but
+/// extreme weights): objectives computed from the data are `2^e` times the
+/// caller's.
 fn checked<'a, T: Scalar>(
     x: ArrayView2<'a, T>,
     sample_weight: Option<ArrayView1<'a, f64>>,
     params: Params,
-) -> Result<(ValidParams, Data<'a, T>)> {
+) -> Result<(ValidParams, Data<'a, T>, i32)> {
     let params = params.check()?;
-    let data = checked_data(x, sample_weight, &params, params.k())?;
-    Ok((params, data))
+    let (data, exponent) = checked_data(x, sample_weight, &params, params.k())?;
+    Ok((params, data, exponent))
 }
 
 /// `x` and its weights checked for `params` (shape, finite entries, range)
-/// and for clusterings of up to `k_most` clusters (positive weights).
+/// and for clusterings of up to `k_most` clusters (positive weights), with
+/// the power of two the weights were scaled by
+/// ([`Clustering::rescale_to_caller_units`] undoes it).
 pub(crate) fn checked_data<'a, T: Scalar>(
     x: ArrayView2<'a, T>,
     sample_weight: Option<ArrayView1<'a, f64>>,
     params: &ValidParams,
     k_most: usize,
-) -> Result<Data<'a, T>> {
+) -> Result<(Data<'a, T>, i32)> {
     let (n, d) = x.dim();
     params.check_data(n, d)?;
     check_finite("x", x)?;
     let weights = checked_weights(sample_weight, n, k_most)?;
-    let data = Data::new(x, weights);
+    let mut data = Data::new(x, weights);
     data.check_range()?;
-    Ok(data)
+    let exponent = data.scale_weights()?;
+    Ok((data, exponent))
 }
 
 /// Clusters the rows of `x` with every restart run in parallel on a per-call
@@ -107,16 +114,42 @@ pub fn kmeans_plus_plus<T: Scalar>(
     sample_weight: Option<ArrayView1<'_, f64>>,
     params: Params,
 ) -> Result<Array1<usize>> {
-    let (params, data) = checked(x, sample_weight, params)?;
+    kmeans_plus_plus_cancellable(x, sample_weight, params, &AtomicBool::new(false))
+}
+
+/// [`kmeans_plus_plus`] that stops with [`Error::Interrupted`] soon after
+/// `cancel` is set (it is polled between centres and within each pass over
+/// the data, every few thousand points); the same rows otherwise.
+///
+/// ```
+/// use ndarray::array;
+/// use smartigan::{kmeans_plus_plus_cancellable, Error, Params};
+/// use std::sync::atomic::AtomicBool;
+/// let x = array![[0.0f64], [0.1], [5.0], [5.1]];
+/// let set = AtomicBool::new(true);
+/// let e = kmeans_plus_plus_cancellable(x.view(), None, Params::new(2), &set).unwrap_err();
+/// assert_eq!(e, Error::Interrupted);
+/// ```
+pub fn kmeans_plus_plus_cancellable<T: Scalar>(
+    x: ArrayView2<'_, T>,
+    sample_weight: Option<ArrayView1<'_, f64>>,
+    params: Params,
+    cancel: &AtomicBool,
+) -> Result<Array1<usize>> {
+    let (params, data, _) = checked(x, sample_weight, params)?;
     let pool = build_pool(params.n_threads())?;
     let mut rng = init_stream(&params, 0);
-    let rows =
-        pool.install(|| crate::plus_plus::kmeans_plus_plus_rows(&data, params.k(), &mut rng));
+    let rows = pool
+        .install(|| crate::plus_plus::kmeans_plus_plus_rows(&data, params.k(), &mut rng, cancel));
+    if cancel.load(Ordering::Relaxed) {
+        return Err(Error::Interrupted);
+    }
     Ok(Array1::from(rows))
 }
 
 /// [`fit`] (or [`fit_weighted`]) that stops with [`Error::Interrupted`] soon
-/// after `cancel` is set (each restart checks it between sweeps).
+/// after `cancel` is set (each restart checks it between sweeps, and its
+/// k-means++ start between centres and within each pass over the data).
 pub fn fit_cancellable<T: Scalar>(
     x: ArrayView2<'_, T>,
     sample_weight: Option<ArrayView1<'_, f64>>,
@@ -135,8 +168,10 @@ pub(crate) fn fit_with<T: Scalar>(
     cancel: &AtomicBool,
     accelerated: bool,
 ) -> Result<Clustering<T>> {
-    let (params, data) = checked(x, sample_weight, params)?;
-    fit_source(&Dense::new(data, &params, accelerated), &params, cancel)
+    let (params, data, exponent) = checked(x, sample_weight, params)?;
+    let mut result = fit_source(&Dense::new(data, &params, accelerated), &params, cancel)?;
+    result.rescale_to_caller_units(exponent)?;
+    Ok(result)
 }
 
 /// A fit advanced one sweep at a time: the state machine behind Python's
@@ -183,8 +218,9 @@ impl Run {
         params: Params,
         cancel: &AtomicBool,
     ) -> Result<Self> {
-        let (params, data) = checked(x, sample_weight, params)?;
+        let (params, data, weight_exponent) = checked(x, sample_weight, params)?;
         let pool = build_pool(params.n_threads())?;
+        let weights = data.weights().map(<[f64]>::to_vec);
         let data = Dense::new(data, &params, true);
         let restarts = pool.install(|| {
             joint_starts(
@@ -199,14 +235,15 @@ impl Run {
                 if cancel.load(Ordering::Relaxed) {
                     return Err(Error::Interrupted);
                 }
-                Ok(Restart::new(&data, &params, i, start))
+                Restart::new(&data, &params, i, start, cancel)
             })
             .collect::<Result<Vec<_>>>()
         })?;
         Ok(Run {
             input: StepInput {
                 shape: (data.rows.n, data.rows.d),
-                weights: sample_weight.map(|w| w.to_vec()),
+                weights,
+                weight_exponent,
                 max_abs: data.rows.max_abs_shifted(),
                 shift: data.rows.shift,
             },
@@ -258,7 +295,9 @@ impl Run {
         let best = (0..objectives.len())
             .reduce(|a, b| if objectives[b] < objectives[a] { b } else { a })
             .unwrap_or(0);
-        Ok(self.restarts[best].clustering(&data, objectives, best, self.params.seed()))
+        let mut result = self.restarts[best].clustering(&data, objectives, best, self.params.seed());
+        result.rescale_to_caller_units(self.input.weight_exponent)?;
+        Ok(result)
     }
 }
 
@@ -270,7 +309,9 @@ struct StepInput {
     shift: Vec<f64>,
     /// The data's largest shifted entry (sizes the screens' scale).
     max_abs: f64,
+    /// The sample weights as used: scaled by `2^weight_exponent`.
     weights: Option<Vec<f64>>,
+    weight_exponent: i32,
 }
 
 impl StepInput {

@@ -50,7 +50,8 @@ impl SweepState {
             accelerated: true,
             spare_threads: false,
         };
-        let part = crate::init::initial_partition(&data, &params, &mut rng, engine);
+        let never = std::sync::atomic::AtomicBool::new(false);
+        let part = crate::init::initial_partition(&data, &params, &mut rng, engine, &never);
         let mut s = SweepState {
             part,
             order: (0..data.n).collect(),

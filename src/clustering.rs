@@ -1,5 +1,7 @@
 //! The result of a fit.
 
+use crate::data::times_pow2;
+use crate::error::{Error, Result};
 use ndarray::{Array1, Array2};
 
 /// The result of a fit: the best restart's clustering plus every restart's
@@ -57,4 +59,38 @@ pub struct Clustering<T> {
     pub best_restart: usize,
     /// The seed used (drawn from the OS when none was given).
     pub seed: u64,
+}
+
+impl<T> Clustering<T> {
+    /// Back to the caller's units after a fit with sample weights scaled by
+    /// `2^exponent` ([`crate::data::weight_exponent`]): every objective
+    /// times `2^-exponent`, exactly unless it leaves float64's range. The
+    /// objective and the clusters' objectives must then still be finite
+    /// (else an error naming the weights); the records of the fit
+    /// (`history`, `initial_objective`, `restart_objectives`) may read
+    /// `inf` where they exceed float64.
+    pub(crate) fn rescale_to_caller_units(&mut self, exponent: i32) -> Result<()> {
+        if exponent == 0 {
+            return Ok(());
+        }
+        let back = |v: &mut f64| *v = times_pow2(*v, -exponent);
+        let internal = self.objective;
+        back(&mut self.objective);
+        self.cluster_objectives.iter_mut().for_each(back);
+        self.history.iter_mut().for_each(back);
+        self.restart_objectives.iter_mut().for_each(back);
+        back(&mut self.initial_objective);
+        if self.objective.is_finite() && self.cluster_objectives.iter().all(|v| v.is_finite()) {
+            return Ok(());
+        }
+        let log10 = internal.log10() - f64::from(exponent) * std::f64::consts::LOG10_2;
+        Err(Error::invalid(
+            "sample_weight",
+            format!("weights that make the objective about 1e{log10:.0}"),
+            format!(
+                "the weighted objective exceeds float64 ({:e}); scale the weights down",
+                f64::MAX
+            ),
+        ))
+    }
 }

@@ -79,10 +79,11 @@ impl<T: Scalar> Source for Dense<'_, T> {
         params: &ValidParams,
         rng: &mut Xoshiro256PlusPlus,
         start: Option<Vec<f64>>,
+        cancel: &AtomicBool,
     ) -> DenseState {
         DenseState::new(match start {
             Some(centroids) => assign_to_centroids(&self.rows, params.k(), centroids, self.engine),
-            None => initial_partition(&self.rows, params, rng, self.engine),
+            None => initial_partition(&self.rows, params, rng, self.engine, cancel),
         })
     }
 

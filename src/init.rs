@@ -9,13 +9,17 @@ use crate::params::{Init, ValidParams};
 use crate::partition::Partition;
 use crate::plus_plus;
 use crate::rng::Xoshiro256PlusPlus;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The starting partition of one restart, drawn from its own init stream.
+/// Once `cancel` is set, a k-means++ start stops early and the partition
+/// returned is a placeholder (the caller checks the flag).
 pub(crate) fn initial_partition<T: Scalar>(
     data: &Data<'_, T>,
     params: &ValidParams,
     rng: &mut Xoshiro256PlusPlus,
     engine: Engine,
+    cancel: &AtomicBool,
 ) -> Partition {
     let k = params.k();
     match params.init() {
@@ -28,7 +32,12 @@ pub(crate) fn initial_partition<T: Scalar>(
             assign_to_centroids(data, k, centroids, engine)
         }
         Init::KMeansPlusPlus => {
-            let centroids = plus_plus::start(data, k, rng, engine.accelerated);
+            let centroids = plus_plus::start(data, k, rng, engine.accelerated, cancel);
+            if cancel.load(Ordering::Relaxed) {
+                // Fewer than k centres: never assigned, never used.
+                let labels = (0..data.n).map(|i| i % k).collect();
+                return Partition::from_labels(data, k, labels, engine.spare_threads);
+            }
             assign_to_centroids(data, k, centroids, engine)
         }
         Init::Centroids(c) => {

@@ -71,7 +71,9 @@ mod testdata;
 #[cfg(feature = "python")]
 mod py;
 
-pub use api::{fit, fit_cancellable, fit_weighted, kmeans_plus_plus, Run};
+pub use api::{
+    fit, fit_cancellable, fit_weighted, kmeans_plus_plus, kmeans_plus_plus_cancellable, Run,
+};
 pub use clustering::Clustering;
 pub use data::Scalar;
 pub use error::{Error, Result};

@@ -12,9 +12,18 @@ use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
+/// Threads of a per-call pool for `n_threads` requested: no more than the
+/// machine runs at once ([`std::thread::available_parallelism`]). Threads
+/// beyond that add no parallel work, only start-up, memory and switching
+/// (issue 32 measured the cost); results do not depend on the count.
+pub(crate) fn pool_threads(n_threads: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    n_threads.clamp(1, cores.max(1))
+}
+
 pub(crate) fn build_pool(n_threads: usize) -> Result<rayon::ThreadPool> {
     rayon::ThreadPoolBuilder::new()
-        .num_threads(n_threads)
+        .num_threads(pool_threads(n_threads))
         .thread_name(|i| format!("smartigan-{i}"))
         .build()
         .map_err(|e| Error::ThreadPool {
@@ -48,7 +57,7 @@ pub(crate) fn joint_starts<S: Source>(
 /// recomputation after each step over the idle threads (the result is the
 /// same either way).
 pub(crate) fn spare_threads(params: &ValidParams, n: usize, d: usize) -> bool {
-    params.n_init(n, d) < params.n_threads()
+    params.n_init(n, d) < pool_threads(params.n_threads())
 }
 
 /// The restart a multi-start fit keeps, with every restart's objective.
@@ -98,7 +107,7 @@ where
             .into_par_iter()
             .enumerate()
             .map(|(i, start)| {
-                let mut r = Restart::new(data, params, i, start);
+                let mut r = Restart::new(data, params, i, start, cancel)?;
                 r.run_to_end(data, params, cancel)?;
                 let (_, obj, _) = data.finalize(&r.part);
                 if let Ok(mut o) = objectives.lock() {
@@ -115,9 +124,30 @@ where
             })
     });
     let (_, index, restart) = best.ok_or(Error::invalid("n_init", 0, "must be at least 1"))??;
+    pool.install(|| data.check_precision(&restart.part, params))?;
+    if cancel.load(Ordering::Relaxed) {
+        return Err(Error::Interrupted);
+    }
     Ok(Best {
         restart,
         index,
         objectives: objectives.into_inner().unwrap_or_default(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::params::MAX_N_THREADS;
+
+    /// Issue 32, item 11: the largest `n_threads` accepted starts no more
+    /// threads than the machine runs at once.
+    #[test]
+    fn a_pool_never_has_more_threads_than_cores() {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let pool = build_pool(MAX_N_THREADS).unwrap();
+        assert!(pool.current_num_threads() <= cores);
+        assert_eq!(build_pool(1).unwrap().current_num_threads(), 1);
+    }
 }

@@ -87,7 +87,7 @@
 
 use crate::api::checked_data;
 use crate::clustering::Clustering;
-use crate::data::Scalar;
+use crate::data::{times_pow2, Scalar};
 use crate::dense::Dense;
 use crate::error::{Error, Result};
 use crate::move_rule::STALL_REL_MARGIN;
@@ -200,6 +200,23 @@ impl<T> Path<T> {
         let first = self.steps.first()?.k;
         self.steps.get(k.checked_sub(first)?)
     }
+
+    /// The path with its objectives in the caller's units, after a fit on
+    /// weights scaled by `2^exponent` (see [`crate::data::weight_exponent`]).
+    fn in_caller_units(mut self, exponent: i32) -> Result<Self> {
+        if exponent == 0 {
+            return Ok(self);
+        }
+        for step in &mut self.steps {
+            if let Some(c) = step.clustering.as_mut() {
+                c.rescale_to_caller_units(exponent)?;
+            }
+            step.objective = times_pow2(step.objective, -exponent);
+            let back = |v: &mut f64| *v = times_pow2(*v, -exponent);
+            step.cluster_objectives.iter_mut().for_each(back);
+        }
+        Ok(self)
+    }
 }
 
 /// How far a running path has got, for a progress display: `done` of
@@ -280,13 +297,13 @@ pub fn fit_path<T: Scalar>(
     progress: &PathProgress,
 ) -> Result<Path<T>> {
     let (params, k_max) = checked_path(&ks, params, x.dim())?;
-    let data = checked_data(x, sample_weight, &params, k_max)?;
+    let (data, exponent) = checked_data(x, sample_weight, &params, k_max)?;
     let pool = build_pool(params.n_threads())?;
     let mut dense = Dense::new(data, &params, true);
     // Most of a path is one descent at a time, whose steps may then use
     // every thread (the bits are the same either way).
     dense.engine.spare_threads = params.n_threads() > 1;
-    run_path(&pool, &dense, &params, k_max, keep, (cancel, progress))
+    run_path(&pool, &dense, &params, k_max, keep, (cancel, progress))?.in_caller_units(exponent)
 }
 
 /// [`fit_path`] for sparse rows, as [`crate::fit_sparse`] is [`crate::fit`]
@@ -311,9 +328,9 @@ pub fn fit_path_sparse<T: Scalar>(
     progress: &PathProgress,
 ) -> Result<Path<T>> {
     let (params, k_max) = checked_path(&ks, params, (x.n_rows(), x.n_cols()))?;
-    let data = checked_sparse(x, sample_weight, &params, k_max)?;
+    let (data, exponent) = checked_sparse(x, sample_weight, &params, k_max, cancel)?;
     let pool = build_pool(params.n_threads())?;
-    run_path(&pool, &data, &params, k_max, keep, (cancel, progress))
+    run_path(&pool, &data, &params, k_max, keep, (cancel, progress))?.in_caller_units(exponent)
 }
 
 /// Merges of the `k + 1` solution tried as starts of the `k` solution by
@@ -871,7 +888,8 @@ mod tests {
             assert!((d.objective - s.objective).abs() <= 1e-9 * d.objective);
             // The sparse state's own stall test agrees.
             let checked = Params::new(s.k).check().unwrap();
-            let data = checked_sparse(csr, None, &checked, s.k).unwrap();
+            let cancel = never();
+            let (data, _) = checked_sparse(csr, None, &checked, s.k, &cancel).unwrap();
             let st = data.labelled_state(s.k, labels(s));
             assert!(!data.can_improve(&st, false), "k {}", s.k);
         }

@@ -1,9 +1,15 @@
 //! Using fitted centroids on new data, dense or sparse.
+//!
+//! Distances whose squares overflow float64 (values far beyond the
+//! centroids' range, which `fit` would refuse as too spread out) are not
+//! left at `inf`: the rows concerned are compared, and their distances
+//! computed, after an exact power-of-two scaling, so the nearest centroid
+//! and the distances are right for any finite input.
 
-use crate::data::{check_finite, sq_dist, Scalar};
+use crate::data::{check_finite, exponent_above, pow2, sq_dist, times_pow2, Scalar};
 use crate::error::{Error, Result};
 use crate::nearest::nearest_by;
-use crate::sparse::{row_sq_norms, CsrView};
+use crate::sparse::{CsrView, SparseCentroids};
 use ndarray::{Array1, Array2, ArrayView2};
 use rayon::prelude::*;
 
@@ -30,32 +36,37 @@ fn check<T: Scalar>(x: ArrayView2<'_, T>, centroids: ArrayView2<'_, T>) -> Resul
     check_finite("centroids", centroids)
 }
 
-/// Squared distances from every row of `x` to every centroid, in `f64`.
-fn for_each_row<T: Scalar, R: Send>(
-    x: ArrayView2<'_, T>,
-    centroids: ArrayView2<'_, T>,
-    f: impl Fn(&[f64]) -> R + Sync,
-) -> Vec<R> {
-    let wide: Vec<Vec<f64>> = centroids
+/// The centroids widened to `f64`, row after row.
+fn widen<T: Scalar>(centroids: ArrayView2<'_, T>) -> Vec<Vec<f64>> {
+    centroids
         .rows()
         .into_iter()
         .map(|r| r.iter().map(|v| v.to_f64()).collect())
-        .collect();
-    (0..x.nrows())
-        .into_par_iter()
-        .map_init(
-            || (vec![0.0; x.ncols()], vec![0.0; wide.len()]),
-            |(row, dist), i| {
-                for (r, v) in row.iter_mut().zip(x.row(i).iter()) {
-                    *r = v.to_f64();
-                }
-                for (dj, c) in dist.iter_mut().zip(&wide) {
-                    *dj = sq_dist(row, c);
-                }
-                f(dist)
-            },
-        )
         .collect()
+}
+
+/// The exponent by which `row` and the centroids (entries at most
+/// `max_abs`) are scaled where their squared distances overflow
+/// ([`exponent_above`]).
+fn overflow_exponent(row: &[f64], max_abs: f64) -> i32 {
+    exponent_above(row.iter().fold(max_abs, |m, v| m.max(v.abs())))
+}
+
+/// `‖a − b‖²·2^-2e`, with `a` and `b` scaled by `2^-e` (exactly) first.
+fn scaled_sq_dist(a: &[f64], b: &[f64], e: i32) -> f64 {
+    let s = pow2(-e);
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| {
+            let t = x * s - y * s;
+            t * t
+        })
+        .sum()
+}
+
+/// Largest absolute entry of the centroids.
+fn max_abs(wide: &[Vec<f64>]) -> f64 {
+    wide.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs()))
 }
 
 /// Index of the nearest centroid for each row of `x` (ties to the lowest index).
@@ -71,10 +82,54 @@ pub fn predict<T: Scalar>(
     centroids: ArrayView2<'_, T>,
 ) -> Result<Array1<usize>> {
     check(x, centroids)?;
-    let labels = for_each_row(x, centroids, |dist| {
-        nearest_by(dist.len(), None, |j| dist[j])
-    });
+    let wide = widen(centroids);
+    let largest = max_abs(&wide);
+    let labels: Vec<usize> = (0..x.nrows())
+        .into_par_iter()
+        .map_init(
+            || (vec![0.0; x.ncols()], vec![0.0; wide.len()]),
+            |(row, dist), i| {
+                for (r, v) in row.iter_mut().zip(x.row(i).iter()) {
+                    *r = v.to_f64();
+                }
+                for (dj, c) in dist.iter_mut().zip(&wide) {
+                    *dj = sq_dist(row, c);
+                }
+                let j = nearest_by(dist.len(), None, |j| dist[j]);
+                if dist[j].is_finite() {
+                    return j;
+                }
+                // Every distance overflows: compare them scaled.
+                let e = overflow_exponent(row, largest);
+                nearest_by(wide.len(), None, |j| scaled_sq_dist(row, &wide[j], e))
+            },
+        )
+        .collect();
     Ok(Array1::from(labels))
+}
+
+/// An `n × k` output as one flat vector of zeros, or an error if it cannot
+/// be allocated: the output can be far larger than both inputs, and a
+/// failed allocation would abort the process.
+fn distance_matrix<T: Scalar>(n: usize, k: usize, x_dim: (usize, usize)) -> Result<Vec<T>> {
+    let too_large = || Error::Shape {
+        name: "x",
+        expected: format!("few enough rows for an n × {k} distance matrix to fit in memory"),
+        got: format!("{x_dim:?}"),
+    };
+    let len = n.checked_mul(k).ok_or_else(too_large)?;
+    let mut flat: Vec<T> = Vec::new();
+    flat.try_reserve_exact(len).map_err(|_| too_large())?;
+    flat.resize(len, T::from_f64(0.0));
+    Ok(flat)
+}
+
+fn into_matrix<T>(flat: Vec<T>, n: usize, k: usize) -> Result<Array2<T>> {
+    Array2::from_shape_vec((n, k), flat).map_err(|e| Error::Shape {
+        name: "x",
+        expected: "a matrix".into(),
+        got: e.to_string(),
+    })
 }
 
 /// Euclidean distance from each row of `x` to each centroid (`n × k`).
@@ -91,22 +146,9 @@ pub fn transform<T: Scalar>(
 ) -> Result<Array2<T>> {
     check(x, centroids)?;
     let (n, k) = (x.nrows(), centroids.nrows());
-    // The n × k output can be far larger than both inputs: ask for it up
-    // front, so that a matrix that cannot fit is an error, not an abort.
-    let too_large = || Error::Shape {
-        name: "x",
-        expected: format!("few enough rows for an n × {k} distance matrix to fit in memory"),
-        got: format!("{:?}", x.dim()),
-    };
-    let len = n.checked_mul(k).ok_or_else(too_large)?;
-    let mut flat: Vec<T> = Vec::new();
-    flat.try_reserve_exact(len).map_err(|_| too_large())?;
-    flat.resize(len, T::from_f64(0.0));
-    let wide: Vec<Vec<f64>> = centroids
-        .rows()
-        .into_iter()
-        .map(|r| r.iter().map(|v| v.to_f64()).collect())
-        .collect();
+    let mut flat = distance_matrix::<T>(n, k, x.dim())?;
+    let wide = widen(centroids);
+    let largest = max_abs(&wide);
     flat.par_chunks_mut(k).enumerate().for_each_init(
         || vec![0.0; x.ncols()],
         |row, (i, out)| {
@@ -114,22 +156,25 @@ pub fn transform<T: Scalar>(
                 *r = v.to_f64();
             }
             for (o, c) in out.iter_mut().zip(&wide) {
-                *o = T::from_f64(sq_dist(row, c).sqrt());
+                let sq = sq_dist(row, c);
+                let dist = if sq.is_finite() {
+                    sq.sqrt()
+                } else {
+                    let e = overflow_exponent(row, largest);
+                    times_pow2(scaled_sq_dist(row, c, e).sqrt(), e)
+                };
+                *o = T::from_f64(dist);
             }
         },
     );
-    Array2::from_shape_vec((n, k), flat).map_err(|e| Error::Shape {
-        name: "x",
-        expected: "a matrix".into(),
-        got: e.to_string(),
-    })
+    into_matrix(flat, n, k)
 }
 
-/// Squared distances from every sparse row to every dense centroid.
-fn sparse_sq_dists<T: Scalar>(
+/// The centroids checked against sparse `x` and prepared for it.
+fn sparse_centroids<T: Scalar>(
     x: CsrView<'_, T>,
     centroids: ArrayView2<'_, T>,
-) -> Result<Vec<Vec<f64>>> {
+) -> Result<SparseCentroids> {
     if centroids.nrows() == 0 || centroids.ncols() != x.n_cols() {
         return Err(Error::Shape {
             name: "centroids",
@@ -138,19 +183,14 @@ fn sparse_sq_dists<T: Scalar>(
         });
     }
     check_finite("centroids", centroids)?;
-    let d = x.n_cols();
     let wide: Vec<f64> = centroids.iter().map(|v| v.to_f64()).collect();
-    let cnorms = row_sq_norms(&wide, d);
-    Ok((0..x.n_rows())
-        .into_par_iter()
-        .map(|i| {
-            let row = |(j, cn): (usize, &f64)| x.sq_dist_dense(i, &wide[j * d..(j + 1) * d], *cn);
-            cnorms.iter().enumerate().map(row).collect()
-        })
-        .collect())
+    Ok(SparseCentroids::new(wide, x.n_cols()))
 }
 
-/// [`predict`] for sparse rows.
+/// [`predict`] for sparse rows: the nearest centroid as exact distances
+/// decide it, though computed in O(nnz) per centroid where the fast form's
+/// error bound allows (see `SparseCentroids`), and row by row: no `n × k`
+/// matrix is held.
 ///
 /// ```
 /// use ndarray::array;
@@ -164,21 +204,28 @@ pub fn predict_sparse<T: Scalar>(
     x: CsrView<'_, T>,
     centroids: ArrayView2<'_, T>,
 ) -> Result<Array1<usize>> {
-    let dists = sparse_sq_dists(x, centroids)?;
-    Ok(dists
-        .iter()
-        .map(|row| nearest_by(row.len(), None, |j| row[j]))
-        .collect())
+    let prepared = sparse_centroids(x, centroids)?;
+    let never = std::sync::atomic::AtomicBool::new(false);
+    Ok(Array1::from(x.nearest_rows(&prepared, &never)))
 }
 
-/// [`transform`] for sparse rows: Euclidean distances, `n × k`.
+/// [`transform`] for sparse rows: Euclidean distances, `n × k`, each to a
+/// relative 4.5e-13 or better however far the data lie from the origin
+/// (refused, as for dense rows, when the output cannot be allocated).
 pub fn transform_sparse<T: Scalar>(
     x: CsrView<'_, T>,
     centroids: ArrayView2<'_, T>,
 ) -> Result<Array2<T>> {
-    let dists = sparse_sq_dists(x, centroids)?;
-    let k = centroids.nrows();
-    Ok(Array2::from_shape_fn((x.n_rows(), k), |(i, j)| {
-        T::from_f64(dists[i][j].sqrt())
-    }))
+    let prepared = sparse_centroids(x, centroids)?;
+    let (n, k) = (x.n_rows(), prepared.k());
+    let mut flat = distance_matrix::<T>(n, k, (n, x.n_cols()))?;
+    flat.par_chunks_mut(k).enumerate().for_each(|(i, out)| {
+        let row = x.row(i);
+        let x_norm: f64 = row.1.iter().map(|v| v.to_f64() * v.to_f64()).sum();
+        for (j, o) in out.iter_mut().enumerate() {
+            let fast = prepared.fast(row, j);
+            *o = T::from_f64(prepared.distance(row, j, fast, x_norm));
+        }
+    });
+    into_matrix(flat, n, k)
 }

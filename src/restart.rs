@@ -84,13 +84,19 @@ impl<St> Restart<St> {
     /// not on the method: Hartigan and Smartigan runs with the same seed are
     /// paired restart by restart, as in the paper's protocol.
     /// `start`: the centroids [`Source::joint_starts`] computed for it.
+    /// Stops with [`Error::Interrupted`] once `cancel` is set (the start,
+    /// k-means++ above all, polls it).
     pub(crate) fn new<S: Source<State = St>>(
         data: &S,
         params: &ValidParams,
         index: usize,
         start: Option<Vec<f64>>,
-    ) -> Self {
-        let part = data.initial_state(params, &mut init_stream(params, index), start);
+        cancel: &AtomicBool,
+    ) -> Result<Self> {
+        let part = data.initial_state(params, &mut init_stream(params, index), start, cancel);
+        if cancel.load(Ordering::Relaxed) {
+            return Err(Error::Interrupted);
+        }
         let phase = match params.method() {
             Method::Lloyd => Phase::Lloyd,
             Method::Hartigan => Phase::Hartigan,
@@ -98,7 +104,7 @@ impl<St> Restart<St> {
         };
         let order_rng = Xoshiro256PlusPlus::stream(params.seed(), index as u64, Stream::Order);
         let tol = params.tol(data.n(), data.d());
-        Self::starting(data, part, phase, order_rng, tol, SplitCache::default())
+        Ok(Self::starting(data, part, phase, order_rng, tol, SplitCache::default()))
     }
 
     /// A Hartigan descent from `state` (a step of a path, [`crate::path`]):

@@ -4,6 +4,7 @@
 //! state machine ([`crate::restart`]) drives both, so the methods' logic exists once.
 
 use crate::data::Scalar;
+use crate::error::Result;
 use crate::params::ValidParams;
 use crate::refine::SplitCache;
 use crate::rng::Xoshiro256PlusPlus;
@@ -22,11 +23,14 @@ pub(crate) trait Source: Sync {
     fn d(&self) -> usize;
     /// The initial state of one restart, drawn from its init stream, or
     /// built from `start`, the centroids [`Source::joint_starts`] gave it.
+    /// Once `cancel` is set it may return early with an unusable state
+    /// (the caller checks).
     fn initial_state(
         &self,
         params: &ValidParams,
         rng: &mut Xoshiro256PlusPlus,
         start: Option<Vec<f64>>,
+        cancel: &AtomicBool,
     ) -> Self::State;
     /// The starting centroids of several restarts (one init stream each,
     /// `rngs`) computed together, where that shares work, or `None` where
@@ -82,4 +86,12 @@ pub(crate) trait Source: Sync {
     /// the sample weights, if any), and the same sum per cluster (R's
     /// `withinss`; the objective itself is summed in point order).
     fn finalize(&self, st: &Self::State) -> (Array2<Self::Out>, f64, Vec<f64>);
+    /// Whether the decisions that led to `st` (the final state of the
+    /// restart a fit returns) can be trusted in exact arithmetic: an error
+    /// naming the remedy where this representation's arithmetic lost the
+    /// precision to take them. Representations whose distances do not
+    /// cancel (dense rows, in shifted coordinates) need no check.
+    fn check_precision(&self, _st: &Self::State, _params: &ValidParams) -> Result<()> {
+        Ok(())
+    }
 }

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::check_result;
+use common::{check_result, Csr};
 use ndarray::{Array1, Array2};
 use smartigan::rng::Xoshiro256PlusPlus;
 use smartigan::{
@@ -10,37 +10,6 @@ use smartigan::{
     Error, Init, Method, Params,
 };
 use std::sync::atomic::AtomicBool;
-
-struct Csr {
-    n_cols: usize,
-    indptr: Vec<usize>,
-    indices: Vec<usize>,
-    data: Vec<f64>,
-}
-
-impl Csr {
-    fn from_dense(x: &Array2<f64>) -> Self {
-        let mut c = Csr {
-            n_cols: x.ncols(),
-            indptr: vec![0],
-            indices: vec![],
-            data: vec![],
-        };
-        for row in x.rows() {
-            for (j, &v) in row.iter().enumerate() {
-                if v != 0.0 {
-                    c.indices.push(j);
-                    c.data.push(v);
-                }
-            }
-            c.indptr.push(c.data.len());
-        }
-        c
-    }
-    fn view(&self) -> CsrView<'_, f64> {
-        CsrView::new(self.n_cols, &self.indptr, &self.indices, &self.data).unwrap()
-    }
-}
 
 /// Clustered count-like data: each group uses its own subset of columns.
 fn sparse_blobs(n: usize, d: usize, groups: usize, seed: u64) -> Array2<f64> {
@@ -289,4 +258,206 @@ fn sparse_refinement_never_hurts_and_repairs_merged_groups() {
         "the data should trap unrefined runs sometimes"
     );
     assert_eq!(refined_wrong, 0);
+}
+
+/// Issue 32, item 1: at a large offset the expansion
+/// `‖x‖² − 2x·μ + ‖μ‖²` cancels. The reported objective and the clusters'
+/// objectives must still be the sums of squares recomputed from the returned
+/// labels and centroids (both cases are exact in binary).
+#[test]
+fn objectives_are_exact_at_a_large_offset() {
+    let none = AtomicBool::new(false);
+    // One column of values, clustered sparse into k groups.
+    let fit_column = |v: &[f64], k: usize| {
+        let x = Array2::from_shape_vec((v.len(), 1), v.to_vec()).unwrap();
+        fit_sparse(
+            Csr::from_dense(&x).view(),
+            None,
+            Params::new(k).seed(0),
+            &none,
+        )
+        .unwrap()
+    };
+    let r = fit_column(&[1e8, 1e8 + 1.0, 1e8 + 10.0, 1e8 + 11.0], 2);
+    assert_eq!(r.labels[0], r.labels[1]);
+    assert_eq!(r.labels[2], r.labels[3]);
+    assert_ne!(r.labels[0], r.labels[2]);
+    assert_eq!(r.objective, 1.0);
+    assert_eq!(r.cluster_objectives, vec![0.5, 0.5]);
+    let r = fit_column(&[1e8, 1e8 + 1.0], 1);
+    assert_eq!(r.objective, 0.5);
+    assert_eq!(r.cluster_objectives, vec![0.5]);
+}
+
+/// Separated groups in a few dense columns plus sparse ones, moved by
+/// `offset` in the dense columns.
+fn offset_groups(n: usize, groups: usize, offset: f64, seed: u64) -> Array2<f64> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let centres: Vec<f64> = (0..groups * 3).map(|_| rng.unit_f64() * 40.0).collect();
+    Array2::from_shape_fn((n, 6), |(i, j)| {
+        let g = i % groups;
+        if j < 3 {
+            offset + centres[g * 3 + j] + rng.unit_f64() - 0.5
+        } else if rng.unit_f64() < 0.2 {
+            rng.unit_f64()
+        } else {
+            0.0
+        }
+    })
+}
+
+/// Issue 32, item 1, on 2,000 points: up to an offset of 1e4 the sparse fit
+/// is the dense one; at 1e8 (where the expansion's rounding, about
+/// ε·‖x‖² ≈ 7, exceeds the clusters' spread) it is either as good as the
+/// dense fit, with its objective exact, or refused with an error naming the
+/// remedy. It is never a worse clustering reported as a good one.
+#[test]
+fn offsets_give_the_dense_fit_or_a_clear_error() {
+    let none = AtomicBool::new(false);
+    for (offset, seed) in [(0.0, 1), (1e4, 2), (1e8, 3), (1e8, 4)] {
+        let x = offset_groups(2000, 8, offset, seed);
+        let csr = Csr::from_dense(&x);
+        for m in [Method::Lloyd, Method::Hartigan, Method::Smartigan] {
+            let p = Params::new(8).method(m).n_init(2).seed(seed);
+            let dense = fit_cancellable(x.view(), None, p.clone(), &none).unwrap();
+            let what = format!("offset {offset:e}, {m}");
+            match fit_sparse(csr.view(), None, p, &none) {
+                Ok(r) => {
+                    check_result(x.view(), 8, &r, 1e-9);
+                    assert!(
+                        r.objective <= dense.objective * (1.0 + 1e-9),
+                        "{what}: {} against the dense {}",
+                        r.objective,
+                        dense.objective
+                    );
+                    if offset <= 1e4 {
+                        assert_eq!(r.labels, dense.labels, "{what}");
+                    }
+                }
+                Err(e) => {
+                    assert!(offset > 1e4, "{what}: {e}");
+                    assert!(
+                        matches!(e, Error::InvalidParameter { name: "x", .. }),
+                        "{what}: {e}"
+                    );
+                    assert!(e.to_string().contains("pass it dense"), "{what}: {e}");
+                }
+            }
+        }
+    }
+}
+
+/// Issue 32, item 1: where the expansion's rounding (about 7 at a 1e8
+/// offset in three columns) dwarfs the gaps that decide the points (uniform
+/// data of unit spread: no gaps at all between clusters), every method's
+/// fit is refused with the remedy; the same data at the origin is fitted.
+#[test]
+fn a_fit_that_rounding_would_decide_is_refused_with_the_remedy() {
+    let none = AtomicBool::new(false);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(6);
+    let noise = Array2::from_shape_fn((1000, 3), |_| rng.unit_f64());
+    for m in [Method::Lloyd, Method::Hartigan, Method::Smartigan] {
+        let p = Params::new(8).method(m).n_init(2).seed(1);
+        let near = Csr::from_dense(&noise);
+        let r = fit_sparse(near.view(), None, p.clone(), &none).unwrap();
+        check_result(noise.view(), 8, &r, 1e-9);
+        let far = Csr::from_dense(&noise.mapv(|v| v + 1e8));
+        let e = fit_sparse(far.view(), None, p, &none).unwrap_err();
+        assert!(
+            matches!(e, Error::InvalidParameter { name: "x", .. }),
+            "{m}: {e}"
+        );
+        let message = e.to_string();
+        assert!(message.contains("too far from the origin"), "{m}: {e}");
+        assert!(message.contains("center the data"), "{m}: {e}");
+        assert!(message.contains("pass it dense"), "{m}: {e}");
+    }
+}
+
+/// Issue 32, item 1: sparse `predict` and `transform` at a 1e8 offset give
+/// the dense answers (the expansion alone gets most labels wrong there).
+#[test]
+fn predict_and_transform_are_right_at_a_large_offset() {
+    let none = AtomicBool::new(false);
+    let x = offset_groups(600, 6, 1e8, 5);
+    let csr = Csr::from_dense(&x);
+    let r = fit_cancellable(x.view(), None, Params::new(6).seed(1), &none).unwrap();
+    let c = r.centroids.view();
+    assert_eq!(
+        predict_sparse(csr.view(), c).unwrap(),
+        predict(x.view(), c).unwrap()
+    );
+    let (a, b) = (
+        transform_sparse(csr.view(), c).unwrap(),
+        transform(x.view(), c).unwrap(),
+    );
+    for (u, v) in a.iter().zip(b.iter()) {
+        assert!((u - v).abs() <= 1e-12 * v.max(1.0), "{u} vs {v}");
+    }
+}
+
+/// Issue 32, item 2: a sparse `transform` whose `n × k` output cannot be
+/// allocated is an error, as for dense input (2^23 empty rows against 2^23
+/// centroids: 512 TiB).
+#[test]
+fn sparse_transform_too_large_for_memory_is_an_error_not_an_abort() {
+    let n = 1 << 23;
+    let x = Csr {
+        n_cols: 1,
+        indptr: vec![0; n + 1],
+        indices: vec![],
+        data: vec![],
+    };
+    let c = Array2::<f64>::zeros((n, 1));
+    let e = transform_sparse(x.view(), c.view()).unwrap_err();
+    assert!(matches!(e, Error::Shape { name: "x", .. }), "{e}");
+    assert!(e.to_string().contains("fit in memory"), "{e}");
+}
+
+/// Issue 32, item 7: values far beyond the centroids' range (whose squared
+/// distances overflow float64) still get the nearest centroid and finite
+/// distances, sparse as dense.
+#[test]
+fn predict_and_transform_beyond_float64_squares_are_right() {
+    let c = Array2::from_shape_vec((2, 1), vec![1e150, -1e150]).unwrap();
+    let x = Array2::from_shape_vec((4, 1), vec![1e160, -1e160, 1e155, 0.5]).unwrap();
+    let csr = Csr::from_dense(&x);
+    let want = vec![0, 1, 0, 0];
+    assert_eq!(predict(x.view(), c.view()).unwrap().to_vec(), want);
+    assert_eq!(predict_sparse(csr.view(), c.view()).unwrap().to_vec(), want);
+    let exact = |a: f64, b: f64| (a - b).abs();
+    for t in [
+        transform(x.view(), c.view()).unwrap(),
+        transform_sparse(csr.view(), c.view()).unwrap(),
+    ] {
+        for i in 0..4 {
+            for j in 0..2 {
+                let want = exact(x[[i, 0]], c[[j, 0]]);
+                assert!(
+                    (t[[i, j]] - want).abs() <= 1e-15 * want,
+                    "({i}, {j}): {} vs {want}",
+                    t[[i, j]]
+                );
+            }
+        }
+    }
+    // Several features, each square finite but their sum not.
+    let c = Array2::from_shape_fn((3, 4), |(j, _)| (j as f64 - 1.0) * 1e153);
+    let x = Array2::from_shape_fn((3, 4), |(i, _)| (i as f64 - 1.0) * 1.1e154);
+    let want: Vec<usize> = vec![0, 1, 2];
+    assert_eq!(predict(x.view(), c.view()).unwrap().to_vec(), want);
+    let csr = Csr::from_dense(&x);
+    assert_eq!(predict_sparse(csr.view(), c.view()).unwrap().to_vec(), want);
+    let t = transform(x.view(), c.view()).unwrap();
+    assert!(
+        (t[[0, 2]] - 2.0 * 1.2e154).abs() <= 1e-15 * 2.4e154,
+        "{}",
+        t[[0, 2]]
+    );
+    let t = transform_sparse(csr.view(), c.view()).unwrap();
+    assert!(
+        (t[[0, 2]] - 2.0 * 1.2e154).abs() <= 1e-15 * 2.4e154,
+        "{}",
+        t[[0, 2]]
+    );
 }

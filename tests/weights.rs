@@ -207,3 +207,110 @@ fn bad_weights_are_rejected() {
         ));
     }
 }
+
+/// Issue 32, items 3 and 8: weights whose sums overflow float64, and
+/// subnormal weights. The clustering is invariant to a common factor of the
+/// weights, so it must be that of moderate weights; centroids and
+/// objectives are never NaN, and the objective is reported in the caller's
+/// units.
+#[test]
+fn weights_whose_sums_overflow_are_clustered_as_moderate_ones() {
+    let x = Array2::from_shape_vec((4, 1), vec![0.0, 1.0, 10.0, 11.0]).unwrap();
+    let w = Array1::from_vec(vec![1e308, 1e308, 1.0, 1.0]);
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-15 * b.abs().max(1.0);
+    for m in METHODS {
+        let r = fit_weighted(x.view(), w.view(), Params::new(2).method(m).seed(0)).unwrap();
+        // The two heavy points apart (keeping them together would cost
+        // 2 · 1e308 · 0.25), the light ones with the nearer heavy one,
+        // whose weight pins the mean: an objective of 9² + 10² = 181.
+        let (a, b) = (r.labels[0], r.labels[1]);
+        assert_ne!(a, b, "{m}");
+        assert_eq!((r.labels[2], r.labels[3]), (b, b), "{m}");
+        assert!(close(r.centroids[[a, 0]], 0.0), "{m}: {}", r.centroids);
+        assert!(close(r.centroids[[b, 0]], 1.0), "{m}: {}", r.centroids);
+        assert!(close(r.objective, 181.0), "{m}: {}", r.objective);
+        assert!(close(r.cluster_objectives[a], 0.0), "{m}");
+        assert!(close(r.cluster_objectives[b], 181.0), "{m}");
+        assert!(r.converged, "{m}");
+    }
+    // 400 weights of 1e306 (sum 4e308): the clustering of unit weights,
+    // the objective 1e306 times theirs.
+    let x = blobs(400, 2, 4, 0.1, 7);
+    let ones = Array1::from_elem(400, 1.0);
+    let big = Array1::from_elem(400, 1e306);
+    // A power of two as large (sum 2^1028.6): the same bits, scaled.
+    let power = Array1::from_elem(400, 2f64.powi(1020));
+    for m in METHODS {
+        let p = Params::new(4).method(m).n_init(2).seed(3);
+        let a = fit_weighted(x.view(), ones.view(), p.clone()).unwrap();
+        let b = fit_weighted(x.view(), big.view(), p.clone()).unwrap();
+        assert_eq!(a.labels, b.labels, "{m}");
+        for (u, v) in a.centroids.iter().zip(&b.centroids) {
+            assert!((u - v).abs() <= 1e-14 * u.abs().max(1.0), "{m}: {u} vs {v}");
+        }
+        let want = weighted_objective(&x, &ones, &a.labels, &a.centroids) * 1e306;
+        assert!(
+            (b.objective - want).abs() <= 1e-12 * want,
+            "{m}: {} vs {want}",
+            b.objective
+        );
+        let c = fit_weighted(x.view(), power.view(), p).unwrap();
+        assert_eq!(a.labels, c.labels, "{m}");
+        assert_eq!(a.centroids, c.centroids, "{m}");
+        assert_eq!(c.objective, a.objective * 2f64.powi(1020), "{m}");
+    }
+}
+
+#[test]
+fn a_weighted_objective_beyond_float64_is_an_error() {
+    // Two points 20 apart, each of weight 1e308, one cluster: the objective
+    // is 2e310, which float64 cannot hold.
+    let x = Array2::from_shape_vec((2, 1), vec![0.0, 20.0]).unwrap();
+    let w = Array1::from_vec(vec![1e308, 1e308]);
+    let e = fit_weighted(x.view(), w.view(), Params::new(1).seed(0)).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::InvalidParameter {
+                name: "sample_weight",
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert!(e.to_string().contains("exceeds float64"), "{e}");
+}
+
+#[test]
+fn subnormal_weights_are_clustered_as_moderate_ones() {
+    let x = blobs(300, 3, 5, 1.0, 8);
+    let ones = Array1::from_elem(300, 1.0);
+    // 5e-324 is 2^-1074, the smallest subnormal: as a common factor it
+    // changes nothing but the objective's units.
+    let tiny = Array1::from_elem(300, 5e-324);
+    for m in METHODS {
+        let p = Params::new(5).method(m).n_init(2).seed(5);
+        let a = fit_weighted(x.view(), ones.view(), p.clone()).unwrap();
+        let b = fit_weighted(x.view(), tiny.view(), p).unwrap();
+        assert_eq!(a.labels, b.labels, "{m}");
+        assert_eq!(a.centroids, b.centroids, "{m}");
+        assert_eq!(b.objective, a.objective * 5e-324, "{m}");
+    }
+    // Unequal subnormal weights: the means are those of the weights as
+    // stored (a subnormal is its bits times 2^-1074, exactly).
+    let x = Array2::from_shape_vec((6, 1), vec![0.0, 1.0, 2.0, 10.0, 11.0, 12.0]).unwrap();
+    let w = Array1::from_vec(vec![1e-321, 2e-321, 3e-321, 3e-321, 2e-321, 1e-321]);
+    let r = fit_weighted(x.view(), w.view(), Params::new(2).seed(0)).unwrap();
+    let units: Vec<f64> = w.iter().map(|v| v.to_bits() as f64).collect();
+    for group in [0..3, 3..6] {
+        let l = r.labels[group.start];
+        assert!(group.clone().all(|i| r.labels[i] == l), "{}", r.labels);
+        let total: f64 = group.clone().map(|i| units[i]).sum();
+        let mean = group.clone().map(|i| units[i] * x[[i, 0]]).sum::<f64>() / total;
+        assert!(
+            (r.centroids[[l, 0]] - mean).abs() <= 1e-14 * mean,
+            "{} vs {mean}",
+            r.centroids[[l, 0]]
+        );
+    }
+}

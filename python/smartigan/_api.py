@@ -194,8 +194,8 @@ def cluster(
         centroid, one group under two" optima that no single-point move can
         leave. Dense and sparse input alike.
     n_threads : int or None
-        The most threads this call uses (default: all cores), passed to the
-        core unchanged; more than the machine has cores only adds overhead.
+        The most threads this call uses (default: all cores); the core
+        starts no more than the machine runs at once.
     sample_weight : array-like of shape (n_samples,) or None
         Non-negative weight per row. The objective becomes the weighted sum
         of squared distances, centroids are weighted means, Hartigan's
@@ -275,8 +275,8 @@ def kmeans_plusplus(
         Non-negative weight per row; rows are drawn by weight times squared
         distance, so a row of weight 0 is never chosen.
     n_threads : int or None
-        The most threads this call uses (default: all cores), passed to the
-        core unchanged; more than the machine has cores only adds overhead.
+        The most threads this call uses (default: all cores); the core
+        starts no more than the machine runs at once.
 
     Returns
     -------

@@ -185,8 +185,8 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         random state, as scikit-learn does. The seed used is stored in
         ``seed_``; results do not depend on ``n_threads``.
     n_threads : int or None, default=None
-        The most threads fitting uses (default: all cores); more than the
-        machine has cores only adds overhead.
+        The most threads fitting uses (default: all cores); no more are
+        started than the machine runs at once.
     schedule : (float, float), default=(1.5, 1.0)
         Smartigan's acceptance factor at the first sweep and, in the limit,
         at sweep ``max_iter``.

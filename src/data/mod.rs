@@ -1,10 +1,13 @@
 //! The input: the float types we accept, their validation, and read-only
 //! access to the rows in shifted coordinates ([`Data`]); the distance
-//! kernel every method shares is in [`distance`].
+//! kernel every method shares is in [`distance`], exact power-of-two
+//! scaling (of extreme weights, of distances that overflow) in [`scale`].
 
 mod distance;
+mod scale;
 
 pub(crate) use distance::{prefetch, sq_dist, sq_dist_shifted, WIDE_FROM};
+pub(crate) use scale::{exponent_above, pow2, scaled_weights, times_pow2, weight_exponent};
 
 use crate::error::{Error, Result};
 use ndarray::{ArrayView1, ArrayView2, CowArray, Ix2};
@@ -210,6 +213,27 @@ impl<'a, T: Scalar> Data<'a, T> {
     /// comparison meaningless, so the caller gets an error instead.
     pub fn check_range(&self) -> Result<()> {
         check_spread(self.max_sq_norm_shifted(), self.n, "the column means")
+    }
+
+    /// Scales the sample weights by `2^e`, with `e` from
+    /// [`weight_exponent`] for this data (0, and nothing done, for all but
+    /// extreme weights); returns `e`. Results computed with the scaled
+    /// weights are the caller's with every weighted quantity times `2^e`.
+    pub fn scale_weights(&mut self) -> Result<i32> {
+        let Some(w) = self.weights.as_deref() else {
+            return Ok(0);
+        };
+        let e = weight_exponent(w, self.max_sq_norm_shifted(), false)?;
+        if e != 0 {
+            let scaled = scaled_weights(w, e);
+            self.weights = Some(Cow::Owned(scaled));
+        }
+        Ok(e)
+    }
+
+    /// The sample weights as used (after [`Data::scale_weights`]).
+    pub fn weights(&self) -> Option<&[f64]> {
+        self.weights.as_deref()
     }
 
     /// `R²`: the largest squared distance of a row to the column means (the

@@ -16,16 +16,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// The k-means++ centres of one restart, shifted: the accelerated
 /// computation (unit weights only) or the plain definition, with the same
 /// numbers either way.
+/// Once `cancel` is set it stops early, with fewer than `k` centres.
 pub(crate) fn start<T: Scalar>(
     data: &Data<'_, T>,
     k: usize,
     rng: &mut Xoshiro256PlusPlus,
     accelerated: bool,
+    cancel: &AtomicBool,
 ) -> Vec<f64> {
     if accelerated && !data.is_weighted() {
-        kmeans_plus_plus(data, k, rng)
+        kmeans_plus_plus(data, k, rng, cancel)
     } else {
-        kmeans_plus_plus_reference(data, k, rng)
+        kmeans_plus_plus_reference(data, k, rng, cancel)
     }
 }
 
@@ -58,22 +60,28 @@ fn kmeans_plus_plus<T: Scalar>(
     data: &Data<'_, T>,
     k: usize,
     rng: &mut Xoshiro256PlusPlus,
+    cancel: &AtomicBool,
 ) -> Vec<f64> {
-    data.gather_shifted(&kmeans_plus_plus_rows(data, k, rng))
+    data.gather_shifted(&kmeans_plus_plus_rows(data, k, rng, cancel))
 }
 
 /// The rows greedy k-means++ chooses from the stream `rng`, in the order
 /// chosen: the centres [`crate::init::initial_partition`] starts from (with or without
-/// weights), as indices into the data.
+/// weights), as indices into the data. Once `cancel` is set it stops
+/// early, with fewer than `k` rows.
 pub(crate) fn kmeans_plus_plus_rows<T: Scalar>(
     data: &Data<'_, T>,
     k: usize,
     rng: &mut Xoshiro256PlusPlus,
+    cancel: &AtomicBool,
 ) -> Vec<usize> {
     if data.is_weighted() {
-        return kmeans_plus_plus_reference_rows(data, k, rng);
+        return kmeans_plus_plus_reference_rows(data, k, rng, cancel);
     }
-    let settings = PassSettings::for_this_cpu();
+    let settings = PassSettings {
+        cancel: Some(cancel),
+        ..PassSettings::for_this_cpu()
+    };
     let mut out = kmeans_plus_plus_with(data, k, std::slice::from_mut(rng), settings);
     out.pop().unwrap_or_default()
 }
@@ -397,9 +405,10 @@ fn kmeans_plus_plus_with<T: Scalar>(
         // More trials than lanes (k from e¹⁵ ≈ 3.3·10⁶ on; below, `k` also
         // fits the `u32` of `assign`), or potentials that could overflow:
         // the plain definition.
+        let never = AtomicBool::new(false);
         return rngs
             .iter_mut()
-            .map(|rng| kmeans_plus_plus_reference_rows(data, k, rng))
+            .map(|rng| kmeans_plus_plus_reference_rows(data, k, rng, cancel.unwrap_or(&never)))
             .collect();
     }
     let lanes = lanes::plus_plus_lanes_for(trials);
@@ -495,6 +504,11 @@ fn kmeans_plus_plus_with<T: Scalar>(
             let lists: Vec<Vec<TrialChanges>> = (first..last)
                 .into_par_iter()
                 .map(|ch| {
+                    if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                        // No changes: the centre is garbage, and the loop
+                        // stops before the next one.
+                        return trs.iter().map(|tr| vec![Vec::new(); tr.trials]).collect();
+                    }
                     let start = ch * PP_CHUNK;
                     lanes::plus_plus_changes(data, &trs, start, PP_CHUNK.min(n - start))
                 })
@@ -659,8 +673,9 @@ fn kmeans_plus_plus_reference<T: Scalar>(
     data: &Data<'_, T>,
     k: usize,
     rng: &mut Xoshiro256PlusPlus,
+    cancel: &AtomicBool,
 ) -> Vec<f64> {
-    data.gather_shifted(&kmeans_plus_plus_reference_rows(data, k, rng))
+    data.gather_shifted(&kmeans_plus_plus_reference_rows(data, k, rng, cancel))
 }
 
 /// The rows [`kmeans_plus_plus_reference`] chooses, in the order chosen.
@@ -668,6 +683,7 @@ fn kmeans_plus_plus_reference_rows<T: Scalar>(
     data: &Data<'_, T>,
     k: usize,
     rng: &mut Xoshiro256PlusPlus,
+    cancel: &AtomicBool,
 ) -> Vec<usize> {
     let mut cand = vec![0.0; data.d];
     let mut buf = vec![0.0; data.d];
@@ -677,11 +693,17 @@ fn kmeans_plus_plus_reference_rows<T: Scalar>(
         data.is_weighted(),
         |i| data.weight(i),
         rng,
+        cancel,
         |c, out| {
             data.load_shifted(c, &mut cand);
-            for (i, o) in out.iter_mut().enumerate() {
-                data.load_shifted(i, &mut buf);
-                *o = sq_dist(&buf, &cand);
+            for (block, chunk) in out.chunks_mut(PP_CHUNK).enumerate() {
+                if cancel.load(Ordering::Relaxed) {
+                    return;
+                }
+                for (o, v) in chunk.iter_mut().enumerate() {
+                    data.load_shifted(block * PP_CHUNK + o, &mut buf);
+                    *v = sq_dist(&buf, &cand);
+                }
             }
         },
     )
@@ -692,13 +714,16 @@ fn kmeans_plus_plus_reference_rows<T: Scalar>(
 /// D²-sampled candidates by the potential it leaves. With sample weights the
 /// first centre is drawn proportionally to weight and the rest to `w·D²`.
 /// `dists_to(c, out)` writes the squared distance from every point to point
-/// `c`; the representation (dense or sparse) only enters there.
+/// `c`; the representation (dense or sparse) only enters there. Once
+/// `cancel` is set (`dists_to` may poll it too and leave `out` unfinished)
+/// it returns early, with fewer than `k` indices.
 pub(crate) fn kmeans_plus_plus_indices(
     n: usize,
     k: usize,
     weighted: bool,
     weight: impl Fn(usize) -> f64,
     rng: &mut Xoshiro256PlusPlus,
+    cancel: &AtomicBool,
     mut dists_to: impl FnMut(usize, &mut [f64]),
 ) -> Vec<usize> {
     let trials = 2 + (k as f64).ln().floor() as usize;
@@ -723,6 +748,9 @@ pub(crate) fn kmeans_plus_plus_indices(
     let mut best_d2 = vec![0.0; n];
     let mut cumulative = vec![0.0; n];
     for _ in 1..k {
+        if cancel.load(Ordering::Relaxed) {
+            return chosen;
+        }
         let mut pot = 0.0;
         for (i, (cum, v)) in cumulative.iter_mut().zip(&closest).enumerate() {
             pot += weight(i) * v;
@@ -741,6 +769,9 @@ pub(crate) fn kmeans_plus_plus_indices(
                 rng.below(n)
             };
             dists_to(idx, &mut candidate_d2);
+            if cancel.load(Ordering::Relaxed) {
+                return chosen;
+            }
             let mut cand_pot = 0.0;
             for (i, (cd, cl)) in candidate_d2.iter_mut().zip(&closest).enumerate() {
                 *cd = cd.min(*cl);
@@ -786,7 +817,7 @@ mod tests {
         let mut reference_rows = Vec::new();
         for &s in &seeds {
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(s);
-            let rows = kmeans_plus_plus_reference_rows(&data, k, &mut rng);
+            let rows = kmeans_plus_plus_reference_rows(&data, k, &mut rng, &AtomicBool::new(false));
             reference.push(bits(&data.gather_shifted(&rows)));
             reference_rows.push(rows);
             after_reference.push(rng.next_u64());
@@ -876,7 +907,8 @@ mod tests {
         let reference: Vec<_> = (0..restarts)
             .map(|r| {
                 let mut rng = seed(r);
-                let rows = kmeans_plus_plus_reference_rows(&data, k, &mut rng);
+                let rows =
+                    kmeans_plus_plus_reference_rows(&data, k, &mut rng, &AtomicBool::new(false));
                 (bits(&data.gather_shifted(&rows)), rng.next_u64())
             })
             .collect();

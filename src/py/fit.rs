@@ -107,7 +107,9 @@ impl RowsJob for KMeansPlusPlus<'_, '_> {
     fn run<T: Float>(self, rows: Rows<'_, T>) -> PyResult<Py<PyAny>> {
         let x = rows.dense("kmeans_plusplus")?;
         let (py, weights, params) = self.0.parts();
-        let chosen = detached(py, || crate::kmeans_plus_plus(x, weights, params))?;
+        let chosen = interruptible(py, |cancel| {
+            crate::kmeans_plus_plus_cancellable(x, weights, params, cancel)
+        })?;
         Ok(int64(py, chosen).into_any())
     }
 }

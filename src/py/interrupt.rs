@@ -1,6 +1,6 @@
 //! Running core work with the GIL released, stoppable by Ctrl-C.
 //!
-//! Long work (fits, drawing many restarts' starts) runs on a worker thread
+//! Long work (fits, k-means++ seeding, drawing many restarts' starts) runs on a worker thread
 //! while the calling thread polls for signals, so Ctrl-C stops it within
 //! about one sweep and other Python threads keep running. Short work
 //! (predict, transform, one sweep) only releases the GIL ([`detached`]).

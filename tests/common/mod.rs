@@ -3,7 +3,7 @@
 
 use ndarray::{Array2, ArrayView2};
 use smartigan::rng::Xoshiro256PlusPlus;
-use smartigan::{Clustering, Scalar};
+use smartigan::{Clustering, CsrView, Scalar};
 
 /// `n` points in `d` dimensions around `centres` random centres in [0, 5]^d,
 /// uniform noise of half-width `spread`.
@@ -13,6 +13,41 @@ pub fn blobs(n: usize, d: usize, centres: usize, spread: f64, seed: u64) -> Arra
     Array2::from_shape_fn((n, d), |(i, j)| {
         c[(i % centres) * d + j] + (rng.unit_f64() - 0.5) * 2.0 * spread
     })
+}
+
+/// An owned CSR matrix (canonical: sorted columns, no duplicates, no
+/// explicit zeros) for the sparse entry points.
+pub struct Csr {
+    pub n_cols: usize,
+    pub indptr: Vec<usize>,
+    pub indices: Vec<usize>,
+    pub data: Vec<f64>,
+}
+
+impl Csr {
+    /// The non-zero entries of `x`.
+    pub fn from_dense(x: &Array2<f64>) -> Self {
+        let mut c = Csr {
+            n_cols: x.ncols(),
+            indptr: vec![0],
+            indices: vec![],
+            data: vec![],
+        };
+        for row in x.rows() {
+            for (j, &v) in row.iter().enumerate() {
+                if v != 0.0 {
+                    c.indices.push(j);
+                    c.data.push(v);
+                }
+            }
+            c.indptr.push(c.data.len());
+        }
+        c
+    }
+    /// The borrowed view the entry points take.
+    pub fn view(&self) -> CsrView<'_, f64> {
+        CsrView::new(self.n_cols, &self.indptr, &self.indices, &self.data).unwrap()
+    }
 }
 
 fn sq(a: &[f64], b: &[f64]) -> f64 {

@@ -1,0 +1,164 @@
+//! Exact scaling by powers of two: of sample weights whose sums would
+//! overflow float64 or that are subnormal, and of distances whose squares
+//! overflow. Multiplying by `2^e` changes no bit of a significand while the
+//! result stays in the normal range, so every weighted sum, centroid and
+//! comparison the engine forms is the same, scaled, and a clustering is
+//! invariant to the scale of its weights.
+
+use crate::error::{Error, Result};
+
+/// `2^e` for `−1074 ≤ e ≤ 1023`, exactly (subnormal below −1022); `e`
+/// beyond that range is clamped to it.
+pub(crate) fn pow2(e: i32) -> f64 {
+    let e = e.clamp(-1074, 1023);
+    if e >= -1022 {
+        f64::from_bits(((e + 1023) as u64) << 52)
+    } else {
+        f64::from_bits(1u64 << (e + 1074))
+    }
+}
+
+/// `v·2^e` for any `e` a product of two powers can reach, in steps that
+/// stay in the normal range whenever the result is normal (so exactly
+/// then).
+pub(crate) fn times_pow2(v: f64, e: i32) -> f64 {
+    if e > 1023 {
+        v * pow2(1023) * pow2(e - 1023)
+    } else if e < -1022 {
+        v * pow2(-1022) * pow2(e + 1022)
+    } else {
+        v * pow2(e)
+    }
+}
+
+/// `e` with `2^e ≤ v < 2^(e+1)`, for finite `v ≠ 0` (subnormals included).
+pub(crate) fn exponent_of(v: f64) -> i32 {
+    let bits = v.to_bits() & !(1u64 << 63);
+    let biased = (bits >> 52) as i32;
+    if biased > 0 {
+        biased - 1023
+    } else {
+        let fraction = bits & ((1u64 << 52) - 1);
+        (63 - fraction.leading_zeros() as i32) - 1074
+    }
+}
+
+/// The exponent `e` with `m < 2^e` (0 for `m = 0`): scaling entries of
+/// magnitude at most `m` by `2^-e` puts them below 1, so a squared distance
+/// over `d` columns between such entries stays below `4·d` — the finite,
+/// exactly scaled stand-in for a distance whose square overflows.
+pub(crate) fn exponent_above(m: f64) -> i32 {
+    if m > 0.0 {
+        exponent_of(m) + 1
+    } else {
+        0
+    }
+}
+
+/// Largest binary exponent any weighted sum the engine forms may reach:
+/// sixteen times below float64's largest binade, which leaves room for the
+/// few terms a bound below does not count (rounding, `W + w`).
+const SUM_LIMIT_EXP: f64 = 1019.0;
+
+/// The exponent `e` by which the weights `w` (validated: finite, not
+/// negative, some positive) are scaled, `w·2^e`, before a fit; 0 when
+/// they need no scaling, which is the case for all but extreme weights.
+///
+/// With `W = Σ w` and `R²` (`r2`) the largest squared distance of a row
+/// from the coordinates the engine sums in, every weighted sum it forms
+/// (cluster weights, sums `Σ w·x`, costs, k-means++ potentials) is at most
+/// `W·max(4R², 1)`; sparse input also forms `‖S_j‖² ≤ (W·R)²`
+/// (`quadratic`). Scaling is needed when one of them could overflow, or
+/// when a positive weight is subnormal (its products and means would keep
+/// only a few bits). Then the weights move by the smallest power of two
+/// that keeps the sums finite, or, for subnormal weights, by as much as
+/// makes the smallest positive weight at least 1, as far as the sums allow.
+/// Weights spanning so wide a range that no scale keeps both the sums
+/// finite and the smallest positive weight normal are refused.
+pub(crate) fn weight_exponent(w: &[f64], r2: f64, quadratic: bool) -> Result<i32> {
+    let max = w.iter().fold(0.0f64, |m, v| m.max(*v));
+    let min_positive = w
+        .iter()
+        .filter(|v| **v > 0.0)
+        .fold(f64::INFINITY, |m, v| m.min(*v));
+    if max <= 0.0 {
+        return Ok(0);
+    }
+    let (e_max, e_min) = (exponent_of(max), exponent_of(min_positive));
+    // log₂ W, without forming W (which may overflow).
+    let relative: f64 = w.iter().map(|v| times_pow2(*v, -e_max)).sum();
+    let log_total = f64::from(e_max) + relative.log2();
+    let mut highest = SUM_LIMIT_EXP - log_total - (4.0 * r2).max(1.0).log2();
+    if quadratic && r2 > 0.0 {
+        highest = highest.min((SUM_LIMIT_EXP - r2.log2()) / 2.0 - log_total);
+    }
+    let highest = highest.floor() as i32;
+    // The smallest positive weight must stay normal (full precision).
+    let lowest = -1022 - e_min;
+    if lowest <= 0 && highest >= 0 {
+        return Ok(0);
+    }
+    let exponent = if highest < 0 {
+        highest
+    } else {
+        (-e_min).min(highest)
+    };
+    if exponent < lowest {
+        return Err(Error::invalid(
+            "sample_weight",
+            format!("positive weights from {min_positive:e} to {max:e}"),
+            "too wide a range: no common scale keeps their weighted sums within float64 \
+             and the smallest weight at full precision; drop or raise the negligible ones",
+        ));
+    }
+    Ok(exponent)
+}
+
+/// `w·2^e` for every weight (exact when [`weight_exponent`] chose `e`).
+pub(crate) fn scaled_weights(w: &[f64], e: i32) -> Vec<f64> {
+    w.iter().map(|v| times_pow2(*v, e)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn powers_of_two_and_exponents() {
+        for e in [-1074, -1060, -1023, -1022, -1, 0, 1, 500, 1023] {
+            let v = pow2(e);
+            assert_eq!(exponent_of(v), e, "{e}");
+            if e > -1074 {
+                assert_eq!(exponent_of(v * 1.5), e, "{e}");
+            }
+        }
+        assert_eq!(times_pow2(5e-324, 1074), 1.0);
+        assert_eq!(times_pow2(1.0, -1074), 5e-324);
+        assert_eq!(times_pow2(3.0 * pow2(1000), -1040), 3.0 * pow2(-40));
+    }
+
+    #[test]
+    fn ordinary_weights_are_not_scaled() {
+        for w in [vec![1.0, 2.0, 0.0], vec![1e-300, 1e-200], vec![1e300, 3.0]] {
+            assert_eq!(weight_exponent(&w, 100.0, false).unwrap(), 0, "{w:?}");
+        }
+        // Sparse sums' squared norms reach (W·R)² = 1e602: scaled.
+        assert!(weight_exponent(&[1e300, 3.0], 100.0, true).unwrap() < 0);
+    }
+
+    #[test]
+    fn extreme_weights_get_the_smallest_scale_that_fits() {
+        // The sum overflows: scaled down by as little as keeps it within
+        // 2^1019 (W·4R² = 2e308 · 121 ≈ 2^1031.1).
+        let e = weight_exponent(&[1e308, 1e308, 1.0, 1.0], 30.25, false).unwrap();
+        assert_eq!(e, -13);
+        // Subnormal: the smallest positive weight becomes at least 1.
+        assert_eq!(
+            weight_exponent(&[5e-324, 5e-324], 1.0, false).unwrap(),
+            1074
+        );
+        // Both at once cannot be had.
+        assert!(weight_exponent(&[1e308, 1e308, 1e-310], 1.0, false).is_err());
+    }
+}

@@ -1,0 +1,150 @@
+//! Issue 32, item 5: every path that can run for long polls its
+//! cancellation flag: k-means++ on its own and inside a restart (dense and
+//! sparse, with and without weights), and sparse fits from Forgy starts
+//! (whose first assignment and Lloyd iterations each take a minute on large
+//! data). A flag set before the call stops it at once; one set by another
+//! thread stops it soon after. The uninterrupted calls below would take
+//! minutes; a call counts as prompt if it returns within a few seconds of
+//! the flag (a responsiveness bound with wide slack, not a speed claim).
+
+mod common;
+
+use common::Csr;
+use ndarray::{Array1, Array2};
+use smartigan::rng::Xoshiro256PlusPlus;
+use smartigan::{
+    fit_cancellable, fit_sparse, kmeans_plus_plus_cancellable, Error, Init, Method, Params,
+};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// Seconds a call may take after its flag is set.
+const PROMPT: Duration = Duration::from_secs(3);
+
+fn dense(n: usize, d: usize, seed: u64) -> Array2<f64> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    Array2::from_shape_fn((n, d), |_| rng.unit_f64())
+}
+
+/// `n × d` with about `per_row` non-zeros a row.
+fn sparse(n: usize, d: usize, per_row: usize, seed: u64) -> Csr {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut m = Csr {
+        n_cols: d,
+        indptr: vec![0],
+        indices: vec![],
+        data: vec![],
+    };
+    for _ in 0..n {
+        let mut cols: Vec<usize> = (0..per_row).map(|_| rng.below(d)).collect();
+        cols.sort_unstable();
+        cols.dedup();
+        for c in cols {
+            m.indices.push(c);
+            m.data.push(1.0 + rng.unit_f64());
+        }
+        m.indptr.push(m.data.len());
+    }
+    m
+}
+
+/// Runs `call` with a flag that another thread sets after `delay`; the
+/// call must end with `Error::Interrupted` within [`PROMPT`] of the flag.
+fn interrupted_after<R: std::fmt::Debug>(
+    delay: Duration,
+    call: impl FnOnce(&AtomicBool) -> smartigan::Result<R>,
+) {
+    let flag = AtomicBool::new(false);
+    let set_at = std::sync::Mutex::new(None);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            std::thread::sleep(delay);
+            *set_at.lock().unwrap() = Some(Instant::now());
+            flag.store(true, Ordering::Relaxed);
+        });
+        let out = call(&flag);
+        let returned = Instant::now();
+        let set_at = set_at
+            .lock()
+            .unwrap()
+            .expect("the call ended before the flag was set");
+        assert!(
+            matches!(out, Err(Error::Interrupted)),
+            "{:?}",
+            out.map(|_| "a result")
+        );
+        let late = returned.duration_since(set_at);
+        assert!(late < PROMPT, "returned {late:?} after the flag");
+    });
+}
+
+#[test]
+fn a_flag_set_before_the_call_stops_every_long_path() {
+    let set = AtomicBool::new(true);
+    let x = dense(3000, 4, 1);
+    let w = Array1::from_elem(3000, 2.0);
+    let p = Params::new(20).seed(1);
+    for weights in [None, Some(w.view())] {
+        assert_eq!(
+            kmeans_plus_plus_cancellable(x.view(), weights, p.clone(), &set),
+            Err(Error::Interrupted)
+        );
+        assert_eq!(
+            fit_cancellable(x.view(), weights, p.clone().n_init(1), &set),
+            Err(Error::Interrupted)
+        );
+    }
+    let csr = sparse(3000, 50, 5, 2);
+    for init in [Init::KMeansPlusPlus, Init::Forgy, Init::RandomPartition] {
+        for m in [Method::Lloyd, Method::Smartigan] {
+            let p = Params::new(20).init(init.clone()).method(m).seed(1);
+            assert_eq!(
+                fit_sparse(csr.view(), None, p, &set),
+                Err(Error::Interrupted)
+            );
+        }
+    }
+    // And nothing is cancelled without the flag.
+    let unset = AtomicBool::new(false);
+    let rows = kmeans_plus_plus_cancellable(x.view(), None, p.clone(), &unset).unwrap();
+    assert_eq!(
+        rows,
+        smartigan::kmeans_plus_plus(x.view(), None, p).unwrap()
+    );
+}
+
+#[test]
+fn kmeans_plus_plus_stops_soon_after_the_flag() {
+    // The issue's case: 200,000 × 16, k = 5,000 (about 15 s in one call).
+    let x = dense(200_000, 16, 3);
+    let p = Params::new(5000).seed(0);
+    interrupted_after(Duration::from_millis(100), |flag| {
+        kmeans_plus_plus_cancellable(x.view(), None, p.clone(), flag)
+    });
+    // With weights the plain definition runs (minutes at this size).
+    let w = Array1::from_elem(200_000, 0.5);
+    interrupted_after(Duration::from_millis(100), |flag| {
+        kmeans_plus_plus_cancellable(x.view(), Some(w.view()), p.clone(), flag)
+    });
+    // One restart's own k-means++ inside a fit.
+    interrupted_after(Duration::from_millis(100), |flag| {
+        fit_cancellable(x.view(), None, p.clone().n_init(1), flag)
+    });
+}
+
+#[test]
+fn sparse_fits_stop_soon_after_the_flag() {
+    // The issue's case: 200,000 × 2,000 with 4 M non-zeros, k = 3,000:
+    // k-means++ took over 240 s, one Lloyd iteration from Forgy 72 s.
+    let csr = sparse(200_000, 2000, 20, 4);
+    for init in [Init::KMeansPlusPlus, Init::Forgy] {
+        let p = Params::new(3000)
+            .init(init)
+            .method(Method::Lloyd)
+            .n_init(1)
+            .seed(0);
+        interrupted_after(Duration::from_millis(100), |flag| {
+            fit_sparse(csr.view(), None, p.clone(), flag)
+        });
+    }
+}
