@@ -249,7 +249,7 @@ def write_report(rep: Dict[str, Any], path: Path) -> None:
         f"({m['cpu']}, {m['cores']} logical CPUs; Python {m['python']}, smartigan {rep['versions']['smartigan']}, "
         f"scikit-learn {rep['versions']['sklearn']}, numpy {rep['versions']['numpy']}"
         f"{', faiss ' + rep['versions']['faiss'] if rep['versions'].get('faiss') else ''}) in "
-        f"{rep['minutes']:.1f} minutes. Every fit uses all cores; times are wall seconds in one process, "
+        f"{rep['minutes']:.1f} minutes{rep.get('note', '')}. Every fit uses all cores; times are wall seconds in one process, "
         "the two defaults alternating, medians of the repetitions; objectives are recomputed in float64. "
         "Edit `benches/default.py`, not this file.*",
         "",
@@ -269,7 +269,7 @@ def write_report(rep: Dict[str, Any], path: Path) -> None:
                              f"{100 * (v['objective'] / sk['objective'] - 1):+.3f} % | {v['steps']}{conv} |")
         lines.append("")
     if rep["trade"]:
-        lines += ["## Time and quality", "", "![objective against time](tradeoff.png)", "",
+        lines += ["## Time and quality", "", f"![objective against time]({rep.get('picture', 'tradeoff.png')})", "",
                   "| workload | peer | setting | time (s) | objective above the lowest here |",
                   "|---|---|---|---:|---:|"]
         for name, t in rep["trade"].items():
@@ -278,7 +278,7 @@ def write_report(rep: Dict[str, Any], path: Path) -> None:
                 lines.append(f"| {name} | {p['peer']} | {p['setting']} | {p['time']:.3f} | "
                              f"{100 * (p['objective'] / best - 1):.3f} % |")
         lines.append("")
-    lines += ["## Targets", ""] + verdicts(rep["rows"], rep["trade"]) + [""]
+    lines += ["## Targets", ""] + verdicts(rep["rows"], rep["trade"]) + [""] + rep.get("notes", [])
     path.write_text("\n".join(lines))
 
 
@@ -292,6 +292,9 @@ def main() -> None:
     ap.add_argument("--only", choices=["defaults", "tradeoff"], default=None)
     ap.add_argument("--tradeoff-workloads", default="W2,W5")
     ap.add_argument("--out", default=str(HERE / "RESULTS-default.md"))
+    ap.add_argument("--render", default=None, metavar="JSON",
+                    help="only write the markdown (and picture) from a saved report's .json, e.g. one "
+                         "measured on another machine")
     ap.add_argument("--rows-from", default=None, metavar="JSON",
                     help="take the default-against-default rows from a saved report (its .json or "
                          ".partial.json) instead of measuring them")
@@ -304,6 +307,12 @@ def main() -> None:
     names = args.workloads.split(",")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
+    if args.render:
+        rep = json.loads(Path(args.render).read_text())
+        if rep.get("trade"):
+            plot(rep["trade"], out.parent / "tradeoff.png")
+        write_report(rep, out)
+        return
     if args.rows_from:
         saved = json.loads(Path(args.rows_from).read_text())
         rows = saved.get("rows", saved)

@@ -39,8 +39,8 @@ pub struct Clustering<T> {
     /// Whether the best restart's last sweep moved nothing, or moved points
     /// without lowering the recomputed objective (rounding noise, which would
     /// otherwise cycle) while no point had a move beating rounding error, or
-    /// (with [`Params::tol`](crate::Params#structfield.tol) above 0) moved the
-    /// centroids by less than the tolerance. For Hartigan and polished
+    /// (with a [`Params::tol`](crate::Params#structfield.tol) above 0) lowered
+    /// the objective by less than the tolerance. For Hartigan and polished
     /// Smartigan without a tolerance this means no single-point move lowers
     /// the objective by more than rounding error.
     pub converged: bool,

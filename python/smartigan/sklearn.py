@@ -169,7 +169,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         Independent restarts, run in parallel; the lowest objective wins.
         ``"auto"`` means 1 for an array or callable ``init``, otherwise
         ``smartigan.cluster``'s ``"auto"`` (20 restarts while
-        ``n_samples * n_features * n_clusters <= 2**20``, else 4).
+        ``n_samples * n_features * n_clusters <= 2**20``, else 1).
     max_iter : int or None, default=None
         For Smartigan the length of the acceptance-factor schedule (``None``:
         20; polishing sweeps come on top); for Lloyd and Hartigan a cap on
