@@ -295,7 +295,8 @@ impl Run {
         let best = (0..objectives.len())
             .reduce(|a, b| if objectives[b] < objectives[a] { b } else { a })
             .unwrap_or(0);
-        let mut result = self.restarts[best].clustering(&data, objectives, best, self.params.seed());
+        let mut result =
+            self.restarts[best].clustering(&data, objectives, best, self.params.seed());
         result.rescale_to_caller_units(self.input.weight_exponent)?;
         Ok(result)
     }

@@ -104,7 +104,14 @@ impl<St> Restart<St> {
         };
         let order_rng = Xoshiro256PlusPlus::stream(params.seed(), index as u64, Stream::Order);
         let tol = params.tol(data.n(), data.d());
-        Ok(Self::starting(data, part, phase, order_rng, tol, SplitCache::default()))
+        Ok(Self::starting(
+            data,
+            part,
+            phase,
+            order_rng,
+            tol,
+            SplitCache::default(),
+        ))
     }
 
     /// A Hartigan descent from `state` (a step of a path, [`crate::path`]):

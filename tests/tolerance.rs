@@ -57,7 +57,10 @@ fn tolerance_stops_lloyd_and_hartigan_at_the_first_small_step() {
             .map(|w| (w[0] - w[1]) / w[1])
             .collect();
         assert!(gains[s - 1] <= tol, "{method}: {gains:?}");
-        assert!(gains[..s - 1].iter().all(|&g| g > tol), "{method}: {gains:?}");
+        assert!(
+            gains[..s - 1].iter().all(|&g| g > tol),
+            "{method}: {gains:?}"
+        );
     }
 }
 
