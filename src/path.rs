@@ -265,7 +265,15 @@ fn checked_path(
             "must be a non-empty range k_min..=k_max with k_min >= 1".into(),
         ));
     }
-    let params = Params { k: k_min, ..params }.check()?;
+    // A path's promise is a Hartigan local optimum at every k, so its
+    // descents run to the end unless the caller gives a tolerance.
+    let tol = Some(params.tol.unwrap_or(0.0));
+    let params = Params {
+        k: k_min,
+        tol,
+        ..params
+    }
+    .check()?;
     params.check_data(n, d)?;
     if k_max > n {
         return Err(bad(format!("k_max must be at most n_samples={n}")));
@@ -283,7 +291,9 @@ fn checked_path(
 ///
 /// `params.k` is not read: the fit at `k_min` uses `params` with
 /// `k = k_min` (its method, starts, restarts, schedule), and every later
-/// `k` is reached by Hartigan sweeps whatever the method. Same seed and
+/// `k` is reached by Hartigan sweeps whatever the method. `params.tol`
+/// left at `None` means 0 here (not [`crate::defaults::tol`]): every
+/// descent runs until no point moves. Same seed and
 /// input give bit-identical paths for any number of threads. Stops with
 /// [`Error::Interrupted`] soon after `cancel` is set (checked between
 /// sweeps and between steps). `progress` counts the work done as it runs.

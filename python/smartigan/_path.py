@@ -478,8 +478,8 @@ def cluster_path(
     solution; and from the first k up, each k is grown again where the one
     below improved; whatever is lowest is kept. So the objective never rises
     with k, each k costs a few descents rather than a multi-start fit, and
-    every k's solution is a Hartigan local optimum when ``tol`` is 0 (what
-    ``"auto"`` means while ``n_samples * n_features * k`` is at most 2**20).
+    every k's solution is a Hartigan local optimum (with ``tol=0``, which
+    the default ``"auto"`` means for a path whatever its size).
 
     Parameters
     ----------
@@ -528,8 +528,8 @@ def cluster_path(
     method, n_iter, init, n_init, schedule, polish, refine, tol
         As for :func:`cluster`, for the fit at the first k (later k are
         reached by Hartigan sweeps whatever the method; ``tol`` applies to
-        them too, and ``refine`` also turns the path's own refinement on or
-        off).
+        them too, and its ``"auto"`` means 0 here, so that every k is a local
+        optimum; ``refine`` also turns the path's own refinement on or off).
 
     Returns
     -------
