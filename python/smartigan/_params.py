@@ -110,10 +110,11 @@ def auto_n_init(n_samples: int, n_features: int, k: int) -> int:
 
     Twenty while one pass costs at most ``AUTO_SMALL_PROBLEM`` multiply-adds
     (``n_samples * n_features * k``), where twenty restarts take a fraction
-    of a second; four above it (refined restarts rarely differ there).
+    of a second; one above it (scikit-learn's budget: the one restart is
+    refined, and its descents stop at ``tol="auto"``).
 
     >>> auto_n_init(150, 4, 3), auto_n_init(100_000, 32, 100)
-    (20, 4)
+    (20, 1)
     """
     return _core.auto_n_init(*_sizes(n_samples, n_features, k))
 
