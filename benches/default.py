@@ -109,19 +109,26 @@ def sweep_cost(x: np.ndarray, k: int, seed: int, sweeps: int = 12) -> float:
     return median(times[2:] or times)
 
 
+def workload(name: str, scale: float, seed: int) -> Tuple[Dict[str, int], np.ndarray]:
+    """Workload `name` with its n scaled (at least 4 points per cluster),
+    after a small scikit-learn fit that starts its thread pools."""
+    spec = dict(WORKLOADS[name])
+    spec["n"] = max(spec["k"] * 4, int(spec["n"] * scale))
+    x = make_data(name, spec)
+    sklearn(1)(x[: min(len(x), 2000)], min(spec["k"], 20), seed)
+    return spec, x
+
+
 def defaults_table(names: List[str], dtypes: List[str], reps: int, scale: float, seed: int,
                    log: Callable[[str], None], partial: Path) -> Dict[str, Any]:
     rows: Dict[str, Any] = {}
     for name in names:
-        spec = dict(WORKLOADS[name])
-        spec["n"] = max(spec["k"] * 4, int(spec["n"] * scale))
-        base = make_data(name, spec)
+        spec, base = workload(name, scale, seed)
         for dtype in dtypes:
             x = np.ascontiguousarray(base.astype(dtype))
             k = spec["k"]
             row: Dict[str, Any] = dict(n=spec["n"], d=spec["d"], k=k, dtype=dtype)
             sk_runs, our_runs = [], []
-            sklearn(1)(x[: min(len(x), 2000)], min(k, 20), seed)  # warm-up: OpenMP pools, imports
             for rep in range(reps):
                 # Alternate which goes first, so that neither always runs on a
                 # machine the other has just warmed or loaded.
@@ -161,10 +168,7 @@ def tradeoff(names: List[str], scale: float, seed: int, log: Callable[[str], Non
         settings += [("faiss", "25 iterations", faiss_fit(1)), ("faiss", "25 iterations x 3", faiss_fit(3))]
     out: Dict[str, Any] = {}
     for name in names:
-        spec = dict(WORKLOADS[name])
-        spec["n"] = max(spec["k"] * 4, int(spec["n"] * scale))
-        x = make_data(name, spec)
-        sklearn(1)(x[: min(len(x), 2000)], min(spec["k"], 20), seed)  # warm-up: OpenMP pools, imports
+        spec, x = workload(name, scale, seed)
         points = []
         for peer, label, fit in settings:
             r = timed(fit, x, spec["k"], seed)
@@ -297,9 +301,6 @@ def main() -> None:
     ap.add_argument("--render", default=None, metavar="JSON",
                     help="only write the markdown (and picture) from a saved report's .json, e.g. one "
                          "measured on another machine")
-    ap.add_argument("--rows-from", default=None, metavar="JSON",
-                    help="take the default-against-default rows from a saved report (its .json or "
-                         ".partial.json) instead of measuring them")
     args = ap.parse_args()
     t0 = time.time()
 
@@ -315,10 +316,7 @@ def main() -> None:
             plot(rep["trade"], out.parent / "tradeoff.png")
         write_report(rep, out)
         return
-    if args.rows_from:
-        saved = json.loads(Path(args.rows_from).read_text())
-        rows = saved.get("rows", saved)
-    elif args.only == "tradeoff":
+    if args.only == "tradeoff":
         rows = {}
     else:
         rows = defaults_table(names, args.dtypes.split(","), args.reps, args.scale, args.seed, log,

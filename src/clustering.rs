@@ -74,23 +74,35 @@ impl<T> Clustering<T> {
             return Ok(());
         }
         let back = |v: &mut f64| *v = times_pow2(*v, -exponent);
-        let internal = self.objective;
-        back(&mut self.objective);
-        self.cluster_objectives.iter_mut().for_each(back);
         self.history.iter_mut().for_each(back);
         self.restart_objectives.iter_mut().for_each(back);
         back(&mut self.initial_objective);
-        if self.objective.is_finite() && self.cluster_objectives.iter().all(|v| v.is_finite()) {
-            return Ok(());
-        }
-        let log10 = internal.log10() - f64::from(exponent) * std::f64::consts::LOG10_2;
-        Err(Error::invalid(
-            "sample_weight",
-            format!("weights that make the objective about 1e{log10:.0}"),
-            format!(
-                "the weighted objective exceeds float64 ({:e}); scale the weights down",
-                f64::MAX
-            ),
-        ))
+        objectives_in_caller_units(&mut self.objective, &mut self.cluster_objectives, exponent)
     }
+}
+
+/// `objective` and its per-cluster shares times `2^-exponent` (see
+/// [`Clustering::rescale_to_caller_units`]); an error naming the weights
+/// where they leave float64's range.
+pub(crate) fn objectives_in_caller_units(
+    objective: &mut f64,
+    per_cluster: &mut [f64],
+    exponent: i32,
+) -> Result<()> {
+    let internal = *objective;
+    let back = |v: &mut f64| *v = times_pow2(*v, -exponent);
+    back(objective);
+    per_cluster.iter_mut().for_each(back);
+    if objective.is_finite() && per_cluster.iter().all(|v| v.is_finite()) {
+        return Ok(());
+    }
+    let log10 = internal.log10() - f64::from(exponent) * std::f64::consts::LOG10_2;
+    Err(Error::invalid(
+        "sample_weight",
+        format!("weights that make the objective about 1e{log10:.0}"),
+        format!(
+            "the weighted objective exceeds float64 ({:e}); scale the weights down",
+            f64::MAX
+        ),
+    ))
 }

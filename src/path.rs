@@ -86,8 +86,8 @@
 //! for any thread count.
 
 use crate::api::checked_data;
-use crate::clustering::Clustering;
-use crate::data::{times_pow2, Scalar};
+use crate::clustering::{objectives_in_caller_units, Clustering};
+use crate::data::Scalar;
 use crate::dense::Dense;
 use crate::error::{Error, Result};
 use crate::move_rule::STALL_REL_MARGIN;
@@ -211,9 +211,11 @@ impl<T> Path<T> {
             if let Some(c) = step.clustering.as_mut() {
                 c.rescale_to_caller_units(exponent)?;
             }
-            step.objective = times_pow2(step.objective, -exponent);
-            let back = |v: &mut f64| *v = times_pow2(*v, -exponent);
-            step.cluster_objectives.iter_mut().for_each(back);
+            objectives_in_caller_units(
+                &mut step.objective,
+                &mut step.cluster_objectives,
+                exponent,
+            )?;
         }
         Ok(self)
     }
