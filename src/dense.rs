@@ -82,7 +82,9 @@ impl<T: Scalar> Source for Dense<'_, T> {
         cancel: &AtomicBool,
     ) -> DenseState {
         DenseState::new(match start {
-            Some(centroids) => assign_to_centroids(&self.rows, params.k(), centroids, self.engine),
+            Some(centroids) => {
+                assign_to_centroids(&self.rows, params.k(), centroids, self.engine, cancel)
+            }
             None => initial_partition(&self.rows, params, rng, self.engine, cancel),
         })
     }

@@ -29,7 +29,7 @@ pub(crate) fn initial_partition<T: Scalar>(
         }
         Init::Forgy => {
             let centroids = data.gather_shifted(&forgy_indices(data.n, k, rng));
-            assign_to_centroids(data, k, centroids, engine)
+            assign_to_centroids(data, k, centroids, engine, cancel)
         }
         Init::KMeansPlusPlus => {
             let centroids = plus_plus::start(data, k, rng, engine.accelerated, cancel);
@@ -38,27 +38,32 @@ pub(crate) fn initial_partition<T: Scalar>(
                 let labels = (0..data.n).map(|i| i % k).collect();
                 return Partition::from_labels(data, k, labels, engine.spare_threads);
             }
-            assign_to_centroids(data, k, centroids, engine)
+            assign_to_centroids(data, k, centroids, engine, cancel)
         }
         Init::Centroids(c) => {
             let mut centroids = Vec::with_capacity(k * data.d);
             for row in c.rows() {
                 centroids.extend(row.iter().zip(&data.shift).map(|(v, s)| v - s));
             }
-            assign_to_centroids(data, k, centroids, engine)
+            assign_to_centroids(data, k, centroids, engine, cancel)
         }
     }
 }
 
 /// Nearest-centroid labels (ties to the lowest index), then the partition.
+/// This one pass over `n × k` distances is as long as a sweep, so the
+/// accelerated pass polls `cancel`; once it is set, the labels are left
+/// unfinished (still valid indices) and the restart, which checks the flag
+/// before its first sweep, ends as interrupted without using them.
 pub(crate) fn assign_to_centroids<T: Scalar>(
     data: &Data<'_, T>,
     k: usize,
     centroids: Vec<f64>,
     engine: Engine,
+    cancel: &AtomicBool,
 ) -> Partition {
     let labels = if engine.accelerated {
-        crate::accel::lloyd::assign_nearest(data, &centroids, k, None)
+        crate::accel::lloyd::assign_nearest(data, &centroids, k, None, cancel)
     } else {
         let probe = Partition::with_centroids(k, data.d, centroids);
         crate::reference::assign_nearest(data, &probe, None)

@@ -82,5 +82,8 @@ pub use params::{
     MAX_POLISH_SWEEPS,
 };
 pub use path::{fit_path, fit_path_sparse, Path, PathKeep, PathOrigin, PathProgress, PathStep};
-pub use predict::{predict, predict_sparse, transform, transform_sparse};
+pub use predict::{
+    predict, predict_cancellable, predict_sparse, predict_sparse_cancellable, transform,
+    transform_cancellable, transform_sparse, transform_sparse_cancellable,
+};
 pub use sparse::{fit_sparse, CsrView};

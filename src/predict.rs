@@ -12,6 +12,11 @@ use crate::nearest::nearest_by;
 use crate::sparse::{CsrView, SparseCentroids};
 use ndarray::{Array1, Array2, ArrayView2};
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Rows between two polls of the cancellation flag: a poll is one relaxed
+/// load, a row at least one distance to each of the `k` centroids.
+const POLL_ROWS: usize = 1024;
 
 fn check<T: Scalar>(x: ArrayView2<'_, T>, centroids: ArrayView2<'_, T>) -> Result<()> {
     if centroids.nrows() == 0 || centroids.ncols() == 0 {
@@ -81,31 +86,80 @@ pub fn predict<T: Scalar>(
     x: ArrayView2<'_, T>,
     centroids: ArrayView2<'_, T>,
 ) -> Result<Array1<usize>> {
+    predict_cancellable(x, centroids, &AtomicBool::new(false))
+}
+
+/// [`predict`] that stops with [`Error::Interrupted`] soon after `cancel`
+/// is set (it is polled every [`POLL_ROWS`] rows).
+///
+/// ```
+/// use ndarray::array;
+/// use smartigan::{predict_cancellable, Error};
+/// use std::sync::atomic::AtomicBool;
+/// let c = array![[0.0], [10.0]];
+/// let set = AtomicBool::new(true);
+/// assert_eq!(predict_cancellable(c.view(), c.view(), &set).unwrap_err(), Error::Interrupted);
+/// ```
+pub fn predict_cancellable<T: Scalar>(
+    x: ArrayView2<'_, T>,
+    centroids: ArrayView2<'_, T>,
+    cancel: &AtomicBool,
+) -> Result<Array1<usize>> {
     check(x, centroids)?;
     let wide = widen(centroids);
     let largest = max_abs(&wide);
-    let labels: Vec<usize> = (0..x.nrows())
-        .into_par_iter()
-        .map_init(
-            || (vec![0.0; x.ncols()], vec![0.0; wide.len()]),
-            |(row, dist), i| {
-                for (r, v) in row.iter_mut().zip(x.row(i).iter()) {
-                    *r = v.to_f64();
-                }
-                for (dj, c) in dist.iter_mut().zip(&wide) {
-                    *dj = sq_dist(row, c);
-                }
-                let j = nearest_by(dist.len(), None, |j| dist[j]);
-                if dist[j].is_finite() {
-                    return j;
-                }
+    let mut labels = vec![0; x.nrows()];
+    by_rows(
+        &mut labels,
+        1,
+        cancel,
+        || (vec![0.0; x.ncols()], vec![0.0; wide.len()]),
+        |(row, dist), i, label| {
+            for (r, v) in row.iter_mut().zip(x.row(i).iter()) {
+                *r = v.to_f64();
+            }
+            for (dj, c) in dist.iter_mut().zip(&wide) {
+                *dj = sq_dist(row, c);
+            }
+            let j = nearest_by(dist.len(), None, |j| dist[j]);
+            label[0] = if dist[j].is_finite() {
+                j
+            } else {
                 // Every distance overflows: compare them scaled.
                 let e = overflow_exponent(row, largest);
                 nearest_by(wide.len(), None, |j| scaled_sq_dist(row, &wide[j], e))
-            },
-        )
-        .collect();
+            };
+        },
+    )?;
     Ok(Array1::from(labels))
+}
+
+/// Fills `out`, `width` entries per row of the input, by calling
+/// `fill(scratch, i, row_i_of_out)` for every row in parallel. Blocks of
+/// [`POLL_ROWS`] rows not yet begun when `cancel` is set are skipped, and
+/// the answer is then [`Error::Interrupted`]: `out` is never returned half
+/// filled.
+fn by_rows<O: Send, S>(
+    out: &mut [O],
+    width: usize,
+    cancel: &AtomicBool,
+    scratch: impl Fn() -> S + Send + Sync,
+    fill: impl Fn(&mut S, usize, &mut [O]) + Send + Sync,
+) -> Result<()> {
+    out.par_chunks_mut(POLL_ROWS * width)
+        .enumerate()
+        .for_each_init(scratch, |s, (block, rows)| {
+            if cancel.load(Ordering::Relaxed) {
+                return;
+            }
+            for (o, row) in rows.chunks_mut(width).enumerate() {
+                fill(s, block * POLL_ROWS + o, row);
+            }
+        });
+    if cancel.load(Ordering::Relaxed) {
+        return Err(Error::Interrupted);
+    }
+    Ok(())
 }
 
 /// An `n × k` output as one flat vector of zeros, or an error if it cannot
@@ -144,14 +198,27 @@ pub fn transform<T: Scalar>(
     x: ArrayView2<'_, T>,
     centroids: ArrayView2<'_, T>,
 ) -> Result<Array2<T>> {
+    transform_cancellable(x, centroids, &AtomicBool::new(false))
+}
+
+/// [`transform`] that stops with [`Error::Interrupted`] soon after `cancel`
+/// is set (it is polled every [`POLL_ROWS`] rows).
+pub fn transform_cancellable<T: Scalar>(
+    x: ArrayView2<'_, T>,
+    centroids: ArrayView2<'_, T>,
+    cancel: &AtomicBool,
+) -> Result<Array2<T>> {
     check(x, centroids)?;
     let (n, k) = (x.nrows(), centroids.nrows());
     let mut flat = distance_matrix::<T>(n, k, x.dim())?;
     let wide = widen(centroids);
     let largest = max_abs(&wide);
-    flat.par_chunks_mut(k).enumerate().for_each_init(
+    by_rows(
+        &mut flat,
+        k,
+        cancel,
         || vec![0.0; x.ncols()],
-        |row, (i, out)| {
+        |row, i, out| {
             for (r, v) in row.iter_mut().zip(x.row(i).iter()) {
                 *r = v.to_f64();
             }
@@ -166,7 +233,7 @@ pub fn transform<T: Scalar>(
                 *o = T::from_f64(dist);
             }
         },
-    );
+    )?;
     into_matrix(flat, n, k)
 }
 
@@ -204,9 +271,26 @@ pub fn predict_sparse<T: Scalar>(
     x: CsrView<'_, T>,
     centroids: ArrayView2<'_, T>,
 ) -> Result<Array1<usize>> {
+    predict_sparse_cancellable(x, centroids, &AtomicBool::new(false))
+}
+
+/// [`predict_sparse`] that stops with [`Error::Interrupted`] soon after
+/// `cancel` is set (it is polled every [`POLL_ROWS`] rows).
+pub fn predict_sparse_cancellable<T: Scalar>(
+    x: CsrView<'_, T>,
+    centroids: ArrayView2<'_, T>,
+    cancel: &AtomicBool,
+) -> Result<Array1<usize>> {
     let prepared = sparse_centroids(x, centroids)?;
-    let never = std::sync::atomic::AtomicBool::new(false);
-    Ok(Array1::from(x.nearest_rows(&prepared, &never)))
+    let mut labels = vec![0; x.n_rows()];
+    by_rows(
+        &mut labels,
+        1,
+        cancel,
+        || vec![0.0; prepared.k()],
+        |scratch, i, label| label[0] = prepared.nearest(x.row(i), scratch),
+    )?;
+    Ok(Array1::from(labels))
 }
 
 /// [`transform`] for sparse rows: Euclidean distances, `n × k`, each to a
@@ -216,16 +300,32 @@ pub fn transform_sparse<T: Scalar>(
     x: CsrView<'_, T>,
     centroids: ArrayView2<'_, T>,
 ) -> Result<Array2<T>> {
+    transform_sparse_cancellable(x, centroids, &AtomicBool::new(false))
+}
+
+/// [`transform_sparse`] that stops with [`Error::Interrupted`] soon after
+/// `cancel` is set (it is polled every [`POLL_ROWS`] rows).
+pub fn transform_sparse_cancellable<T: Scalar>(
+    x: CsrView<'_, T>,
+    centroids: ArrayView2<'_, T>,
+    cancel: &AtomicBool,
+) -> Result<Array2<T>> {
     let prepared = sparse_centroids(x, centroids)?;
     let (n, k) = (x.n_rows(), prepared.k());
     let mut flat = distance_matrix::<T>(n, k, (n, x.n_cols()))?;
-    flat.par_chunks_mut(k).enumerate().for_each(|(i, out)| {
-        let row = x.row(i);
-        let x_norm: f64 = row.1.iter().map(|v| v.to_f64() * v.to_f64()).sum();
-        for (j, o) in out.iter_mut().enumerate() {
-            let fast = prepared.fast(row, j);
-            *o = T::from_f64(prepared.distance(row, j, fast, x_norm));
-        }
-    });
+    by_rows(
+        &mut flat,
+        k,
+        cancel,
+        || (),
+        |(), i, out| {
+            let row = x.row(i);
+            let x_norm: f64 = row.1.iter().map(|v| v.to_f64() * v.to_f64()).sum();
+            for (j, o) in out.iter_mut().enumerate() {
+                let fast = prepared.fast(row, j);
+                *o = T::from_f64(prepared.distance(row, j, fast, x_norm));
+            }
+        },
+    )?;
     into_matrix(flat, n, k)
 }

@@ -1,8 +1,8 @@
 //! Issue 32, item 5: every path that can run for long polls its
 //! cancellation flag: k-means++ on its own and inside a restart (dense and
-//! sparse, with and without weights), and sparse fits from Forgy starts
+//! sparse, with and without weights), sparse fits from Forgy starts
 //! (whose first assignment and Lloyd iterations each take a minute on large
-//! data). A flag set before the call stops it at once; one set by another
+//! data), and predict and transform on many rows (dense and sparse). A flag set before the call stops it at once; one set by another
 //! thread stops it soon after. The uninterrupted calls below would take
 //! minutes; a call counts as prompt if it returns within a few seconds of
 //! the flag (a responsiveness bound with wide slack, not a speed claim).
@@ -13,7 +13,9 @@ use common::Csr;
 use ndarray::{Array1, Array2};
 use smartigan::rng::Xoshiro256PlusPlus;
 use smartigan::{
-    fit_cancellable, fit_sparse, kmeans_plus_plus_cancellable, Error, Init, Method, Params,
+    fit_cancellable, fit_sparse, kmeans_plus_plus_cancellable, predict_cancellable,
+    predict_sparse_cancellable, transform_cancellable, transform_sparse_cancellable, Error, Init,
+    Method, Params,
 };
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -147,4 +149,88 @@ fn sparse_fits_stop_soon_after_the_flag() {
             fit_sparse(csr.view(), None, p.clone(), flag)
         });
     }
+}
+
+#[test]
+fn predict_and_transform_poll_the_flag_and_answer_as_the_plain_calls_without_it() {
+    let x = dense(3000, 4, 5);
+    let c = dense(20, 4, 6);
+    let csr = sparse(3000, 4, 2, 7);
+    let set = AtomicBool::new(true);
+    assert_eq!(
+        predict_cancellable(x.view(), c.view(), &set),
+        Err(Error::Interrupted)
+    );
+    assert_eq!(
+        transform_cancellable(x.view(), c.view(), &set),
+        Err(Error::Interrupted)
+    );
+    assert_eq!(
+        predict_sparse_cancellable(csr.view(), c.view(), &set),
+        Err(Error::Interrupted)
+    );
+    assert_eq!(
+        transform_sparse_cancellable(csr.view(), c.view(), &set),
+        Err(Error::Interrupted)
+    );
+    let unset = AtomicBool::new(false);
+    assert_eq!(
+        predict_cancellable(x.view(), c.view(), &unset).unwrap(),
+        smartigan::predict(x.view(), c.view()).unwrap()
+    );
+    assert_eq!(
+        transform_cancellable(x.view(), c.view(), &unset).unwrap(),
+        smartigan::transform(x.view(), c.view()).unwrap()
+    );
+    assert_eq!(
+        predict_sparse_cancellable(csr.view(), c.view(), &unset).unwrap(),
+        smartigan::predict_sparse(csr.view(), c.view()).unwrap()
+    );
+    assert_eq!(
+        transform_sparse_cancellable(csr.view(), c.view(), &unset).unwrap(),
+        smartigan::transform_sparse(csr.view(), c.view()).unwrap()
+    );
+}
+
+#[test]
+fn predict_and_transform_on_many_rows_stop_soon_after_the_flag() {
+    // Each call below is 10^10 or more distance terms: seconds at the
+    // least, even on many cores, against a flag set after 20 ms.
+    let delay = Duration::from_millis(20);
+    let x = dense(200_000, 64, 8);
+    let c = dense(2000, 64, 9);
+    interrupted_after(delay, |flag| predict_cancellable(x.view(), c.view(), flag));
+    let x = dense(100_000, 256, 10);
+    let c = dense(500, 256, 11);
+    interrupted_after(delay, |flag| {
+        transform_cancellable(x.view(), c.view(), flag)
+    });
+    let csr = sparse(200_000, 2000, 20, 12);
+    let c = dense(3000, 2000, 13);
+    interrupted_after(delay, |flag| {
+        predict_sparse_cancellable(csr.view(), c.view(), flag)
+    });
+    let csr = sparse(100_000, 2000, 200, 14);
+    let c = dense(500, 2000, 15);
+    interrupted_after(delay, |flag| {
+        transform_sparse_cancellable(csr.view(), c.view(), flag)
+    });
+}
+
+#[test]
+fn a_dense_fit_stops_inside_its_first_assignment() {
+    // The first nearest-centroid pass after the start is n × k distances,
+    // as long as a sweep: 400,000 × 64 against 20,000 given centroids
+    // (about 9 s on two cores).
+    let x = dense(400_000, 64, 16);
+    let c = dense(20_000, 64, 17);
+    let p = Params::new(20_000)
+        .init(Init::Centroids(c))
+        .method(Method::Lloyd)
+        .n_init(1)
+        .seed(0);
+    // The flag comes after the checks and the data's preparation.
+    interrupted_after(Duration::from_millis(1000), |flag| {
+        fit_cancellable(x.view(), None, p.clone(), flag)
+    });
 }

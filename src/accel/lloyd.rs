@@ -9,6 +9,7 @@ use super::Cache;
 use crate::data::{sq_dist, Data, Scalar};
 use crate::partition::Partition;
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// One Lloyd iteration: every point to its nearest centroid (ties keep the
 /// current label), then all centroids recomputed; empty clusters are refilled
@@ -37,12 +38,14 @@ pub(crate) fn lloyd_iteration<T: Scalar>(
 
 /// Nearest centroid for every point, with exactly the reference's answers
 /// (`Partition::nearest`: ties keep `current[i]` when given, else go to the
-/// lowest index). Parallel over fixed chunks of points.
+/// lowest index). Parallel over fixed chunks of points; chunks not begun
+/// once `cancel` is set are left at label 0.
 pub(crate) fn assign_nearest<T: Scalar>(
     data: &Data<'_, T>,
     centroids: &[f64],
     k: usize,
     current: Option<&[usize]>,
+    cancel: &AtomicBool,
 ) -> Vec<usize> {
     let probe = Partition::with_centroids(k, data.d, centroids.to_vec());
     let mut panel = Panel::default();
@@ -51,6 +54,9 @@ pub(crate) fn assign_nearest<T: Scalar>(
     out.par_chunks_mut(ASSIGN_CHUNK)
         .enumerate()
         .for_each(|(c, labels)| {
+            if cancel.load(Ordering::Relaxed) {
+                return;
+            }
             let start = c * ASSIGN_CHUNK;
             let idx: Vec<usize> = (start..start + labels.len()).collect();
             let mut found = vec![Nearest::default(); idx.len()];
@@ -345,8 +351,9 @@ mod tests {
             let data = Data::new(x.view(), None);
             let p = random_partition(&data, k, 3);
             let mut buf = vec![0.0; data.d];
-            let fast = assign_nearest(&data, &p.centroids, k, Some(&p.labels));
-            let fresh = assign_nearest(&data, &p.centroids, k, None);
+            let never = AtomicBool::new(false);
+            let fast = assign_nearest(&data, &p.centroids, k, Some(&p.labels), &never);
+            let fresh = assign_nearest(&data, &p.centroids, k, None, &never);
             for i in 0..data.n {
                 data.load_shifted(i, &mut buf);
                 assert_eq!(fast[i], p.nearest(&buf, Some(p.labels[i])));

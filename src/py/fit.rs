@@ -2,7 +2,7 @@
 //! each a [`RowsJob`] run on dense or sparse points of either float type.
 
 use super::arrays::{same_float, Float, Matrix, Rows, RowsJob};
-use super::interrupt::{detached, interruptible};
+use super::interrupt::interruptible;
 use super::params::PyParams;
 use super::result::{int64, PyClustering};
 use crate::Params;
@@ -147,16 +147,16 @@ impl RowsJob for ToCentroids<'_, '_> {
         let c = centroids.as_array();
         Ok(match self.output {
             Output::Nearest => {
-                let labels = detached(py, || match rows {
-                    Rows::Dense(x) => crate::predict(x, c),
-                    Rows::Sparse(x) => crate::predict_sparse(x, c),
+                let labels = interruptible(py, |cancel| match rows {
+                    Rows::Dense(x) => crate::predict_cancellable(x, c, cancel),
+                    Rows::Sparse(x) => crate::predict_sparse_cancellable(x, c, cancel),
                 })?;
                 int64(py, labels).into_any()
             }
             Output::Distances => {
-                let distances = detached(py, || match rows {
-                    Rows::Dense(x) => crate::transform(x, c),
-                    Rows::Sparse(x) => crate::transform_sparse(x, c),
+                let distances = interruptible(py, |cancel| match rows {
+                    Rows::Dense(x) => crate::transform_cancellable(x, c, cancel),
+                    Rows::Sparse(x) => crate::transform_sparse_cancellable(x, c, cancel),
                 })?;
                 distances.into_pyarray(py).into_any().unbind()
             }

@@ -1,9 +1,11 @@
 //! Running core work with the GIL released, stoppable by Ctrl-C.
 //!
-//! Long work (fits, k-means++ seeding, drawing many restarts' starts) runs on a worker thread
+//! Work that can be long (fits, k-means++ seeding, drawing many restarts'
+//! starts, predict and transform on many rows) runs on a worker thread
 //! while the calling thread polls for signals, so Ctrl-C stops it within
-//! about one sweep and other Python threads keep running. Short work
-//! (predict, transform, one sweep) only releases the GIL ([`detached`]).
+//! about one sweep or one block of rows, and other Python threads keep
+//! running. Work bounded by one sweep (a `Clusterer` step) only releases
+//! the GIL ([`detached`]).
 
 use super::errors::BindingError;
 use pyo3::prelude::*;

@@ -235,9 +235,27 @@ INTERRUPT_SCRIPT = textwrap.dedent("""
     signal.signal(signal.SIGINT, signal.default_int_handler)
     rng = np.random.default_rng(0)
     case = sys.argv[1]
+    def centred_at(C):
+        # Lloyd from C itself: a fit whose centroids are C's rows.
+        return smartigan.Clusterer(len(C), init=C, n_init=1, method="lloyd").fit(C)
+
     if case == "kmeans_plusplus":
         X = rng.normal(size=(200_000, 16))
         call = lambda: smartigan.kmeans_plusplus(X, 5_000, seed=0)
+    elif case == "dense predict":  # about 20 s on two cores
+        fitted, X = centred_at(rng.normal(size=(10_000, 64))), rng.normal(size=(200_000, 64))
+        call = lambda: fitted.predict(X)
+    elif case == "dense transform":  # about 12 s
+        fitted, X = centred_at(rng.normal(size=(2_000, 2_048))), rng.normal(size=(20_000, 2_048))
+        call = lambda: fitted.transform(X)
+    elif case == "sparse predict":  # about 27 s
+        fitted = centred_at(rng.normal(size=(5_000, 200)))
+        X = sp.random(200_000, 200, density=0.1, format="csr", random_state=0, dtype=np.float64)
+        call = lambda: fitted.predict(X)
+    elif case == "sparse transform":  # about 15 s
+        fitted = centred_at(rng.normal(size=(1_000, 2_000)))
+        X = sp.random(40_000, 2_000, density=0.5, format="csr", random_state=0, dtype=np.float64)
+        call = lambda: fitted.transform(X)
     else:
         X = sp.random(100_000, 2_000, density=0.01, format="csr", random_state=0, dtype=np.float64)
         init = "forgy" if case == "sparse forgy" else "k-means++"
@@ -253,7 +271,8 @@ INTERRUPT_SCRIPT = textwrap.dedent("""
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
-@pytest.mark.parametrize("case", ["kmeans_plusplus", "sparse k-means++", "sparse forgy"])
+@pytest.mark.parametrize("case", ["kmeans_plusplus", "sparse k-means++", "sparse forgy", "dense predict",
+                                  "dense transform", "sparse predict", "sparse transform"])
 def test_ctrl_c_stops_long_core_paths_soon(case):
     child = subprocess.Popen([sys.executable, "-c", INTERRUPT_SCRIPT, case], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
