@@ -493,6 +493,11 @@ impl ValidParams {
         self.p.tol.unwrap_or_else(|| defaults::tol(n, d, self.p.k))
     }
 
+    /// The tolerance the caller gave, if any (`None`: `"auto"`).
+    pub(crate) fn given_tol(&self) -> Option<f64> {
+        self.p.tol
+    }
+
     /// Smartigan's acceptance factor in schedule sweep `t` (0-based):
     /// `start − (start − end)·t/n_iter`, the paper's `3/2 − n_iter/(2·N_iter)`
     /// for the default `(1.5, 1.0)`.

@@ -267,15 +267,7 @@ fn checked_path(
             "must be a non-empty range k_min..=k_max with k_min >= 1".into(),
         ));
     }
-    // A path's promise is a Hartigan local optimum at every k, so its
-    // descents run to the end unless the caller gives a tolerance.
-    let tol = Some(params.tol.unwrap_or(0.0));
-    let params = Params {
-        k: k_min,
-        tol,
-        ..params
-    }
-    .check()?;
+    let params = Params { k: k_min, ..params }.check()?;
     params.check_data(n, d)?;
     if k_max > n {
         return Err(bad(format!("k_max must be at most n_samples={n}")));
@@ -293,9 +285,12 @@ fn checked_path(
 ///
 /// `params.k` is not read: the fit at `k_min` uses `params` with
 /// `k = k_min` (its method, starts, restarts, schedule), and every later
-/// `k` is reached by Hartigan sweeps whatever the method. `params.tol`
-/// left at `None` means 0 here (not [`crate::defaults::tol`]): every
-/// descent runs until no point moves. Same seed and
+/// `k` is reached by Hartigan sweeps whatever the method. With
+/// `params.tol` left at `None`, the search runs at the size's default
+/// tolerance ([`crate::defaults::tol`] at each `k`) and every `k`'s
+/// solution is then finished by Hartigan sweeps until no point moves, so
+/// each is a Hartigan local optimum; a given `tol` is used throughout.
+/// Same seed and
 /// input give bit-identical paths for any number of threads. Stops with
 /// [`Error::Interrupted`] soon after `cancel` is set (checked between
 /// sweeps and between steps). `progress` counts the work done as it runs.
@@ -352,6 +347,15 @@ pub fn fit_path_sparse<T: Scalar>(
 /// than its cost (benches/JOURNAL.md, issue 30).
 const MERGE_CANDIDATES: usize = 2;
 
+/// The relative tolerance of a large path's search (`tol` left to
+/// `"auto"`, `n·d·k` above [`defaults::SMALL_PROBLEM`]): ten times a fit's
+/// [`defaults::TOL_LARGE`]. The search's descents are candidates to
+/// compare, and the one kept at each `k` is finished to a Hartigan local
+/// optimum anyway; on W2 the path took 0.68× the time of a search at
+/// `TOL_LARGE` for objectives as close to scikit-learn's best of ten
+/// (benches/JOURNAL.md, issue 30).
+const SEARCH_TOL_LARGE: f64 = 1e-4;
+
 /// The path on any representation: the fit at `params.k()` on `pool`,
 /// then the steps up to `k_max`, then (with `params.refine()`) the fits of
 /// small problems and the refinement pass.
@@ -370,19 +374,19 @@ where
         pool,
         data,
         params,
-        tol: params.tol(data.n(), data.d()),
         cancel,
         progress,
     };
     let n_ks = k_max + 1 - params.k();
     let refining_passes = if params.refine() { 3 } else { 0 };
-    progress.start(n_ks + refining_passes * (n_ks - 1));
+    let finishing = (params.k()..=k_max).any(|k| steps.finishes(k));
+    progress.start(n_ks * (1 + usize::from(finishing)) + refining_passes * (n_ks - 1));
     let (first, mut cache) = steps.fit(params)?;
     progress.advance(1);
     let mut path = vec![first];
     for k in params.k() + 1..=k_max {
         let below = &path[path.len() - 1];
-        path.push(steps.grow(below, k, &mut cache)?);
+        path.push(steps.grow(below, k, steps.search_tol(k), &mut cache)?);
         progress.advance(1);
     }
     if params.refine() {
@@ -391,6 +395,9 @@ where
             *c |= r;
         }
         steps.repair(&mut path, changed, &mut cache)?;
+    }
+    if finishing {
+        path = steps.finish(path, &mut cache)?;
     }
     let steps = path.into_iter().map(|s| s.into_step(keep)).collect();
     Ok(Path {
@@ -438,8 +445,6 @@ struct Steps<'a, S> {
     pool: &'a rayon::ThreadPool,
     data: &'a S,
     params: &'a ValidParams,
-    /// The run's relative tolerance ([`ValidParams::tol`]).
-    tol: f64,
     cancel: &'a AtomicBool,
     progress: &'a PathProgress,
 }
@@ -448,6 +453,29 @@ impl<S: Source> Steps<'_, S>
 where
     S::State: Send,
 {
+    /// The relative tolerance of the search at `k`: the caller's; else 0
+    /// where a fit at `k` descends to the end (small problems), and
+    /// [`SEARCH_TOL_LARGE`] where it stops early.
+    fn search_tol(&self, k: usize) -> f64 {
+        match self.params.given_tol() {
+            Some(tol) => tol,
+            None if defaults::tol(self.data.n(), self.data.d(), k) > 0.0 => SEARCH_TOL_LARGE,
+            None => 0.0,
+        }
+    }
+
+    /// The tolerance every `k`'s solution ends at: the caller's, or 0 (a
+    /// Hartigan local optimum, the path's promise).
+    fn final_tol(&self) -> f64 {
+        self.params.given_tol().unwrap_or(0.0)
+    }
+
+    /// Whether the solution at `k` is searched for at a larger tolerance
+    /// than it must end at, and so needs [`Steps::finish`].
+    fn finishes(&self, k: usize) -> bool {
+        self.search_tol(k) > self.final_tol()
+    }
+
     /// The usual multi-start fit with `params` (at its `k`), polished by
     /// Hartigan sweeps where its method does not end with them, and the
     /// splits its refinement computed.
@@ -464,7 +492,7 @@ where
             Method::Lloyd => false,
         };
         if !(hartigan_end && fit.converged()) {
-            let polish = self.descend(params.k(), fit.part)?;
+            let polish = self.descend(params.k(), fit.part, self.search_tol(params.k()))?;
             c = polished(c, self.clustering(&polish));
         }
         Ok((Solution::new(c, PathOrigin::Fit), cache))
@@ -500,15 +528,15 @@ where
         Ok(changed)
     }
 
-    /// The descent at `k` from `state` ([`Restart::descent`]), run to its
-    /// end.
-    fn descend(&self, k: usize, state: S::State) -> Result<Restart<S::State>> {
+    /// The descent at `k` from `state` ([`Restart::descent`]), run until no
+    /// point moves or a sweep gains at most `tol` of the objective.
+    fn descend(&self, k: usize, state: S::State, tol: f64) -> Result<Restart<S::State>> {
         if self.cancel.load(Ordering::Relaxed) {
             return Err(Error::Interrupted);
         }
         let order = Xoshiro256PlusPlus::stream(self.params.seed(), k as u64, Stream::PathOrder);
         let params = self.params.descent(k);
-        let mut restart = Restart::descent(self.data, state, order, self.tol);
+        let mut restart = Restart::descent(self.data, state, order, tol);
         self.pool
             .install(|| restart.run_to_end(self.data, &params, self.cancel))?;
         Ok(restart)
@@ -527,17 +555,19 @@ where
     }
 
     /// The solution at `k` grown from `below` (at `k − 1`): its best split,
-    /// then Hartigan sweeps. `cache`: the splits computed so far.
+    /// then Hartigan sweeps down to `tol`. `cache`: the splits computed so
+    /// far.
     fn grow(
         &self,
         below: &Solution<S::Out>,
         k: usize,
+        tol: f64,
         cache: &mut SplitCache,
     ) -> Result<Solution<S::Out>> {
         let (start, split) = self
             .pool
             .install(|| self.data.split(&self.state(below), cache));
-        let descent = self.descend(k, start)?;
+        let descent = self.descend(k, start, tol)?;
         let origin = split.map_or(PathOrigin::Filled, PathOrigin::Split);
         Ok(Solution::new(self.clustering(&descent), origin))
     }
@@ -579,7 +609,14 @@ where
             (0..MERGE_CANDIDATES)
                 .into_par_iter()
                 .map(|rank| match self.data.merge(&start_from, rank) {
-                    Some(start) => Ok(Some(self.clustering(&self.descend(current.k(), start)?))),
+                    Some(start) => {
+                        let tol = self.search_tol(current.k());
+                        Ok(Some(self.clustering(&self.descend(
+                            current.k(),
+                            start,
+                            tol,
+                        )?)))
+                    }
                     None => Ok(None),
                 })
                 .collect::<Result<_>>()
@@ -616,13 +653,56 @@ where
             if !(rising || changed[i - 1]) {
                 continue;
             }
-            let grown = self.grow(&path[i - 1], path[i].k(), cache)?;
+            let k = path[i].k();
+            let grown = self.grow(&path[i - 1], k, self.search_tol(k), cache)?;
             if rising || grown.objective() < path[i].objective() {
                 path[i] = grown;
                 changed[i] = true;
             }
         }
         Ok(())
+    }
+
+    /// The last pass where the search stopped descents early: in
+    /// increasing `k`, each solution continued by Hartigan sweeps down to
+    /// the final tolerance (0 by default: until no point moves). A finished
+    /// solution can only be lower, so it can end above the finished one at
+    /// `k − 1`; it is then replaced by one grown from that, at the final
+    /// tolerance, which cannot end higher. So the objectives still fall
+    /// with `k`, and every `k` ends as a Hartigan local optimum.
+    fn finish(
+        &self,
+        path: Vec<Solution<S::Out>>,
+        cache: &mut SplitCache,
+    ) -> Result<Vec<Solution<S::Out>>> {
+        let tol = self.final_tol();
+        // The descents are independent (each `k` has its own visiting
+        // orders), so they run side by side; only the repair is in order.
+        let finished: Vec<Solution<S::Out>> = self.pool.install(|| {
+            path.into_par_iter()
+                .map(|searched| {
+                    let k = searched.k();
+                    let s = if self.finishes(k) {
+                        let more = self.clustering(&self.descend(k, self.state(&searched), tol)?);
+                        Solution::new(polished(searched.clustering, more), searched.origin)
+                    } else {
+                        searched
+                    };
+                    self.progress.advance(1);
+                    Ok(s)
+                })
+                .collect::<Result<_>>()
+        })?;
+        let mut done: Vec<Solution<S::Out>> = Vec::with_capacity(finished.len());
+        for mut s in finished {
+            if let Some(below) = done.last() {
+                if s.objective() > below.objective() {
+                    s = self.grow(below, s.k(), tol, cache)?;
+                }
+            }
+            done.push(s);
+        }
+        Ok(done)
     }
 }
 

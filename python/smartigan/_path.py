@@ -478,8 +478,9 @@ def cluster_path(
     solution; and from the first k up, each k is grown again where the one
     below improved; whatever is lowest is kept. So the objective never rises
     with k, each k costs a few descents rather than a multi-start fit, and
-    every k's solution is a Hartigan local optimum (with ``tol=0``, which
-    the default ``"auto"`` means for a path whatever its size).
+    every k's solution is a Hartigan local optimum (the default
+    ``tol="auto"`` searches with descents stopped early on large problems,
+    then finishes every k by sweeps until no point moves).
 
     Parameters
     ----------
@@ -527,9 +528,12 @@ def cluster_path(
         its progress bar from it. An exception it raises stops the call.
     method, n_iter, init, n_init, schedule, polish, refine, tol
         As for :func:`cluster`, for the fit at the first k (later k are
-        reached by Hartigan sweeps whatever the method; ``tol`` applies to
-        them too, and its ``"auto"`` means 0 here, so that every k is a local
-        optimum; ``refine`` also turns the path's own refinement on or off).
+        reached by Hartigan sweeps whatever the method; ``refine`` also
+        turns the path's own refinement on or off). A number ``tol`` applies
+        to every descent. ``"auto"`` searches at 0 on small problems and at
+        ``1e-4`` where ``n_samples·n_features·k > 2**20``, then continues
+        every k's solution until no point moves, so every k ends a local
+        optimum.
 
     Returns
     -------
