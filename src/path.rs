@@ -351,9 +351,8 @@ const MERGE_CANDIDATES: usize = 2;
 /// `"auto"`, `n·d·k` above [`defaults::SMALL_PROBLEM`]): ten times a fit's
 /// [`defaults::TOL_LARGE`]. The search's descents are candidates to
 /// compare, and the one kept at each `k` is finished to a Hartigan local
-/// optimum anyway; on W2 the path took 0.68× the time of a search at
-/// `TOL_LARGE` for objectives as close to scikit-learn's best of ten
-/// (benches/JOURNAL.md, issue 30).
+/// optimum anyway, so their long tails (many sweeps moving a few points
+/// each) buy little; the A/B on W2 is in benches/JOURNAL.md (session 22).
 const SEARCH_TOL_LARGE: f64 = 1e-4;
 
 /// The path on any representation: the fit at `params.k()` on `pool`,
