@@ -6,18 +6,26 @@
 use crate::api::fit_with;
 use crate::testdata::blobs;
 use crate::{Init, Method, Params, Scalar};
-use ndarray::ArrayView2;
+use ndarray::{Array1, ArrayView1, ArrayView2};
 use std::sync::atomic::AtomicBool;
 
 fn same<T: Scalar + PartialEq>(x: ArrayView2<'_, T>, params: Params) {
+    same_weighted(x, None, params);
+}
+
+fn same_weighted<T: Scalar + PartialEq>(
+    x: ArrayView2<'_, T>,
+    w: Option<ArrayView1<'_, f64>>,
+    params: Params,
+) {
     let never = AtomicBool::new(false);
-    let reference = fit_with(x, None, params.clone().n_threads(1), &never, false);
+    let reference = fit_with(x, w, params.clone().n_threads(1), &never, false);
     let reference = match reference {
         Ok(r) => r,
         Err(e) => panic!("reference fit failed: {e}"),
     };
     for threads in [1, 2, 3, 8] {
-        let fast = fit_with(x, None, params.clone().n_threads(threads), &never, true);
+        let fast = fit_with(x, w, params.clone().n_threads(threads), &never, true);
         match fast {
             Ok(f) => assert_eq!(f, reference, "{params:?} with {threads} threads"),
             Err(e) => panic!("fast fit failed: {e}"),
@@ -87,6 +95,47 @@ fn given_centroids_far_outside_the_data() {
                 .init(Init::Centroids(c.clone()))
                 .n_init(1)
                 .seed(2),
+        );
+    }
+}
+
+#[test]
+fn fast_weighted_fits_equal_reference_fits() {
+    // Sample weights take the bounded sweep wherever k·d is large enough:
+    // spread weights, weights with zeros, and integer weights (whose
+    // cluster weights are exact), for every method and start.
+    for &(n, d, k) in &[(1500, 16, 20), (900, 40, 33), (600, 5, 70)] {
+        let x = blobs(n, d, (k / 2).max(2), 7 + (n * d) as u64);
+        let spread = Array1::from_shape_fn(n, |i| 0.1 + ((i * 7919) % 97) as f64 / 9.7);
+        let zeros = Array1::from_shape_fn(n, |i| {
+            if i % 11 == 0 {
+                0.0
+            } else {
+                1.0 + (i % 3) as f64
+            }
+        });
+        let integers = Array1::from_shape_fn(n, |i| (1 + i % 5) as f64);
+        for w in [&spread, &zeros, &integers] {
+            for method in Method::ALL {
+                for init in [Init::KMeansPlusPlus, Init::RandomPartition] {
+                    let p = Params::new(k)
+                        .method(method)
+                        .init(init)
+                        .n_init(2)
+                        .n_iter(12)
+                        .seed(11);
+                    same_weighted(x.view(), Some(w.view()), p);
+                }
+            }
+        }
+    }
+    let x = blobs(1200, 24, 9, 3).mapv(|v| v as f32);
+    let w = Array1::from_shape_fn(1200, |i| 1e-3 + (i % 13) as f64 * 1e3);
+    for method in Method::ALL {
+        same_weighted(
+            x.view(),
+            Some(w.view()),
+            Params::new(18).method(method).seed(2),
         );
     }
 }

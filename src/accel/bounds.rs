@@ -54,7 +54,6 @@
 //! the reference's expressions, so the sweep's moves do not change.
 
 use crate::data::{sq_dist, Data, Scalar};
-use crate::move_rule::join_weight;
 use crate::partition::Partition;
 
 /// Rounds a non-negative quantity up (covers the one or two roundings of the
@@ -171,8 +170,9 @@ pub(crate) struct Bounds {
     /// The centroids at the end of the last sweep (empty before the first):
     /// anything that moved them between sweeps is applied at the next start.
     centroids: Vec<f64>,
-    /// A lower bound on every cluster's size during the current sweep.
-    min_count: usize,
+    /// A lower bound on every cluster's weight (its size, without sample
+    /// weights) during the current sweep.
+    min_weight: f64,
     /// Relative margin covering the reference's rounding, `(d + 16)·ε`.
     gamma: f64,
 }
@@ -207,7 +207,7 @@ impl Bounds {
             checkpoint: 0,
             interval: n.div_ceil(checks).max(1),
             centroids: Vec::new(),
-            min_count: 0,
+            min_weight: 0.0,
             gamma: rounding_gamma(d),
         })
     }
@@ -220,7 +220,7 @@ impl Bounds {
     /// Starts a sweep: whatever moved the centroids since the last sweep
     /// ended (the recomputation from the labels, or anything else) updates
     /// the displacements, and the size bound is refreshed.
-    pub fn begin_sweep(&mut self, centroids: &[f64], counts: &[usize]) {
+    pub fn begin_sweep(&mut self, centroids: &[f64], cluster_weights: &[f64]) {
         let d = self.d;
         if self.centroids.len() == centroids.len() {
             for j in 0..self.k {
@@ -234,7 +234,10 @@ impl Bounds {
                 b.label = NO_LABEL;
             }
         }
-        self.min_count = counts.iter().copied().min().unwrap_or(0);
+        self.min_weight = cluster_weights
+            .iter()
+            .copied()
+            .fold(f64::INFINITY, f64::min);
     }
 
     /// Re-anchors every point's bounds at the current centroids after a few
@@ -375,15 +378,23 @@ impl Bounds {
         }
     }
 
-    /// Bounds `(u, l)` valid now that prove point `i` (in cluster `r` of
-    /// size `n_r ≥ 2`) stays in a sweep with acceptance factor `factor`, or
-    /// `None` if they cannot. The second test loads the point's row into
-    /// `row`.
+    /// Bounds `(u, l)` valid now that prove point `i` (of weight `w`, in
+    /// cluster `r` that it may leave: `W_r − w > 0`) stays in a sweep with
+    /// acceptance factor `factor`, or `None` if they cannot. The second
+    /// test loads the point's row into `row`.
+    ///
+    /// The reference's costs are `w·(W_j/(W_j + w))·‖x − μ_j‖²` against
+    /// `factor·w·(W_r/(W_r − w))·‖x − μ_r‖²`: the common factor `w` is left
+    /// out here, and with sample weights (`w ≠ 1`) the own cost gets room
+    /// for its rounding in both products. A zero-weight point follows the
+    /// nearest centroid whatever `factor` is, so it is never skipped.
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     fn verdict<T: Scalar>(
         &self,
         i: usize,
         r: usize,
+        w: f64,
         p: &Partition,
         factor: f64,
         data: &Data<'_, T>,
@@ -391,17 +402,24 @@ impl Bounds {
     ) -> Option<(f64, f64)> {
         let b = &self.points[i];
         let age = self.checkpoint.wrapping_sub(b.stamp) as usize;
-        if b.label as usize != r || age >= self.ring.len() || b.lower <= 0.0 {
+        if b.label as usize != r || age >= self.ring.len() || b.lower <= 0.0 || w == 0.0 {
             return None;
         }
         let s = b.stamp as usize % self.ring.len();
         let slot = &self.ring[s];
         let upper = (b.upper + self.drift[r * self.ring.len() + s]) * UP;
-        let n_r = p.counts[r] as f64;
-        // At least the reference's own cost, whatever its rounding.
-        let own = (1.0 + 4.0 * self.gamma) * (factor * (n_r / (n_r - 1.0)) * upper * upper);
-        let m = self.min_count as f64;
-        let join_min = m / (m + 1.0);
+        let w_r = p.weights[r];
+        let weighted_rounding = if w == 1.0 {
+            1.0
+        } else {
+            1.0 + 8.0 * f64::EPSILON
+        };
+        // At least the reference's own cost (over `w`), whatever its rounding.
+        let own = (1.0 + 4.0 * self.gamma)
+            * weighted_rounding
+            * (factor * (w_r / (w_r - w)) * upper * upper);
+        let m = self.min_weight;
+        let join_min = m / (m + w);
         let lower = (b.lower - slot.max_other(r)) * DOWN;
         if lower > 0.0 && join_min * lower * lower >= own {
             return Some((upper, lower));
@@ -418,8 +436,9 @@ impl Bounds {
                 continue;
             }
             let dist = sq_dist(row, p.centroid(j));
-            // The reference's cost, compared with an upper bound on its own.
-            if join_weight(1.0, p.counts[j] as f64) * dist < own {
+            // The reference's cost (over `w`: exactly it for unit weights),
+            // compared with an upper bound on its own.
+            if (p.weights[j] / (p.weights[j] + w)) * dist < own {
                 return None;
             }
             nearest = nearest.min(dist);
@@ -446,22 +465,24 @@ impl Bounds {
         data: &Data<'_, T>,
         row: &mut [f64],
     ) -> bool {
-        self.verdict(i, r, p, factor, data, row).is_some()
+        self.verdict(i, r, 1.0, p, factor, data, row).is_some()
     }
 
-    /// Whether point `i` provably stays; if so its bounds are brought up to
-    /// date (so they never grow older than one sweep).
+    /// Whether point `i` (of weight `w`) provably stays; if so its bounds
+    /// are brought up to date (so they never grow older than one sweep).
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     pub fn skip<T: Scalar>(
         &mut self,
         i: usize,
         r: usize,
+        w: f64,
         p: &Partition,
         factor: f64,
         data: &Data<'_, T>,
         row: &mut [f64],
     ) -> bool {
-        let Some((upper, lower)) = self.verdict(i, r, p, factor, data, row) else {
+        let Some((upper, lower)) = self.verdict(i, r, w, p, factor, data, row) else {
             return false;
         };
         self.store(i, r, upper, lower);
@@ -498,13 +519,14 @@ impl Bounds {
         self.store(i, r, upper, lower);
     }
 
-    /// After a move from `r` to `j` (sizes now `counts`): both centroids
-    /// moved, and the size bound may fall.
+    /// After a move from `r` to `j` (cluster weights now
+    /// `cluster_weights`): both centroids moved, and the weight bound may
+    /// fall.
     #[inline(always)]
-    pub fn after_move(&mut self, centroids: &[f64], counts: &[usize], r: usize, j: usize) {
+    pub fn after_move(&mut self, centroids: &[f64], cluster_weights: &[f64], r: usize, j: usize) {
         self.moved(centroids, r);
         self.moved(centroids, j);
-        self.min_count = self.min_count.min(counts[r]);
+        self.min_weight = self.min_weight.min(cluster_weights[r]);
     }
 }
 
@@ -561,7 +583,7 @@ mod tests {
         }
         let mut b = cache.bounds.take().unwrap();
         // What the next sweep's start records of the recomputation.
-        b.begin_sweep(&p.centroids, &p.counts);
+        b.begin_sweep(&p.centroids, &p.weights);
         b.end_sweep(&p.centroids);
         // Merge cluster 1 into 0 and split cluster 2 in two (half goes to 1).
         let mut q = p.clone();
@@ -622,7 +644,7 @@ mod tests {
         let mut c = vec![20.0, 21.0, 22.0, -4.5, -1.0];
         let labels = [3, 4];
         let mut b = Bounds::new(2, 5, 1).unwrap();
-        b.begin_sweep(&c, &[1, 1, 1, 1, 1]);
+        b.begin_sweep(&c, &[1.0; 5]);
         b.at_position(0, &c);
         b.record(0, 3, 0.25, 16.0);
         // During the sweep cluster 3 moves away (own distance 1) and
@@ -652,7 +674,7 @@ mod tests {
         let mut p = Partition::from_labels(&data, 2, vec![0, 0, 1, 1, 1], false);
         let mut row = vec![0.0];
         let mut b = Bounds::new(5, 2, 1).unwrap();
-        b.begin_sweep(&p.centroids, &p.counts);
+        b.begin_sweep(&p.centroids, &p.weights);
         b.at_position(0, &p.centroids);
         b.record(0, 0, 0.0025, 25.0);
         assert!(b.predicts_stay(0, 0, &p, 1.0, &data, &mut row));

@@ -28,7 +28,7 @@ use super::bounds::Bounds;
 use super::panel::scale_for;
 use super::Cache;
 use crate::data::{sq_dist, Data, Scalar};
-use crate::move_rule::{choose_move, join_weight, leave_weight};
+use crate::move_rule::{choose_move, join_weight, leave_weight, may_leave};
 use crate::partition::Partition;
 
 /// Positions ahead of selection whose bounds and label are prefetched.
@@ -337,8 +337,68 @@ pub(crate) fn sweep_blocked<T: Scalar>(
             None => return crate::reference::sweep(p, data, order, factor),
         },
     };
-    bounds.begin_sweep(&p.centroids, &p.counts);
+    bounds.begin_sweep(&p.centroids, &p.weights);
     let moves = dispatch_sweep(p, data, order, factor, cache, &mut bounds);
+    bounds.end_sweep(&p.centroids);
+    cache.bounds = Some(bounds);
+    moves
+}
+
+/// The Hartigan/Smartigan sweep on weighted points: each point not skipped
+/// is decided as the plain sweep decides it (every cluster's exact cost,
+/// [`choose_move`] with the point's weight), but points whose bounds prove
+/// they stay are skipped ([`Bounds::skip`] with the point's weight: the
+/// bounds need only the clusters' weights and the point's own). The blocked
+/// sweep's screen is not used: its panel holds one join weight per
+/// cluster, which a point's own weight changes. So the moves are the plain
+/// sweep's, bit for bit.
+pub(crate) fn sweep_weighted<T: Scalar>(
+    p: &mut Partition,
+    data: &Data<'_, T>,
+    order: &[usize],
+    factor: f64,
+    cache: &mut Cache,
+) -> usize {
+    if p.k <= 1 {
+        return crate::reference::sweep(p, data, order, factor);
+    }
+    let mut bounds = match cache.bounds.take() {
+        Some(b) if b.fits(data.n, p.k, p.d) => b,
+        _ => match Bounds::new(data.n, p.k, p.d) {
+            Some(b) => b,
+            None => return crate::reference::sweep(p, data, order, factor),
+        },
+    };
+    bounds.begin_sweep(&p.centroids, &p.weights);
+    let (mut row, mut dist) = (vec![0.0; data.d], vec![0.0; p.k]);
+    let mut moves = 0;
+    for (pos, &i) in order.iter().enumerate() {
+        bounds.at_position(pos, &p.centroids);
+        let (r, w) = (p.labels[i], data.weight(i));
+        if !may_leave(&p.counts, &p.weights, r, w)
+            || bounds.skip(i, r, w, p, factor, data, &mut row)
+        {
+            continue;
+        }
+        data.load_shifted(i, &mut row);
+        for (j, dj) in dist.iter_mut().enumerate() {
+            *dj = sq_dist(&row, p.centroid(j));
+        }
+        match choose_move(&p.weights, r, w, factor, |j| dist[j]) {
+            None => {
+                let other = (0..p.k)
+                    .filter(|&j| j != r)
+                    .fold(f64::INFINITY, |m, j| m.min(dist[j]));
+                bounds.record(i, r, dist[r], other);
+            }
+            Some(j) => {
+                p.move_point(i, &row, w, j);
+                moves += 1;
+                bounds.after_move(&p.centroids, &p.weights, r, j);
+                bounds.record(i, j, sq_dist(&row, p.centroid(j)), 0.0);
+            }
+        }
+    }
     bounds.end_sweep(&p.centroids);
     cache.bounds = Some(bounds);
     moves
@@ -440,7 +500,7 @@ fn process_block<T: Scalar>(
         // drifting back), so checking again almost never skips it and it goes
         // straight to the exact decision. Other points were predicted to stay and are re-checked,
         // because moves earlier in the block may have changed that.
-        if n_r <= 1 || (!is_member && bounds.skip(i, r, p, factor, data, scratch)) {
+        if n_r <= 1 || (!is_member && bounds.skip(i, r, 1.0, p, factor, data, scratch)) {
             continue;
         }
         evaluated += 1;
@@ -494,7 +554,7 @@ fn settle(
         return false;
     };
     p.move_point(i, x, 1.0, j);
-    bounds.after_move(&p.centroids, &p.counts, r, j);
+    bounds.after_move(&p.centroids, &p.weights, r, j);
     live.touch(r, &p.counts);
     live.touch(j, &p.counts);
     // The distance to the new centroid is known; the others are not.
