@@ -95,10 +95,8 @@ impl<T: Scalar> Source for Dense<'_, T> {
         rngs: &mut [Xoshiro256PlusPlus],
         cancel: &AtomicBool,
     ) -> Option<Vec<Vec<f64>>> {
-        // Every k-means++ pass reads every row; restarts share those reads
-        // (the accelerated k-means++ covers unit weights only).
+        // Every k-means++ pass reads every row; restarts share those reads.
         let shares = self.engine.accelerated
-            && !self.rows.is_weighted()
             && rngs.len() > 1
             && matches!(params.init(), Init::KMeansPlusPlus);
         shares.then(|| kmeans_plus_plus_joint(&self.rows, params.k(), rngs, cancel))

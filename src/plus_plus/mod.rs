@@ -14,8 +14,7 @@ use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The k-means++ centres of one restart, shifted: the accelerated
-/// computation (unit weights only) or the plain definition, with the same
-/// numbers either way.
+/// computation or the plain definition, with the same numbers either way.
 /// Once `cancel` is set it stops early, with fewer than `k` centres.
 pub(crate) fn start<T: Scalar>(
     data: &Data<'_, T>,
@@ -24,7 +23,7 @@ pub(crate) fn start<T: Scalar>(
     accelerated: bool,
     cancel: &AtomicBool,
 ) -> Vec<f64> {
-    if accelerated && !data.is_weighted() {
+    if accelerated {
         kmeans_plus_plus(data, k, rng, cancel)
     } else {
         kmeans_plus_plus_reference(data, k, rng, cancel)
@@ -75,9 +74,6 @@ pub(crate) fn kmeans_plus_plus_rows<T: Scalar>(
     rng: &mut Xoshiro256PlusPlus,
     cancel: &AtomicBool,
 ) -> Vec<usize> {
-    if data.is_weighted() {
-        return kmeans_plus_plus_reference_rows(data, k, rng, cancel);
-    }
     let settings = PassSettings {
         cancel: Some(cancel),
         ..PassSettings::for_this_cpu()
@@ -200,7 +196,7 @@ impl PlusPlus {
         for idx in self.idxs.iter_mut() {
             *idx = if self.pot > 0.0 {
                 let target = rng.unit_f64() * self.pot;
-                sample(&self.closest, &self.ends, target)
+                sample(&self.closest, data.weights(), &self.ends, target)
             } else {
                 rng.below(n)
             };
@@ -249,12 +245,19 @@ impl PlusPlus {
     /// every trial's potential `Σ_i min(dist, closest)` continues, in index
     /// order as the reference sums it, one independent running sum per trial
     /// (lane), a chunk at a time; and the changed points are marked.
-    fn tally(&mut self, first: usize, lanes: usize, chunks: &[TrialChanges], mark: bool) {
+    fn tally(
+        &mut self,
+        weights: Option<&[f64]>,
+        first: usize,
+        lanes: usize,
+        chunks: &[TrialChanges],
+        mark: bool,
+    ) {
         let (cl, rows, ends) = (&self.closest, &mut self.rows, &mut self.lane_ends);
         match lanes {
-            4 => potentials::<4>(cl, first, chunks, rows, ends),
-            8 => potentials::<8>(cl, first, chunks, rows, ends),
-            _ => potentials::<LANES>(cl, first, chunks, rows, ends),
+            4 => potentials::<4>(cl, weights, first, chunks, rows, ends),
+            8 => potentials::<8>(cl, weights, first, chunks, rows, ends),
+            _ => potentials::<LANES>(cl, weights, first, chunks, rows, ends),
         }
         if !mark {
             return;
@@ -416,7 +419,7 @@ fn kmeans_plus_plus_with<T: Scalar>(
         .iter_mut()
         .map(|rng| {
             let mut centroids = vec![0.0; k * d];
-            let first = rng.below(n);
+            let first = first_centre(data, rng);
             data.load_shifted(first, &mut centroids[..d]);
             let mut chosen = Vec::with_capacity(k);
             chosen.push(first);
@@ -470,9 +473,14 @@ fn kmeans_plus_plus_with<T: Scalar>(
     }
     for run in &mut runs {
         // The reference's cumulative sums at the chunk ends.
-        for ch in run.closest.chunks(PP_CHUNK) {
-            for v in ch {
-                run.pot += v;
+        for (c, ch) in run.closest.chunks(PP_CHUNK).enumerate() {
+            match data.weights() {
+                Some(w) => {
+                    for (v, wi) in ch.iter().zip(&w[c * PP_CHUNK..]) {
+                        run.pot += wi * v;
+                    }
+                }
+                None => ch.iter().for_each(|v| run.pot += v),
             }
             run.ends.push(run.pot);
         }
@@ -526,7 +534,7 @@ fn kmeans_plus_plus_with<T: Scalar>(
             }
             runs.par_iter_mut()
                 .zip(&per_run)
-                .for_each(|(run, lists)| run.tally(first, lanes, lists, !single));
+                .for_each(|(run, lists)| run.tally(data.weights(), first, lanes, lists, !single));
             if single {
                 kept = Some(per_run);
             }
@@ -544,14 +552,35 @@ fn kmeans_plus_plus_with<T: Scalar>(
     runs.into_iter().map(|run| run.chosen).collect()
 }
 
+/// The first centre as the reference draws it: uniformly, or with weights
+/// proportionally to weight (the same use of the random stream).
+fn first_centre<T: Scalar>(data: &Data<'_, T>, rng: &mut Xoshiro256PlusPlus) -> usize {
+    let n = data.n;
+    match data.weights() {
+        Some(w) => {
+            let mut total = 0.0;
+            let cumulative: Vec<f64> = w
+                .iter()
+                .map(|wi| {
+                    total += wi;
+                    total
+                })
+                .collect();
+            let target = rng.unit_f64() * total;
+            cumulative.partition_point(|&cw| cw <= target).min(n - 1)
+        }
+        None => rng.below(n),
+    }
+}
+
 /// The reference's draw for `target`: the first index whose cumulative sum
-/// of `closest` (in index order, from 0) exceeds `target`, or the last
-/// index. `ends[ch]` is that cumulative sum at the end of chunk `ch`; the
+/// of `closest` (times the weights, if any; in index order, from 0) exceeds
+/// `target`, or the last index. `ends[ch]` is that cumulative sum at the end of chunk `ch`; the
 /// sums are non-decreasing (non-negative terms, monotone rounding), so the
 /// chunk is found by bisection on `ends` and the index by summing that
 /// chunk from the previous end, which reproduces the reference's running
 /// sums bit for bit.
-fn sample(closest: &[f64], ends: &[f64], target: f64) -> usize {
+fn sample(closest: &[f64], weights: Option<&[f64]>, ends: &[f64], target: f64) -> usize {
     let n = closest.len();
     let ch = ends.partition_point(|&cw| cw <= target);
     if ch >= ends.len() {
@@ -560,7 +589,10 @@ fn sample(closest: &[f64], ends: &[f64], target: f64) -> usize {
     let start = ch * PP_CHUNK;
     let mut cum = if ch == 0 { 0.0 } else { ends[ch - 1] };
     for (o, v) in closest[start..(start + PP_CHUNK).min(n)].iter().enumerate() {
-        cum += v;
+        cum += match weights {
+            Some(w) => w[start + o] * v,
+            None => *v,
+        };
         if cum > target {
             return start + o;
         }
@@ -572,14 +604,15 @@ fn sample(closest: &[f64], ends: &[f64], target: f64) -> usize {
 /// Points summed together by [`potentials`] (their rows stay in L1).
 const POT_BLOCK: usize = 256;
 
-/// Every trial's potential `Σ_i min(dist_t(i), closest_i)`, summed in index
-/// order exactly as the reference does, the trials side by side in `L`
+/// Every trial's potential `Σ_i w_i·min(dist_t(i), closest_i)` (`w_i = 1`
+/// without weights), summed in index order exactly as the reference does, the trials side by side in `L`
 /// lanes, for the chunks `first..` (`chunks`, their changes): the running
 /// sums continue from the end of chunk `first − 1` (the last `L` entries of
 /// `ends`, which must hold exactly the `first` chunks before), and `ends`
 /// gets the `L` running sums at the end of every chunk.
 fn potentials<const L: usize>(
     closest: &[f64],
+    weights: Option<&[f64]>,
     first: usize,
     chunks: &[TrialChanges],
     rows: &mut [f64],
@@ -599,7 +632,10 @@ fn potentials<const L: usize>(
         for (b, block) in cl.chunks(POT_BLOCK).enumerate() {
             let base = start + b * POT_BLOCK;
             let end = base + block.len();
-            for (row, &v) in rows.chunks_exact_mut(L).zip(block) {
+            // The reference's terms: `w_i·v` with weights, `v` without.
+            let term = |i: usize, v: f64| weights.map_or(v, |w| w[i] * v);
+            for (o, (row, &v)) in rows.chunks_exact_mut(L).zip(block).enumerate() {
+                let v = term(base + o, v);
                 row.iter_mut().for_each(|r| *r = v);
             }
             for ((t, list), at) in changes.iter().enumerate().take(L).zip(&mut next) {
@@ -608,7 +644,7 @@ fn potentials<const L: usize>(
                     if i >= end {
                         break;
                     }
-                    rows[(i - base) * L + t] = v;
+                    rows[(i - base) * L + t] = term(i, v);
                     *at += 1;
                 }
             }
@@ -810,7 +846,17 @@ mod tests {
     /// against the plain definition from the same seeds: the same centroids,
     /// bit for bit, and the same use of each random stream.
     fn check<T: Scalar>(x: ArrayView2<'_, T>, k: usize, seed: u64) -> Skipped {
-        let data = Data::new(x, None);
+        check_weighted(x, None, k, seed)
+    }
+
+    /// [`check`] with sample weights.
+    fn check_weighted<T: Scalar>(
+        x: ArrayView2<'_, T>,
+        w: Option<&[f64]>,
+        k: usize,
+        seed: u64,
+    ) -> Skipped {
+        let data = Data::new(x, w.map(std::borrow::Cow::Borrowed));
         let bits = |c: &[f64]| c.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
         let seeds = [seed, seed + 101, seed + 202];
         let (mut reference, mut after_reference) = (Vec::new(), Vec::new());
@@ -948,6 +994,29 @@ mod tests {
             let s = check(x.view(), k, 5);
             assert!(s.screened > 0, "{n}×{d}, k={k}: {s:?}");
             check(x.mapv(|v| v as f32).view(), k, 6);
+        }
+    }
+
+    /// With sample weights the potentials and draws are weighted (and the
+    /// first centre is drawn by weight): spread weights, zeros (never
+    /// drawn), integers, and a few dominant weights.
+    #[test]
+    fn fast_plus_plus_equals_reference_with_weights() {
+        for &(n, d, k) in &[(5000, 16, 20), (9000, 2, 60), (4100, 5, 200)] {
+            let x = crate::testdata::blobs(n, d, k / 2, 3 + (n * d) as u64);
+            let spread: Vec<f64> = (0..n)
+                .map(|i| 0.1 + ((i * 7919) % 97) as f64 / 9.7)
+                .collect();
+            let zeros: Vec<f64> = (0..n).map(|i| if i % 7 == 0 { 0.0 } else { 2.0 }).collect();
+            let integers: Vec<f64> = (0..n).map(|i| (1 + i % 5) as f64).collect();
+            let dominant: Vec<f64> = (0..n)
+                .map(|i| if i % 500 == 0 { 1e6 } else { 1e-3 })
+                .collect();
+            for w in [&spread, &zeros, &integers, &dominant] {
+                let s = check_weighted(x.view(), Some(w), k, 9);
+                assert!(s.triangle + s.screened > 0, "{n}×{d}, k={k}: {s:?}");
+                check_weighted(x.mapv(|v| v as f32).view(), Some(w), k, 10);
+            }
         }
     }
 
