@@ -3,7 +3,7 @@
 //! kernels' [`Cache`].
 
 use crate::accel::lloyd::lloyd_iteration;
-use crate::accel::sweep::{sweep_blocked, sweep_weighted};
+use crate::accel::sweep::sweep_blocked;
 use crate::accel::{Cache, Engine};
 use crate::data::{sq_dist, Data, Scalar};
 use crate::init::{assign_to_centroids, initial_partition};
@@ -103,17 +103,12 @@ impl<T: Scalar> Source for Dense<'_, T> {
     }
 
     fn sweep(&self, st: &mut DenseState, order: &[usize], factor: f64) -> usize {
-        // The blocked, screened sweep (unit weights) and the bounded sweep
-        // (sample weights) make exactly the plain sweep's moves; they pay
-        // off only once scoring a point against every cluster costs more
-        // than their bookkeeping.
+        // The blocked, screened sweep makes exactly the plain sweep's moves,
+        // with or without sample weights; it pays off only once scoring a
+        // point against every cluster costs more than its bookkeeping.
         let (rows, p) = (&self.rows, &mut st.partition);
         let moved = if self.engine.accelerated && p.k * rows.d > PLAIN_SWEEP_MAX_KD {
-            if rows.is_weighted() {
-                sweep_weighted(p, rows, order, factor, &mut st.cache)
-            } else {
-                sweep_blocked(p, rows, order, factor, &mut st.cache)
-            }
+            sweep_blocked(p, rows, order, factor, &mut st.cache)
         } else {
             crate::reference::sweep(p, rows, order, factor)
         };

@@ -453,19 +453,21 @@ impl Bounds {
         crate::data::prefetch(std::slice::from_ref(&self.points[i]));
     }
 
-    /// Whether point `i` provably stays (nothing updated): predicts which
-    /// points of the next block need products.
+    /// Whether point `i` (of weight `w`) provably stays (nothing updated):
+    /// predicts which points of the next block need products.
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     pub fn predicts_stay<T: Scalar>(
         &self,
         i: usize,
         r: usize,
+        w: f64,
         p: &Partition,
         factor: f64,
         data: &Data<'_, T>,
         row: &mut [f64],
     ) -> bool {
-        self.verdict(i, r, 1.0, p, factor, data, row).is_some()
+        self.verdict(i, r, w, p, factor, data, row).is_some()
     }
 
     /// Whether point `i` (of weight `w`) provably stays; if so its bounds
@@ -677,30 +679,30 @@ mod tests {
         b.begin_sweep(&p.centroids, &p.weights);
         b.at_position(0, &p.centroids);
         b.record(0, 0, 0.0025, 25.0);
-        assert!(b.predicts_stay(0, 0, &p, 1.0, &data, &mut row));
+        assert!(b.predicts_stay(0, 0, 1.0, &p, 1.0, &data, &mut row));
         // Wrong cluster: unknown.
-        assert!(!b.predicts_stay(0, 1, &p, 1.0, &data, &mut row));
+        assert!(!b.predicts_stay(0, 1, 1.0, &p, 1.0, &data, &mut row));
         // (Coordinates are shifted by the mean, 3.04: the point is at −3.04,
         // its centroid at −2.99, the other at 1.99.)
         // A large move of the other cluster removes the first guarantee; the
         // second test evaluates that cluster exactly and still proves it.
         p.centroids[1] = -1.0;
         b.moved(&p.centroids, 1);
-        assert!(b.predicts_stay(0, 0, &p, 1.0, &data, &mut row));
+        assert!(b.predicts_stay(0, 0, 1.0, &p, 1.0, &data, &mut row));
         // The other centroid right next to the point: it would move.
         p.centroids[1] = p.centroids[0] - 0.04;
         b.moved(&p.centroids, 1);
-        assert!(!b.predicts_stay(0, 0, &p, 1.0, &data, &mut row));
+        assert!(!b.predicts_stay(0, 0, 1.0, &p, 1.0, &data, &mut row));
         // Too many checkpoints later the bounds are forgotten.
         // In a new checkpoint (the old one remembers how far cluster 1 went).
         p.centroids[1] = 6.0;
         b.moved(&p.centroids, 1);
         b.at_position(b.interval, &p.centroids);
         b.record(0, 0, 0.0025, 25.0);
-        assert!(b.predicts_stay(0, 0, &p, 1.0, &data, &mut row));
+        assert!(b.predicts_stay(0, 0, 1.0, &p, 1.0, &data, &mut row));
         for pos in 2..=b.ring.len() + 1 {
             b.at_position(pos * b.interval, &p.centroids);
         }
-        assert!(!b.predicts_stay(0, 0, &p, 1.0, &data, &mut row));
+        assert!(!b.predicts_stay(0, 0, 1.0, &p, 1.0, &data, &mut row));
     }
 }

@@ -22,6 +22,11 @@
 //! same expressions as [`crate::reference::best_move`], so the moves, their
 //! order, and every centroid update are bit-identical to the plain sweep,
 //! whatever the CPU, kernel, block size or thread count.
+//!
+//! With sample weights a point of weight `w` screens with its own factors
+//! `W_j/(W_j + w)` in place of the clusters' join weights (see
+//! `decide_weighted`); the bounds take the clusters' weights and the
+//! point's ([`super::bounds`]).
 
 use super::block::{max_block_rows, screened_candidates, screened_min, Block, MIN_BLOCK};
 use super::bounds::Bounds;
@@ -85,9 +90,10 @@ impl Block {
                 crate::data::prefetch(std::slice::from_ref(&p.labels[ahead]));
             }
             let i = order[pos];
-            let r = p.labels[i];
-            let n_r = p.counts[r];
-            if n_r > 1 && !bounds.predicts_stay(i, r, p, factor, data, row) {
+            let (r, w) = (p.labels[i], data.weight(i));
+            if may_leave(&p.counts, &p.weights, r, w)
+                && !bounds.predicts_stay(i, r, w, p, factor, data, row)
+            {
                 self.members.push(pos);
                 self.points.push(i);
                 data.prefetch(i);
@@ -119,6 +125,9 @@ impl Block {
 struct Live {
     /// `join_weight(counts[j])` as `f32`, kept current, padded with 1 to `kp`.
     w: Vec<f32>,
+    /// With sample weights, the current point's `W_j/(W_j + w)` as `f32`
+    /// (its join weights over its own weight), padded with 1 to `kp`.
+    point_w: Vec<f32>,
     /// The block snapshot's `h_j`, `+∞` for dirty clusters (and padding).
     h: Vec<f32>,
     /// Epoch of each cluster's last change.
@@ -144,6 +153,7 @@ impl Live {
             .collect();
         w.resize(k.div_ceil(super::panel::W) * super::panel::W, 1.0);
         Live {
+            point_w: vec![1.0; w.len()],
             w,
             h: Vec::with_capacity(k),
             stamp: vec![0; k],
@@ -289,6 +299,88 @@ fn decide(
     }
 }
 
+/// [`decide`] for a point of weight `w > 0` with sample weights. The
+/// reference's costs are `w·(W_j/(W_j + w))·‖x − μ_j‖²`; the screen works
+/// over `w` (per-point factors `W_j/(W_j + w) ≤ 1`, which the panel's error
+/// bound covers as it covers unit join weights), and every threshold taken
+/// from a computed full cost is divided by `w` with room for the rounding
+/// of that division and of the reference's product by `w`, on the safe
+/// side: a point stays on the screen's word only if every clean cost is
+/// provably at least its own, and every clean cluster that could beat the
+/// best cost found is evaluated exactly. Costs that decide are computed
+/// by the reference's expressions, so the decision is the reference's.
+#[inline(always)]
+fn decide_weighted(
+    p: &Partition,
+    live: &mut Live,
+    block: &Block,
+    t: usize,
+    r: usize,
+    w: f64,
+    factor: f64,
+) -> Decision {
+    /// Relative room for the divisions by `w` and the reference's products
+    /// by `w` (a few roundings of `ε` each).
+    const ROOM: f64 = 1.0 + 8.0 * f64::EPSILON;
+    let (d, kp, panel) = (p.d, block.panel.kp, &block.panel);
+    let (x, a) = (&block.x64[t * d..(t + 1) * d], block.a[t]);
+    let g = &block.g[t * kp..(t + 1) * kp];
+    let own_dist = sq_dist(x, p.centroid(r));
+    // Exactly the reference's expressions.
+    let own = factor * leave_weight(w, p.weights[r]) * own_dist;
+    let (mut best, mut best_j) = (f64::INFINITY, usize::MAX);
+    for &j in &live.dirty {
+        if j == r {
+            continue;
+        }
+        let cost = join_weight(w, p.weights[j]) * sq_dist(x, p.centroid(j));
+        if cost < best || (cost == best && j < best_j) {
+            best = cost;
+            best_j = j;
+        }
+    }
+    for (f, &big_w) in live.point_w.iter_mut().zip(&p.weights) {
+        *f = (big_w / (big_w + w)) as f32;
+    }
+    let half = panel.half_scale2();
+    let saved = live.h[r];
+    live.h[r] = f32::INFINITY;
+    let a32 = a as f32;
+    let m = f64::from(screened_min(&live.point_w, &live.h, g, a32));
+    // Twice the panel's bound: room for the reference's product by `w` on
+    // top of what the bound covers, so that candidates left out are
+    // strictly above the best, as with unit weights.
+    let e = 2.0 * panel.error_bound(a);
+    // Over `w`: every clean cost is at least `(m − e)/half`, every dirty
+    // one at least `best/w` (rounded down), and neither exceeds the
+    // distance itself.
+    let lower = ((m - e) / half).min(best / w / ROOM);
+    if m - e >= (own / w * ROOM) * half && best >= own {
+        live.h[r] = saved;
+        return Decision {
+            to: None,
+            own_dist,
+            lower,
+        };
+    }
+    let limit = (m + e).min(best / w * ROOM * half) + e;
+    live.cand.clear();
+    screened_candidates(&live.point_w, &live.h, g, a32, limit, p.k, &mut live.cand);
+    live.h[r] = saved;
+    for &j in &live.cand {
+        let cost = join_weight(w, p.weights[j]) * sq_dist(x, p.centroid(j));
+        if cost < best || (cost == best && j < best_j) {
+            best = cost;
+            best_j = j;
+        }
+    }
+    Decision {
+        to: (best < own).then_some(best_j),
+        own_dist,
+        lower: lower.min(best / w / ROOM),
+    }
+}
+
 /// Block size for the observed fraction of points that move: small blocks
 /// while many points move (each move makes two clusters dirty for the rest of
 /// the block, and every later point of the block evaluates a dirty cluster
@@ -339,66 +431,6 @@ pub(crate) fn sweep_blocked<T: Scalar>(
     };
     bounds.begin_sweep(&p.centroids, &p.weights);
     let moves = dispatch_sweep(p, data, order, factor, cache, &mut bounds);
-    bounds.end_sweep(&p.centroids);
-    cache.bounds = Some(bounds);
-    moves
-}
-
-/// The Hartigan/Smartigan sweep on weighted points: each point not skipped
-/// is decided as the plain sweep decides it (every cluster's exact cost,
-/// [`choose_move`] with the point's weight), but points whose bounds prove
-/// they stay are skipped ([`Bounds::skip`] with the point's weight: the
-/// bounds need only the clusters' weights and the point's own). The blocked
-/// sweep's screen is not used: its panel holds one join weight per
-/// cluster, which a point's own weight changes. So the moves are the plain
-/// sweep's, bit for bit.
-pub(crate) fn sweep_weighted<T: Scalar>(
-    p: &mut Partition,
-    data: &Data<'_, T>,
-    order: &[usize],
-    factor: f64,
-    cache: &mut Cache,
-) -> usize {
-    if p.k <= 1 {
-        return crate::reference::sweep(p, data, order, factor);
-    }
-    let mut bounds = match cache.bounds.take() {
-        Some(b) if b.fits(data.n, p.k, p.d) => b,
-        _ => match Bounds::new(data.n, p.k, p.d) {
-            Some(b) => b,
-            None => return crate::reference::sweep(p, data, order, factor),
-        },
-    };
-    bounds.begin_sweep(&p.centroids, &p.weights);
-    let (mut row, mut dist) = (vec![0.0; data.d], vec![0.0; p.k]);
-    let mut moves = 0;
-    for (pos, &i) in order.iter().enumerate() {
-        bounds.at_position(pos, &p.centroids);
-        let (r, w) = (p.labels[i], data.weight(i));
-        if !may_leave(&p.counts, &p.weights, r, w)
-            || bounds.skip(i, r, w, p, factor, data, &mut row)
-        {
-            continue;
-        }
-        data.load_shifted(i, &mut row);
-        for (j, dj) in dist.iter_mut().enumerate() {
-            *dj = sq_dist(&row, p.centroid(j));
-        }
-        match choose_move(&p.weights, r, w, factor, |j| dist[j]) {
-            None => {
-                let other = (0..p.k)
-                    .filter(|&j| j != r)
-                    .fold(f64::INFINITY, |m, j| m.min(dist[j]));
-                bounds.record(i, r, dist[r], other);
-            }
-            Some(j) => {
-                p.move_point(i, &row, w, j);
-                moves += 1;
-                bounds.after_move(&p.centroids, &p.weights, r, j);
-                bounds.record(i, j, sq_dist(&row, p.centroid(j)), 0.0);
-            }
-        }
-    }
     bounds.end_sweep(&p.centroids);
     cache.bounds = Some(bounds);
     moves
@@ -493,21 +525,28 @@ fn process_block<T: Scalar>(
         let t = member;
         let is_member = block.members.get(member) == Some(&pos);
         member += usize::from(is_member);
-        let r = p.labels[i];
-        let n_r = p.counts[r];
+        let (r, w) = (p.labels[i], data.weight(i));
         // A member failed the bounds at selection; since then displacements
         // have only grown and the size bound only fallen (up to a centroid
         // drifting back), so checking again almost never skips it and it goes
         // straight to the exact decision. Other points were predicted to stay and are re-checked,
         // because moves earlier in the block may have changed that.
-        if n_r <= 1 || (!is_member && bounds.skip(i, r, 1.0, p, factor, data, scratch)) {
+        if !may_leave(&p.counts, &p.weights, r, w)
+            || (!is_member && bounds.skip(i, r, w, p, factor, data, scratch))
+        {
             continue;
         }
         evaluated += 1;
-        let moved = if is_member && block.usable {
-            let decision = decide(p, live, block, t, r, factor);
+        // A zero-weight point follows the nearest centroid whatever the
+        // factor: decided exactly below.
+        let moved = if is_member && block.usable && w != 0.0 {
+            let decision = if data.is_weighted() {
+                decide_weighted(p, live, block, t, r, w, factor)
+            } else {
+                decide(p, live, block, t, r, factor)
+            };
             let x = &block.x64[t * d..(t + 1) * d];
-            settle(p, live, bounds, i, x, r, decision)
+            settle(p, live, bounds, i, (x, w), r, decision)
         } else {
             let x = if is_member {
                 &block.x64[t * d..(t + 1) * d]
@@ -516,7 +555,7 @@ fn process_block<T: Scalar>(
                 &*scratch
             };
             let (mut own_dist, mut lower) = (0.0, f64::INFINITY);
-            let to = choose_move(&p.weights, r, 1.0, factor, |j| {
+            let to = choose_move(&p.weights, r, w, factor, |j| {
                 let dist = sq_dist(x, p.centroid(j));
                 if j == r {
                     own_dist = dist;
@@ -525,12 +564,14 @@ fn process_block<T: Scalar>(
                 }
                 dist
             });
+            // Distances bound every other cluster's cost over `w` (its
+            // join weight over `w` is below 1).
             let decision = Decision {
                 to,
                 own_dist,
                 lower,
             };
-            settle(p, live, bounds, i, x, r, decision)
+            settle(p, live, bounds, i, (x, w), r, decision)
         };
         moves += usize::from(moved);
     }
@@ -545,7 +586,7 @@ fn settle(
     live: &mut Live,
     bounds: &mut Bounds,
     i: usize,
-    x: &[f64],
+    (x, w): (&[f64], f64),
     r: usize,
     decision: Decision,
 ) -> bool {
@@ -553,7 +594,7 @@ fn settle(
         bounds.record(i, r, decision.own_dist, decision.lower);
         return false;
     };
-    p.move_point(i, x, 1.0, j);
+    p.move_point(i, x, w, j);
     bounds.after_move(&p.centroids, &p.weights, r, j);
     live.touch(r, &p.counts);
     live.touch(j, &p.counts);
