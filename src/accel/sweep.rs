@@ -228,6 +228,32 @@ struct Decision {
     lower: f64,
 }
 
+/// The lowest of `best` (a cost and its cluster) and the reference's join
+/// costs `join_weight(w, W_j)·sq_dist` of the clusters `js` other than `r`,
+/// ties to the lower index (so the order of `js` does not matter). Without
+/// sample weights `W_j` is the cluster's size, exactly.
+#[inline(always)]
+fn lowest_cost(
+    p: &Partition,
+    x: &[f64],
+    w: f64,
+    r: usize,
+    js: &[usize],
+    (mut best, mut best_j): (f64, usize),
+) -> (f64, usize) {
+    for &j in js {
+        if j == r {
+            continue;
+        }
+        let cost = join_weight(w, p.weights[j]) * sq_dist(x, p.centroid(j));
+        if cost < best || (cost == best && j < best_j) {
+            best = cost;
+            best_j = j;
+        }
+    }
+    (best, best_j)
+}
+
 /// The decision of [`crate::reference::best_move`] for member `t` of
 /// `block` (in cluster `r`), via the screen.
 #[inline(always)]
@@ -253,17 +279,8 @@ fn decide(
     }
     // Exactly the reference's expressions.
     let own = factor * leave_weight(1.0, n_r as f64) * own_dist;
-    let (mut best, mut best_j) = (f64::INFINITY, usize::MAX);
-    for &j in &live.dirty {
-        if j == r {
-            continue;
-        }
-        let cost = join_weight(1.0, p.counts[j] as f64) * sq_dist(x, p.centroid(j));
-        if cost < best || (cost == best && j < best_j) {
-            best = cost;
-            best_j = j;
-        }
-    }
+    let (mut best, mut best_j) =
+        lowest_cost(p, x, 1.0, r, &live.dirty, (f64::INFINITY, usize::MAX));
     let half = panel.half_scale2();
     let saved = live.h[r];
     live.h[r] = f32::INFINITY;
@@ -285,13 +302,7 @@ fn decide(
     live.cand.clear();
     screened_candidates(&live.w, &live.h, g, a32, limit, p.k, &mut live.cand);
     live.h[r] = saved;
-    for &j in &live.cand {
-        let cost = join_weight(1.0, p.counts[j] as f64) * sq_dist(x, p.centroid(j));
-        if cost < best || (cost == best && j < best_j) {
-            best = cost;
-            best_j = j;
-        }
-    }
+    (best, best_j) = lowest_cost(p, x, 1.0, r, &live.cand, (best, best_j));
     Decision {
         to: (best < own).then_some(best_j),
         own_dist,
@@ -328,17 +339,7 @@ fn decide_weighted(
     let own_dist = sq_dist(x, p.centroid(r));
     // Exactly the reference's expressions.
     let own = factor * leave_weight(w, p.weights[r]) * own_dist;
-    let (mut best, mut best_j) = (f64::INFINITY, usize::MAX);
-    for &j in &live.dirty {
-        if j == r {
-            continue;
-        }
-        let cost = join_weight(w, p.weights[j]) * sq_dist(x, p.centroid(j));
-        if cost < best || (cost == best && j < best_j) {
-            best = cost;
-            best_j = j;
-        }
-    }
+    let (mut best, mut best_j) = lowest_cost(p, x, w, r, &live.dirty, (f64::INFINITY, usize::MAX));
     for (f, &big_w) in live.point_w.iter_mut().zip(&p.weights) {
         *f = (big_w / (big_w + w)) as f32;
     }
@@ -367,13 +368,7 @@ fn decide_weighted(
     live.cand.clear();
     screened_candidates(&live.point_w, &live.h, g, a32, limit, p.k, &mut live.cand);
     live.h[r] = saved;
-    for &j in &live.cand {
-        let cost = join_weight(w, p.weights[j]) * sq_dist(x, p.centroid(j));
-        if cost < best || (cost == best && j < best_j) {
-            best = cost;
-            best_j = j;
-        }
-    }
+    (best, best_j) = lowest_cost(p, x, w, r, &live.cand, (best, best_j));
     Decision {
         to: (best < own).then_some(best_j),
         own_dist,
