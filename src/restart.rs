@@ -205,7 +205,7 @@ impl<St> Restart<St> {
 
     /// One transition: a Lloyd iteration or a (Smartigan) sweep.
     pub(crate) fn step<S: Source<State = St>>(&mut self, data: &S, params: &ValidParams) {
-        let n_iter = params.n_iter();
+        let n_iter = params.n_iter_for(data.n(), data.d());
         let (moved, next) = match self.phase {
             Phase::Done => return,
             Phase::Refine => return self.refine_step(data, params),
@@ -220,7 +220,7 @@ impl<St> Restart<St> {
                 (moved, if done { Phase::Done } else { Phase::Hartigan })
             }
             Phase::Schedule(t) => {
-                let factor = params.acceptance_factor(t);
+                let factor = params.acceptance_factor(n_iter, t);
                 let moved = self.hartigan_sweep(data, factor);
                 // A sweep without moves at factor c ≥ 1 is already a Hartigan
                 // local optimum: the factor only falls, so nothing moves later.

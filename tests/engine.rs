@@ -473,3 +473,28 @@ fn default_n_iter_is_a_schedule_for_smartigan_and_a_loose_cap_otherwise() {
         );
     }
 }
+
+/// Smartigan's default schedule is 20 sweeps on small problems and
+/// `N_ITER_LARGE` above `SMALL_PROBLEM` (where one refined restart runs):
+/// the default fit is the fit with that `n_iter` given, bit for bit.
+#[test]
+fn default_schedule_is_shorter_on_large_problems() {
+    use smartigan::defaults::{N_ITER, N_ITER_LARGE, SMALL_PROBLEM};
+    let mut rng = smartigan::rng::Xoshiro256PlusPlus::seed_from_u64(8);
+    for (n, d, k) in [(600, 4, 10), (20_000, 8, 20)] {
+        let x = Array2::from_shape_fn((n, d), |_| rng.unit_f64());
+        let large = n * d * k > SMALL_PROBLEM;
+        let expected = if large { N_ITER_LARGE } else { N_ITER };
+        let p = Params::new(k).seed(3);
+        assert_eq!(p.clone().check().unwrap().n_iter_for(n, d), expected);
+        let auto = fit(x.view(), p.clone()).unwrap();
+        assert_eq!(auto, fit(x.view(), p.clone().n_iter(expected)).unwrap());
+        if large {
+            // And the longer schedule is a different run.
+            assert_ne!(
+                auto.history,
+                fit(x.view(), p.n_iter(N_ITER)).unwrap().history
+            );
+        }
+    }
+}

@@ -26,6 +26,7 @@ __all__ = [
     "MAX_N_ITER",
     "DEFAULT_METHOD",
     "DEFAULT_N_ITER",
+    "DEFAULT_N_ITER_LARGE",
     "DEFAULT_MAX_ITER",
     "AUTO_N_INIT_SMALL",
     "AUTO_N_INIT_LARGE",
@@ -42,6 +43,7 @@ INITS: Tuple[str, ...]
 MAX_N_ITER: int
 DEFAULT_METHOD: str
 DEFAULT_N_ITER: int
+DEFAULT_N_ITER_LARGE: int
 DEFAULT_MAX_ITER: int
 AUTO_N_INIT_SMALL: int
 AUTO_N_INIT_LARGE: int
@@ -142,7 +144,7 @@ def fit_path(
     sample_weight: Optional[npt.NDArray[np.float64]] = None,
     progress: Optional[Callable[[int, int], Any]] = None,
 ) -> Path: ...
-def default_n_iter(method: str) -> int: ...
+def default_n_iter(method: str, sizes: Optional[Tuple[int, int, int]] = None) -> int: ...
 
 @final
 class Run:

@@ -50,8 +50,11 @@ Tol = Union[float, Literal["auto"]]
 
 DEFAULT_METHOD: str = _core.DEFAULT_METHOD
 #: ``n_iter=None`` (default) means ``DEFAULT_N_ITER`` sweeps of Smartigan's
-#: schedule, or at most ``DEFAULT_MAX_ITER`` Lloyd iterations / Hartigan sweeps.
+#: schedule (``DEFAULT_N_ITER_LARGE`` where ``n_samples * n_features * k``
+#: exceeds ``AUTO_SMALL_PROBLEM``), or at most ``DEFAULT_MAX_ITER`` Lloyd
+#: iterations / Hartigan sweeps.
 DEFAULT_N_ITER: int = _core.DEFAULT_N_ITER
+DEFAULT_N_ITER_LARGE: int = _core.DEFAULT_N_ITER_LARGE
 DEFAULT_MAX_ITER: int = _core.DEFAULT_MAX_ITER
 #: ``"auto"``: ``AUTO_N_INIT_SMALL`` restarts while ``n_samples * n_features * k``
 #: is at most ``AUTO_SMALL_PROBLEM``, else ``AUTO_N_INIT_LARGE`` (see :func:`auto_n_init`).
@@ -140,14 +143,23 @@ def auto_tol(n_samples: int, n_features: int, k: int) -> float:
     return _core.auto_tol(*_sizes(n_samples, n_features, k))
 
 
-def default_n_iter(method: str) -> int:
+def default_n_iter(method: str, n_samples: Optional[int] = None, n_features: Optional[int] = None,
+                   k: Optional[int] = None) -> int:
     """What ``n_iter=None`` means for ``method``: Smartigan's schedule length,
-    or the cap on Lloyd iterations and Hartigan sweeps.
+    or the cap on Lloyd iterations and Hartigan sweeps. Given the data's
+    shape and ``k``, for that shape: Smartigan's schedule is
+    ``DEFAULT_N_ITER_LARGE`` sweeps above ``AUTO_SMALL_PROBLEM``
+    multiply-adds per pass (one refined restart escapes there instead).
 
     >>> default_n_iter("smartigan"), default_n_iter("lloyd")
     (20, 300)
+    >>> default_n_iter("smartigan", 100_000, 32, 100)
+    5
     """
-    return _core.default_n_iter(method)
+    if n_samples is None or n_features is None or k is None:
+        return _core.default_n_iter(method)
+    n, d, kk = _sizes(n_samples, n_features, k)
+    return _core.default_n_iter(method, (n, d, kk))
 
 
 def _method(method: Any) -> str:

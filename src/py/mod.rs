@@ -46,10 +46,17 @@ fn auto_tol(n_samples: usize, n_features: usize, k: usize) -> f64 {
     defaults::tol(n_samples, n_features, k)
 }
 
-/// The `n_iter` that `n_iter=None` means for `method` (the core's rule).
+/// The `n_iter` that `n_iter=None` means for `method` (the core's rule),
+/// for data of this shape if it is given (`sizes`: `(n_samples,
+/// n_features, k)`), else on small problems.
 #[pyfunction]
-fn default_n_iter(method: &str) -> PyResult<usize> {
-    Ok(defaults::n_iter(method.parse::<Method>()?))
+#[pyo3(signature = (method, sizes=None))]
+fn default_n_iter(method: &str, sizes: Option<(usize, usize, usize)>) -> PyResult<usize> {
+    let method = method.parse::<Method>()?;
+    Ok(match sizes {
+        Some((n, d, k)) => defaults::n_iter_for(method, n, d, k),
+        None => defaults::n_iter(method),
+    })
 }
 
 #[pymodule]
@@ -75,6 +82,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MAX_N_ITER", crate::MAX_N_ITER)?;
     m.add("DEFAULT_METHOD", defaults::METHOD.name())?;
     m.add("DEFAULT_N_ITER", defaults::N_ITER)?;
+    m.add("DEFAULT_N_ITER_LARGE", defaults::N_ITER_LARGE)?;
     m.add("DEFAULT_MAX_ITER", defaults::MAX_ITER)?;
     m.add("AUTO_N_INIT_SMALL", defaults::N_INIT_SMALL)?;
     m.add("AUTO_N_INIT_LARGE", defaults::N_INIT_LARGE)?;

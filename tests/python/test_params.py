@@ -85,6 +85,11 @@ def test_the_core_result_has_the_fields_of_cluster_result():
 
 def test_default_n_iter_is_the_cores_rule():
     assert _params.default_n_iter("smartigan") == _core.DEFAULT_N_ITER
+    assert _params.default_n_iter("smartigan", 150, 4, 3) == _core.DEFAULT_N_ITER
+    assert _params.default_n_iter("smartigan", 100_000, 32, 100) == _core.DEFAULT_N_ITER_LARGE == 5
+    assert _params.default_n_iter("hartigan", 100_000, 32, 100) == _core.DEFAULT_MAX_ITER
+    with pytest.raises(ValueError, match="n_samples"):
+        _params.default_n_iter("smartigan", -1, 32, 100)
     assert _params.default_n_iter("lloyd") == _params.default_n_iter("hartigan") == _core.DEFAULT_MAX_ITER
     with pytest.raises(ValueError, match="invalid method: 'kmeans'"):
         _params.default_n_iter("kmeans")

@@ -45,7 +45,7 @@ def fit_once(X: npt.NDArray[np.float64], k: int, method: str, args: argparse.Nam
     """One fit, stepped with a progress bar when one can be shown; returns (result, seconds)."""
     model = _api.Clusterer(k, method, args.n_iter, seed, init=args.init, n_init=args.n_init,  # type: ignore[arg-type]
                            n_threads=args.threads, refine=args.refine, tol=args.tol)
-    expected = args.n_iter or default_n_iter(method)
+    expected = args.n_iter or default_n_iter(method, X.shape[0], X.shape[1], k)
     beyond = "polishing or refining" if args.refine else "polishing"
     bar = Progress(method, expected, args.n_init, mode=args.progress, beyond=beyond)
 

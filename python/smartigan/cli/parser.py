@@ -8,12 +8,14 @@ from typing import Callable, Tuple, Union
 from .._core import __version__
 from .._params import (
     AUTO_N_INIT_LARGE,
+    AUTO_SMALL_PROBLEM,
     AUTO_N_INIT_SMALL,
     DEFAULT_INIT,
     DEFAULT_MAX_ITER,
     DEFAULT_METHOD,
     DEFAULT_N_INIT,
     DEFAULT_N_ITER,
+    DEFAULT_N_ITER_LARGE,
     AUTO_TOL_LARGE,
     DEFAULT_TOL,
     INITS,
@@ -98,7 +100,8 @@ def _add_data_options(p: argparse.ArgumentParser, method: bool, k_range: bool = 
     p.add_argument("--init", default=DEFAULT_INIT, choices=_INIT_CHOICES,
                    help=f"how each restart starts (default {DEFAULT_INIT})")
     p.add_argument("--n-iter", type=_positive, default=None,
-                   help=f"Smartigan's schedule length (default {DEFAULT_N_ITER}); for lloyd and "
+                   help=f"Smartigan's schedule length (default {DEFAULT_N_ITER}, {DEFAULT_N_ITER_LARGE} above "
+                        f"{AUTO_SMALL_PROBLEM} multiply-adds per pass); for lloyd and "
                         f"hartigan a cap on iterations/sweeps (default {DEFAULT_MAX_ITER})")
     p.add_argument("--n-init", type=_n_init_arg, default=DEFAULT_N_INIT,
                    help="restarts, run in parallel; the best is kept (default auto: "
