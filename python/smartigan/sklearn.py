@@ -172,7 +172,8 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         ``n_samples * n_features * n_clusters <= 2**20``, else 1).
     max_iter : int or None, default=None
         For Smartigan the length of the acceptance-factor schedule (``None``:
-        20; polishing sweeps come on top); for Lloyd and Hartigan a cap on
+        20, or 5 where ``n_samples * n_features * n_clusters > 2**20``;
+        polishing sweeps come on top); for Lloyd and Hartigan a cap on
         iterations / sweeps, which stop as soon as nothing changes (``None``:
         300, as in scikit-learn). With ``refine=True``, a restart that
         converged before the cap (Smartigan: after its schedule and polish)
