@@ -448,14 +448,16 @@ fn check_count(name: &'static str, value: Option<usize>, max: usize) -> Result<(
 }
 
 /// Parameters that passed [`Params::check`]; the seed, thread count and
-/// `n_iter` are resolved.
+/// `n_iter` are resolved (`n_iter` for the data's size by
+/// [`ValidParams::n_iter_for`]).
 ///
 /// ```
 /// use smartigan::Params;
 /// let p = Params::new(3).n_iter(10).schedule(1.4, 0.9).seed(1).check().unwrap();
 /// assert_eq!(p.seed(), 1);
-/// assert!((p.acceptance_factor(0) - 1.4).abs() < 1e-12);
-/// assert!((p.acceptance_factor(9) - 0.95).abs() < 1e-12);
+/// assert_eq!(p.n_iter_for(1_000_000, 50), 10); // given: any size
+/// assert!((p.acceptance_factor(10, 0) - 1.4).abs() < 1e-12);
+/// assert!((p.acceptance_factor(10, 9) - 0.95).abs() < 1e-12);
 /// assert!(p.check_data(2, 4).is_err()); // k = 3 > n = 2
 /// ```
 #[derive(Debug, Clone, PartialEq)]
