@@ -282,14 +282,10 @@ pub fn predict_sparse_cancellable<T: Scalar>(
     cancel: &AtomicBool,
 ) -> Result<Array1<usize>> {
     let prepared = sparse_centroids(x, centroids)?;
-    let mut labels = vec![0; x.n_rows()];
-    by_rows(
-        &mut labels,
-        1,
-        cancel,
-        || vec![0.0; prepared.k()],
-        |scratch, i, label| label[0] = prepared.nearest(x.row(i), scratch),
-    )?;
+    let labels = x.nearest_rows(&prepared, cancel);
+    if cancel.load(Ordering::Relaxed) {
+        return Err(Error::Interrupted);
+    }
     Ok(Array1::from(labels))
 }
 

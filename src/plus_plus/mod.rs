@@ -419,7 +419,7 @@ fn kmeans_plus_plus_with<T: Scalar>(
         .iter_mut()
         .map(|rng| {
             let mut centroids = vec![0.0; k * d];
-            let first = first_centre(data, rng);
+            let first = first_centre(n, data.is_weighted(), |i| data.weight(i), rng);
             data.load_shifted(first, &mut centroids[..d]);
             let mut chosen = Vec::with_capacity(k);
             chosen.push(first);
@@ -552,25 +552,27 @@ fn kmeans_plus_plus_with<T: Scalar>(
     runs.into_iter().map(|run| run.chosen).collect()
 }
 
-/// The first centre as the reference draws it: uniformly, or with weights
-/// proportionally to weight (the same use of the random stream).
-fn first_centre<T: Scalar>(data: &Data<'_, T>, rng: &mut Xoshiro256PlusPlus) -> usize {
-    let n = data.n;
-    match data.weights() {
-        Some(w) => {
-            let mut total = 0.0;
-            let cumulative: Vec<f64> = w
-                .iter()
-                .map(|wi| {
-                    total += wi;
-                    total
-                })
-                .collect();
-            let target = rng.unit_f64() * total;
-            cumulative.partition_point(|&cw| cw <= target).min(n - 1)
-        }
-        None => rng.below(n),
+/// The first centre: uniformly, or with weights proportionally to weight
+/// (the plain definition's draw and use of the random stream; it serves
+/// both computations).
+fn first_centre(
+    n: usize,
+    weighted: bool,
+    weight: impl Fn(usize) -> f64,
+    rng: &mut Xoshiro256PlusPlus,
+) -> usize {
+    if !weighted {
+        return rng.below(n);
     }
+    let mut total = 0.0;
+    let cumulative: Vec<f64> = (0..n)
+        .map(|i| {
+            total += weight(i);
+            total
+        })
+        .collect();
+    let target = rng.unit_f64() * total;
+    cumulative.partition_point(|&cw| cw <= target).min(n - 1)
 }
 
 /// The reference's draw for `target`: the first index whose cumulative sum
@@ -763,19 +765,7 @@ pub(crate) fn kmeans_plus_plus_indices(
     mut dists_to: impl FnMut(usize, &mut [f64]),
 ) -> Vec<usize> {
     let trials = 2 + (k as f64).ln().floor() as usize;
-    let first = if weighted {
-        let mut total = 0.0;
-        let cumulative: Vec<f64> = (0..n)
-            .map(|i| {
-                total += weight(i);
-                total
-            })
-            .collect();
-        let target = rng.unit_f64() * total;
-        cumulative.partition_point(|&cw| cw <= target).min(n - 1)
-    } else {
-        rng.below(n)
-    };
+    let first = first_centre(n, weighted, &weight, rng);
     let mut chosen = Vec::with_capacity(k);
     chosen.push(first);
     let mut closest = vec![0.0; n];
