@@ -18,9 +18,10 @@ pub enum Variant {
     Reference,
     /// The blocked, screened sweep on the calling thread.
     Blocked,
-    /// The blocked sweep as a restart with spare threads runs it: the
-    /// recomputation of the touched clusters after it is split over the
-    /// pool (the sweep itself runs on the calling thread either way).
+    /// The blocked sweep as a restart with spare threads runs it: large
+    /// blocks' products and their rows' work against the snapshot, and the
+    /// recomputation of the touched clusters after the sweep, are split over
+    /// the pool (the moves are decided on the calling thread either way).
     BlockedParallel,
 }
 
@@ -99,7 +100,15 @@ impl SweepState {
                 crate::reference::sweep(&mut self.part, &data, &self.order, factor)
             }
             Variant::Blocked | Variant::BlockedParallel => {
-                sweep_blocked(&mut self.part, &data, &self.order, factor, &mut self.cache)
+                let spare = v == Variant::BlockedParallel;
+                sweep_blocked(
+                    &mut self.part,
+                    &data,
+                    &self.order,
+                    factor,
+                    &mut self.cache,
+                    spare,
+                )
             }
         };
         self.part

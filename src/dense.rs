@@ -108,7 +108,14 @@ impl<T: Scalar> Source for Dense<'_, T> {
         // point against every cluster costs more than its bookkeeping.
         let (rows, p) = (&self.rows, &mut st.partition);
         let moved = if self.engine.accelerated && p.k * rows.d > PLAIN_SWEEP_MAX_KD {
-            sweep_blocked(p, rows, order, factor, &mut st.cache)
+            sweep_blocked(
+                p,
+                rows,
+                order,
+                factor,
+                &mut st.cache,
+                self.engine.spare_threads,
+            )
         } else {
             crate::reference::sweep(p, rows, order, factor)
         };

@@ -51,6 +51,32 @@ pub(super) struct Block {
     /// Whether the panel is the previous block's with exactly the clusters
     /// that block's moves touched re-packed (see [`Live::start_block`]).
     pub(super) follows: bool,
+    /// Whether `prepared` holds each gathered row's decision work against
+    /// the snapshot (computed over the pool by the sweep; see
+    /// `Block::fill_prepared`).
+    pub(super) has_prepared: bool,
+    pub(super) prepared: Vec<Prepared>,
+    /// The join weights (`f32`, padded) the rows were prepared with: the
+    /// live ones of the snapshot's clusters.
+    pub(super) w0: Vec<f32>,
+}
+
+/// What a gathered row's decision needs that depends only on the block's
+/// snapshot and the row, so that it can be computed for all rows at once,
+/// in parallel, before the block's points are decided in order. While the
+/// row's own cluster and every cluster its screen lists are still as in
+/// the snapshot, these are exactly the values the sequential decision
+/// would compute.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Prepared {
+    /// `sq_dist` to the own centroid.
+    pub(super) own_dist: f64,
+    /// Smallest screened cost of the other clusters (screen units).
+    pub(super) m: f64,
+    /// Lowest exact join cost over the clusters the screen lists with no
+    /// bound but its own (`≤ m + 2E`), and its cluster; `None` when the
+    /// screen alone showed the point stays and none were evaluated.
+    pub(super) best: Option<(f64, usize)>,
 }
 
 impl Block {
@@ -62,35 +88,61 @@ impl Block {
     }
 
     /// Gathers the rows of `idx` (the block's points) and computes their
-    /// products with `panel`, on the calling thread: a block is at most
-    /// [`MAX_BLOCK`] rows, and splitting its product over the pool cost
-    /// more than it saved: the product is a small part of a sweep, so no
-    /// thread count could win much back (benches/JOURNAL.md).
+    /// products with `panel`, on the calling thread. (Lloyd's assignment
+    /// runs its blocks side by side over the pool; the sweep splits a
+    /// block's rows over the pool together with their decision work, in
+    /// `Block::fill_prepared`, where that work outweighs the split.)
     pub(super) fn fill<T: Scalar>(&mut self, data: &Data<'_, T>, idx: &[usize]) {
-        let d = data.d;
         let len = idx.len();
-        self.len = len;
-        self.x64.resize(len * d, 0.0);
-        self.x32.resize(len * d, 0.0);
-        self.a.resize(len, 0.0);
-        let scale = self.panel.scale;
-        let half = self.panel.half_scale2();
-        let mut max_abs: f64 = 0.0;
-        for (t, &i) in idx.iter().enumerate() {
-            let row = &mut self.x64[t * d..(t + 1) * d];
-            data.load_shifted(i, row);
-            let (s, m) = scale_row(row, scale, &mut self.x32[t * d..(t + 1) * d]);
-            max_abs = max_abs.max(m);
-            self.a[t] = s * half;
-        }
-        self.usable = self.panel.usable && max_abs * scale <= 2.0;
-        let kp = self.panel.kp;
-        self.g.resize(len * kp, 0.0);
+        self.resize(data.d, len);
+        self.has_prepared = false;
+        let max_abs = gather(
+            data,
+            idx,
+            &self.panel,
+            &mut self.x64,
+            &mut self.x32,
+            &mut self.a,
+        );
+        self.usable = self.panel.usable && max_abs * self.panel.scale <= 2.0;
         if !self.panel.usable {
             return;
         }
         self.panel.product(&self.x32, len, &mut self.g);
     }
+
+    /// Sizes the row buffers for `len` rows of `d` features.
+    pub(super) fn resize(&mut self, d: usize, len: usize) {
+        self.len = len;
+        self.x64.resize(len * d, 0.0);
+        self.x32.resize(len * d, 0.0);
+        self.a.resize(len, 0.0);
+        self.g.resize(len * self.panel.kp, 0.0);
+    }
+}
+
+/// Loads the rows `idx` shifted into `x64`, scaled to `f32` into `x32`,
+/// with their screen-unit `‖x‖²·scale²/2` in `a`; returns their largest
+/// absolute entry.
+pub(super) fn gather<T: Scalar>(
+    data: &Data<'_, T>,
+    idx: &[usize],
+    panel: &Panel,
+    x64: &mut [f64],
+    x32: &mut [f32],
+    a: &mut [f64],
+) -> f64 {
+    let d = data.d;
+    let (scale, half) = (panel.scale, panel.half_scale2());
+    let mut max_abs: f64 = 0.0;
+    for (t, &i) in idx.iter().enumerate() {
+        let row = &mut x64[t * d..(t + 1) * d];
+        data.load_shifted(i, row);
+        let (s, m) = scale_row(row, scale, &mut x32[t * d..(t + 1) * d]);
+        max_abs = max_abs.max(m);
+        a[t] = s * half;
+    }
+    max_abs
 }
 
 /// Writes `row·scale` rounded to `f32` into `out` and returns `(‖row‖², max

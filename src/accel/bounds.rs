@@ -175,6 +175,9 @@ pub(crate) struct Bounds {
     min_weight: f64,
     /// Relative margin covering the reference's rounding, `(d + 16)·ε`.
     gamma: f64,
+    /// Bounds that are not kept ([`Bounds::off`]): nothing is recorded and
+    /// no point is skipped.
+    off: bool,
 }
 
 impl Bounds {
@@ -209,7 +212,32 @@ impl Bounds {
             centroids: Vec::new(),
             min_weight: 0.0,
             gamma: rounding_gamma(d),
+            off: false,
         })
+    }
+
+    /// Bounds that are not kept: every point is evaluated, and nothing is
+    /// spent on keeping them (for sweeps where they would skip nothing).
+    pub fn off() -> Self {
+        Bounds {
+            k: 0,
+            d: 0,
+            points: Vec::new(),
+            ring: Vec::new(),
+            snapshots: Vec::new(),
+            drift: Vec::new(),
+            checkpoint: 0,
+            interval: 1,
+            centroids: Vec::new(),
+            min_weight: 0.0,
+            gamma: 0.0,
+            off: true,
+        }
+    }
+
+    /// Whether these bounds are [`Bounds::off`].
+    pub fn is_off(&self) -> bool {
+        self.off
     }
 
     /// Whether these bounds belong to data and partitions of this shape.
@@ -221,6 +249,9 @@ impl Bounds {
     /// ended (the recomputation from the labels, or anything else) updates
     /// the displacements, and the size bound is refreshed.
     pub fn begin_sweep(&mut self, centroids: &[f64], cluster_weights: &[f64]) {
+        if self.off {
+            return;
+        }
         let d = self.d;
         if self.centroids.len() == centroids.len() {
             for j in 0..self.k {
@@ -329,6 +360,9 @@ impl Bounds {
 
     /// Ends a sweep, remembering the centroids it leaves.
     pub fn end_sweep(&mut self, centroids: &[f64]) {
+        if self.off {
+            return;
+        }
         self.centroids.clear();
         self.centroids.extend_from_slice(centroids);
     }
@@ -337,7 +371,7 @@ impl Bounds {
     /// checkpoint every `interval` positions.
     #[inline(always)]
     pub fn at_position(&mut self, pos: usize, centroids: &[f64]) {
-        if pos.is_multiple_of(self.interval) {
+        if !self.off && pos.is_multiple_of(self.interval) {
             self.checkpoint = self.checkpoint.wrapping_add(1);
             let slots = self.ring.len();
             let slot = self.checkpoint as usize % slots;
@@ -400,6 +434,9 @@ impl Bounds {
         data: &Data<'_, T>,
         row: &mut [f64],
     ) -> Option<(f64, f64)> {
+        if self.off {
+            return None;
+        }
         let b = &self.points[i];
         let age = self.checkpoint.wrapping_sub(b.stamp) as usize;
         if b.label as usize != r || age >= self.ring.len() || b.lower <= 0.0 || w == 0.0 {
@@ -450,6 +487,9 @@ impl Bounds {
     /// Hints the CPU to start loading point `i`'s bounds.
     #[inline(always)]
     pub fn prefetch(&self, i: usize) {
+        if self.off {
+            return;
+        }
         crate::data::prefetch(std::slice::from_ref(&self.points[i]));
     }
 
@@ -511,6 +551,9 @@ impl Bounds {
     /// `sq_dist`; join weights are below 1). Zero or less means unknown.
     #[inline(always)]
     pub fn record(&mut self, i: usize, r: usize, own_dist: f64, other_cost: f64) {
+        if self.off {
+            return;
+        }
         let g = self.gamma;
         let lower = if other_cost > 0.0 {
             (other_cost * (1.0 - 2.0 * g)).sqrt() * DOWN
@@ -526,6 +569,9 @@ impl Bounds {
     /// fall.
     #[inline(always)]
     pub fn after_move(&mut self, centroids: &[f64], cluster_weights: &[f64], r: usize, j: usize) {
+        if self.off {
+            return;
+        }
         self.moved(centroids, r);
         self.moved(centroids, j);
         self.min_weight = self.min_weight.min(cluster_weights[r]);
@@ -580,7 +626,7 @@ mod tests {
         // Three sweeps from a poor start: centroids are still moving, so the
         // displacements since older checkpoints matter.
         for _ in 0..3 {
-            crate::accel::sweep::sweep_blocked(&mut p, &data, &order, 1.0, &mut cache);
+            crate::accel::sweep::sweep_blocked(&mut p, &data, &order, 1.0, &mut cache, false);
             p.recompute_stale(&data, false);
         }
         let mut b = cache.bounds.take().unwrap();

@@ -43,6 +43,9 @@ pub(crate) struct Cache {
     pub rate: f64,
     /// Per-point bounds from earlier sweeps.
     pub bounds: Option<Bounds>,
+    /// Share of all points the last sweep moved (decides whether the next
+    /// one keeps bounds).
+    pub moved_share: f64,
     /// Points the last sweep had to evaluate (the others were skipped by
     /// their bounds or are alone in their cluster).
     pub evaluated: usize,
@@ -55,6 +58,7 @@ impl Default for Cache {
         Cache {
             rate: 0.1,
             bounds: None,
+            moved_share: 0.0,
             evaluated: 0,
             lloyd: None,
         }
