@@ -193,6 +193,19 @@ impl Block {
     }
 }
 
+impl Block {
+    /// Gathered row `t` (of `d` features).
+    #[inline(always)]
+    fn row(&self, t: usize, d: usize) -> Row<'_> {
+        let kp = self.panel.kp;
+        Row {
+            x: &self.x64[t * d..(t + 1) * d],
+            a: self.a[t],
+            g: &self.g[t * kp..(t + 1) * kp],
+        }
+    }
+}
+
 /// Rows of one task of [`Block::fill_prepared`] for a block of `len` rows:
 /// about two tasks per thread, and at least a few of the product kernel's
 /// row tiles, so that each task reads the packed centroids once for many
@@ -397,9 +410,7 @@ fn decide(
     r: usize,
     factor: f64,
 ) -> Decision {
-    let (d, kp, panel) = (p.d, block.panel.kp, &block.panel);
-    let (x, a) = (&block.x64[t * d..(t + 1) * d], block.a[t]);
-    let g = &block.g[t * kp..(t + 1) * kp];
+    let (Row { x, a, g }, panel) = (block.row(t, p.d), &block.panel);
     let n_r = p.counts[r];
     let own_dist = sq_dist(x, p.centroid(r));
     if n_r <= 1 {
@@ -460,10 +471,8 @@ fn decide_prepared(
     r: usize,
     factor: f64,
 ) -> Decision {
-    let (d, kp, panel) = (p.d, block.panel.kp, &block.panel);
+    let (Row { x, a, g }, panel) = (block.row(t, p.d), &block.panel);
     let prepared = block.prepared[t];
-    let (x, a) = (&block.x64[t * d..(t + 1) * d], block.a[t]);
-    let g = &block.g[t * kp..(t + 1) * kp];
     let (a32, e, m) = (a as f32, panel.error_bound(a), prepared.m);
     // The bound `screened_candidates` compares with, for `decide`'s widest
     // limit.
@@ -538,9 +547,7 @@ fn decide_weighted(
     /// Relative room for the divisions by `w` and the reference's products
     /// by `w` (a few roundings of `ε` each).
     const ROOM: f64 = 1.0 + 8.0 * f64::EPSILON;
-    let (d, kp, panel) = (p.d, block.panel.kp, &block.panel);
-    let (x, a) = (&block.x64[t * d..(t + 1) * d], block.a[t]);
-    let g = &block.g[t * kp..(t + 1) * kp];
+    let (Row { x, a, g }, panel) = (block.row(t, p.d), &block.panel);
     let own_dist = sq_dist(x, p.centroid(r));
     // Exactly the reference's expressions.
     let own = factor * leave_weight(w, p.weights[r]) * own_dist;
