@@ -175,11 +175,7 @@ impl Block {
                     if panel.usable {
                         panel.product(x32, idx.len(), g);
                         for (t, (out, &i)) in prepared.iter_mut().zip(idx).enumerate() {
-                            let row = Row {
-                                x: &x64[t * d..(t + 1) * d],
-                                a: a[t],
-                                g: &g[t * kp..(t + 1) * kp],
-                            };
+                            let row = Row::at(x64, a, g, t, d, kp);
                             *out = prepare(p, panel, (w0, h), cand, row, p.labels[i], factor);
                         }
                     }
@@ -191,18 +187,11 @@ impl Block {
         self.has_prepared = self.panel.usable;
         self.points = points;
     }
-}
 
-impl Block {
     /// Gathered row `t` (of `d` features).
     #[inline(always)]
     fn row(&self, t: usize, d: usize) -> Row<'_> {
-        let kp = self.panel.kp;
-        Row {
-            x: &self.x64[t * d..(t + 1) * d],
-            a: self.a[t],
-            g: &self.g[t * kp..(t + 1) * kp],
-        }
+        Row::at(&self.x64, &self.a, &self.g, t, d, self.panel.kp)
     }
 }
 
@@ -214,6 +203,7 @@ impl Block {
 fn prepare_rows(len: usize) -> usize {
     len.div_ceil(2 * rayon::current_num_threads()).clamp(16, 64)
 }
+
 /// Least multiply-adds in a block's products (rows × padded clusters ×
 /// features) for its fill to be split over the pool (and it must make more
 /// than one task): below it the hand-offs cost more than the split saves
@@ -230,6 +220,18 @@ struct Row<'b> {
     x: &'b [f64],
     a: f64,
     g: &'b [f32],
+}
+
+impl<'b> Row<'b> {
+    /// Row `t` of a block's buffers (`d` features, `kp` products a row).
+    #[inline(always)]
+    fn at(x64: &'b [f64], a: &[f64], g: &'b [f32], t: usize, d: usize, kp: usize) -> Self {
+        Row {
+            x: &x64[t * d..(t + 1) * d],
+            a: a[t],
+            g: &g[t * kp..(t + 1) * kp],
+        }
+    }
 }
 
 /// The [`Prepared`] work of one row in cluster `r` against the snapshot
@@ -633,13 +635,13 @@ pub(crate) fn sweep_blocked<T: Scalar>(
     if p.k <= 1 || scale_for(data.max_abs_shifted()).is_none() {
         return crate::reference::sweep(p, data, order, factor);
     }
-    // Bounds pay only where they skip points. While most of the points
-    // evaluated move (a Smartigan schedule on heavily overlapping clusters),
-    // every centroid drifts far within a sweep, the next sweep's bounds skip
+    // Bounds pay only where they skip points. While most points move (a
+    // Smartigan schedule on heavily overlapping clusters), every centroid
+    // drifts far within a sweep, the next sweep's bounds skip
     // almost nothing, and keeping them costs each move a displacement from
     // every checkpoint: such sweeps run without them, and the first sweep
     // after starts them afresh. (Only speed depends on this.)
-    let mut bounds = if cache.moved_share > BOUNDS_MAX_RATE {
+    let mut bounds = if cache.moved_share > BOUNDS_MAX_MOVED_SHARE {
         Bounds::off()
     } else {
         match cache.bounds.take() {
@@ -661,7 +663,7 @@ pub(crate) fn sweep_blocked<T: Scalar>(
 /// sweep keeps no bounds. On Gaussian blobs under Smartigan's schedule at
 /// most a sixth of the points move in a sweep; on W5 (issue 28) nearly all
 /// of them.
-const BOUNDS_MAX_RATE: f64 = 0.5;
+const BOUNDS_MAX_MOVED_SHARE: f64 = 0.5;
 
 multiversion!(sweep_body, dispatch_sweep, (p: &mut Partition, data: &Data<'_, T>, order: &[usize], factor: f64, cache: &mut Cache, bounds: &mut Bounds, spare_threads: bool) -> usize);
 
@@ -777,11 +779,10 @@ fn process_block<T: Scalar>(
             } else {
                 decide(p, live, block, t, r, factor)
             };
-            let x = &block.x64[t * d..(t + 1) * d];
-            settle(p, live, bounds, i, (x, w), r, decision)
+            settle(p, live, bounds, i, (block.row(t, d).x, w), r, decision)
         } else {
             let x = if is_member {
-                &block.x64[t * d..(t + 1) * d]
+                block.row(t, d).x
             } else {
                 data.load_shifted(i, scratch);
                 &*scratch
@@ -933,7 +934,7 @@ pub(crate) mod tests {
             }
             let mut order: Vec<usize> = (0..data.n).collect();
             rng.shuffle(&mut order);
-            off_somewhere |= cache.rate > BOUNDS_MAX_RATE;
+            off_somewhere |= cache.moved_share > BOUNDS_MAX_MOVED_SHARE;
             let ma = crate::reference::sweep(&mut a, &data, &order, factor);
             let mb = sweep_blocked(&mut b, &data, &order, factor, &mut cache, spare);
             assert_eq!(ma, mb, "moves differ in sweep {s} (spare threads: {spare})");
