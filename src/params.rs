@@ -232,6 +232,40 @@ pub mod defaults {
             _ => n_iter(method),
         }
     }
+    /// The share of all points moved by the schedule's first sweep above
+    /// which the clusters count as overlapping: [`schedule_length`] then
+    /// runs the paper's full schedule. On separated blobs (the benchmark's
+    /// W1–W3) the first sweep at factor 3/2 moves at most a fifth of the
+    /// points and the short schedule ends at the same objective as the
+    /// long one, sooner; on W4 (k = 1,000 in 8 dimensions) it moves 71 %,
+    /// and the long schedule ends 0.6 % lower in less time, its slowly
+    /// falling factor letting the boundaries reorganise
+    /// (`benches/JOURNAL.md`, session 24).
+    pub const OVERLAP_SHARE: f64 = 0.5;
+    /// The share above which the first sweep was a random walk: nearly
+    /// every point passed the relaxed test (structureless noise: 99.9 %;
+    /// embeddings, W5: 98.7 %), so the relaxed sweeps explore nothing and
+    /// the short schedule is kept.
+    pub const RANDOM_WALK_SHARE: f64 = 0.9;
+    /// Smartigan's schedule length on larger problems when `n_iter` is not
+    /// given, once its first sweep (at the schedule's starting factor,
+    /// whatever the length) has moved `share` of all points: [`N_ITER`]
+    /// where `OVERLAP_SHARE < share ≤ RANDOM_WALK_SHARE`, else
+    /// [`N_ITER_LARGE`] (what [`n_iter_for`] gives before that sweep).
+    ///
+    /// ```
+    /// use smartigan::defaults;
+    /// assert_eq!(defaults::schedule_length(0.2), 5);
+    /// assert_eq!(defaults::schedule_length(0.7), 20);
+    /// assert_eq!(defaults::schedule_length(0.99), 5);
+    /// ```
+    pub fn schedule_length(share: f64) -> usize {
+        if share > OVERLAP_SHARE && share <= RANDOM_WALK_SHARE {
+            N_ITER
+        } else {
+            N_ITER_LARGE
+        }
+    }
     /// Restarts on small problems: restarts bought more objective per unit
     /// of time than longer schedules (`benches/PAPER.md` §4.4–4.5), and
     /// twenty of them met the bar above on every paper cell.
@@ -493,6 +527,14 @@ impl ValidParams {
             }
             _ => self.n_iter,
         }
+    }
+    /// Whether Smartigan's schedule length for `n` rows of `d` features is
+    /// chosen by its first sweep ([`defaults::schedule_length`]): `n_iter`
+    /// not given, on a larger problem.
+    pub(crate) fn adaptive_schedule(&self, n: usize, d: usize) -> bool {
+        self.p.method == Method::Smartigan
+            && self.p.n_iter.is_none()
+            && !defaults::is_small(n, d, self.p.k)
     }
     /// The initialisation.
     pub fn init(&self) -> &Init {

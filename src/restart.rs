@@ -54,6 +54,12 @@ pub(crate) struct Restart<St> {
     refinement: Refinement<St>,
     /// The relative tolerance of descents ([`ValidParams::tol`]); 0 for none.
     tol: f64,
+    /// Smartigan's schedule length, or the Lloyd/Hartigan cap
+    /// ([`ValidParams::n_iter_for`]); where the schedule adapts
+    /// ([`ValidParams::adaptive_schedule`]) its first sweep sets it.
+    n_iter: usize,
+    /// Whether the first schedule sweep chooses `n_iter`.
+    adaptive: bool,
 }
 
 /// Where a restart's merge-split refinement stands.
@@ -104,14 +110,17 @@ impl<St> Restart<St> {
         };
         let order_rng = Xoshiro256PlusPlus::stream(params.seed(), index as u64, Stream::Order);
         let tol = params.tol(data.n(), data.d());
-        Ok(Self::starting(
+        let mut restart = Self::starting(
             data,
             part,
             phase,
             order_rng,
             tol,
             SplitCache::default(),
-        ))
+            params.n_iter_for(data.n(), data.d()),
+        );
+        restart.adaptive = params.adaptive_schedule(data.n(), data.d());
+        Ok(restart)
     }
 
     /// A Hartigan descent from `state` (a step of a path, [`crate::path`]):
@@ -125,7 +134,8 @@ impl<St> Restart<St> {
         tol: f64,
     ) -> Self {
         let cache = SplitCache::default();
-        Self::starting(data, state, Phase::Hartigan, order_rng, tol, cache)
+        let n_iter = MAX_POLISH_SWEEPS;
+        Self::starting(data, state, Phase::Hartigan, order_rng, tol, cache, n_iter)
     }
 
     fn starting<S: Source<State = St>>(
@@ -135,6 +145,7 @@ impl<St> Restart<St> {
         order_rng: Xoshiro256PlusPlus,
         tol: f64,
         cache: SplitCache,
+        n_iter: usize,
     ) -> Self {
         let initial_objective = data.objective(&part);
         Restart {
@@ -154,6 +165,8 @@ impl<St> Restart<St> {
                 cache,
             },
             tol,
+            n_iter,
+            adaptive: false,
         }
     }
 
@@ -205,7 +218,7 @@ impl<St> Restart<St> {
 
     /// One transition: a Lloyd iteration or a (Smartigan) sweep.
     pub(crate) fn step<S: Source<State = St>>(&mut self, data: &S, params: &ValidParams) {
-        let n_iter = params.n_iter_for(data.n(), data.d());
+        let n_iter = self.n_iter;
         let (moved, next) = match self.phase {
             Phase::Done => return,
             Phase::Refine => return self.refine_step(data, params),
@@ -222,6 +235,13 @@ impl<St> Restart<St> {
             Phase::Schedule(t) => {
                 let factor = params.acceptance_factor(n_iter, t);
                 let moved = self.hartigan_sweep(data, factor);
+                // The first sweep's factor is the schedule's start whatever
+                // its length, so the length may be chosen after it.
+                if t == 0 && self.adaptive {
+                    let share = moved as f64 / data.n().max(1) as f64;
+                    self.n_iter = defaults::schedule_length(share);
+                }
+                let n_iter = self.n_iter;
                 // A sweep without moves at factor c ≥ 1 is already a Hartigan
                 // local optimum: the factor only falls, so nothing moves later.
                 let stable_for_hartigan = moved == 0 && factor >= 1.0;

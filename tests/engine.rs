@@ -474,27 +474,60 @@ fn default_n_iter_is_a_schedule_for_smartigan_and_a_loose_cap_otherwise() {
     }
 }
 
-/// Smartigan's default schedule is 20 sweeps on small problems and
-/// `N_ITER_LARGE` above `SMALL_PROBLEM` (where one refined restart runs):
-/// the default fit is the fit with that `n_iter` given, bit for bit.
+/// Smartigan's default schedule is 20 sweeps on small problems. Above
+/// `SMALL_PROBLEM` (where one refined restart runs) its first sweep chooses
+/// it: `N_ITER` where that sweep moved between `OVERLAP_SHARE` and
+/// `RANDOM_WALK_SHARE` of the points, else `N_ITER_LARGE`. The default fit
+/// is the fit with that `n_iter` given, bit for bit, and the data below
+/// reach every branch.
 #[test]
-fn default_schedule_is_shorter_on_large_problems() {
-    use smartigan::defaults::{N_ITER, N_ITER_LARGE, SMALL_PROBLEM};
+fn default_schedule_follows_the_first_sweep_on_large_problems() {
+    use smartigan::defaults::{
+        schedule_length, N_ITER, N_ITER_LARGE, OVERLAP_SHARE, RANDOM_WALK_SHARE, SMALL_PROBLEM,
+    };
     let mut rng = smartigan::rng::Xoshiro256PlusPlus::seed_from_u64(8);
-    for (n, d, k) in [(600, 4, 10), (20_000, 8, 20)] {
-        let x = Array2::from_shape_fn((n, d), |_| rng.unit_f64());
-        let large = n * d * k > SMALL_PROBLEM;
-        let expected = if large { N_ITER_LARGE } else { N_ITER };
+    let noise = |n, d, rng: &mut smartigan::rng::Xoshiro256PlusPlus| {
+        Array2::from_shape_fn((n, d), |_| rng.unit_f64())
+    };
+    let cases = [
+        (noise(600, 4, &mut rng), 10),
+        // Uniform noise in 8 and in 32 dimensions (first sweeps moving 70 %
+        // and 99.8 % of the points); blobs (12 %).
+        (noise(20_000, 8, &mut rng), 20),
+        (noise(10_000, 32, &mut rng), 20),
+        (blobs(20_000, 8, 20, 1.0, 4), 20),
+    ];
+    let mut seen = Vec::new();
+    for (x, k) in &cases {
+        let (n, d, k) = (x.nrows(), x.ncols(), *k);
         let p = Params::new(k).seed(3);
-        assert_eq!(p.clone().check().unwrap().n_iter_for(n, d), expected);
         let auto = fit(x.view(), p.clone()).unwrap();
+        let expected = if n * d * k <= SMALL_PROBLEM {
+            assert_eq!(p.clone().check().unwrap().n_iter_for(n, d), N_ITER);
+            N_ITER
+        } else {
+            assert_eq!(p.clone().check().unwrap().n_iter_for(n, d), N_ITER_LARGE);
+            let share = auto.moves[0] as f64 / n as f64;
+            let band = if share > RANDOM_WALK_SHARE {
+                2
+            } else {
+                usize::from(share > OVERLAP_SHARE)
+            };
+            seen.push(band);
+            schedule_length(share)
+        };
         assert_eq!(auto, fit(x.view(), p.clone().n_iter(expected)).unwrap());
-        if large {
-            // And the longer schedule is a different run.
-            assert_ne!(
-                auto.history,
-                fit(x.view(), p.n_iter(N_ITER)).unwrap().history
-            );
-        }
+        // And the other length is a different run.
+        let other = if expected == N_ITER {
+            N_ITER_LARGE
+        } else {
+            N_ITER
+        };
+        assert_ne!(
+            auto.history,
+            fit(x.view(), p.n_iter(other)).unwrap().history
+        );
     }
+    seen.sort_unstable();
+    assert_eq!(seen, [0, 1, 2], "the cases reach every branch");
 }

@@ -164,9 +164,11 @@ def cluster(
         an acceptance factor falling along ``schedule`` (the paper's variant).
     n_iter : int or None
         For Smartigan the length of the schedule (default ``None``:
-        ``DEFAULT_N_ITER`` = 20 sweeps, or ``DEFAULT_N_ITER_LARGE`` = 5 where
-        ``n_samples * n_features * k`` exceeds ``2**20``; polishing sweeps
-        come on top). For
+        ``DEFAULT_N_ITER`` = 20 sweeps; where ``n_samples * n_features * k``
+        exceeds ``2**20``, ``DEFAULT_N_ITER_LARGE`` = 5 unless the first
+        sweep moves between half and nine tenths of the points (overlapping
+        clusters, where the long schedule pays); polishing sweeps come on
+        top). For
         Lloyd and Hartigan a cap on iterations / sweeps, which stop earlier
         as soon as nothing changes (default ``None``: ``DEFAULT_MAX_ITER`` =
         300, scikit-learn's ``max_iter``). With ``refine=True``, a restart

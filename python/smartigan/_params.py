@@ -50,11 +50,14 @@ Tol = Union[float, Literal["auto"]]
 
 DEFAULT_METHOD: str = _core.DEFAULT_METHOD
 #: ``n_iter=None`` (default) means ``DEFAULT_N_ITER`` sweeps of Smartigan's
-#: schedule (``DEFAULT_N_ITER_LARGE`` where ``n_samples * n_features * k``
-#: exceeds ``AUTO_SMALL_PROBLEM``), or at most ``DEFAULT_MAX_ITER`` Lloyd
-#: iterations / Hartigan sweeps.
+#: schedule (where ``n_samples * n_features * k`` exceeds ``AUTO_SMALL_PROBLEM``,
+#: ``DEFAULT_N_ITER_LARGE``, or ``DEFAULT_N_ITER`` when the first sweep moves
+#: more than ``SCHEDULE_OVERLAP_SHARE`` and at most ``SCHEDULE_RANDOM_WALK_SHARE``
+#: of the points), or at most ``DEFAULT_MAX_ITER`` Lloyd iterations / Hartigan sweeps.
 DEFAULT_N_ITER: int = _core.DEFAULT_N_ITER
 DEFAULT_N_ITER_LARGE: int = _core.DEFAULT_N_ITER_LARGE
+SCHEDULE_OVERLAP_SHARE: float = _core.SCHEDULE_OVERLAP_SHARE
+SCHEDULE_RANDOM_WALK_SHARE: float = _core.SCHEDULE_RANDOM_WALK_SHARE
 DEFAULT_MAX_ITER: int = _core.DEFAULT_MAX_ITER
 #: ``"auto"``: ``AUTO_N_INIT_SMALL`` restarts while ``n_samples * n_features * k``
 #: is at most ``AUTO_SMALL_PROBLEM``, else ``AUTO_N_INIT_LARGE`` (see :func:`auto_n_init`).
@@ -149,7 +152,10 @@ def default_n_iter(method: str, n_samples: Optional[int] = None, n_features: Opt
     or the cap on Lloyd iterations and Hartigan sweeps. Given the data's
     shape and ``k``, for that shape: Smartigan's schedule is
     ``DEFAULT_N_ITER_LARGE`` sweeps above ``AUTO_SMALL_PROBLEM``
-    multiply-adds per pass (one refined restart escapes there instead).
+    multiply-adds per pass (one refined restart escapes there instead),
+    until its first sweep: where that sweep moves more than
+    ``SCHEDULE_OVERLAP_SHARE`` and at most ``SCHEDULE_RANDOM_WALK_SHARE`` of
+    the points (overlapping clusters), the schedule runs ``DEFAULT_N_ITER``.
 
     >>> default_n_iter("smartigan"), default_n_iter("lloyd")
     (20, 300)

@@ -346,6 +346,28 @@ def test_default_n_iter_runs_lloyd_and_hartigan_to_convergence():
     assert short.n_sweeps == smartigan._params.DEFAULT_N_ITER == 20
 
 
+def test_default_schedule_on_large_problems_follows_its_first_sweep():
+    # Above AUTO_SMALL_PROBLEM the schedule is DEFAULT_N_ITER_LARGE sweeps,
+    # or DEFAULT_N_ITER when its first sweep moves between the two shares of
+    # the points (uniform noise in 8 dimensions, k = 20: about 70 %).
+    from smartigan import _params
+
+    x = np.random.default_rng(2).random((20_000, 8))
+    kw = dict(seed=0, polish=False, refine=False)
+    auto = cluster(x, 20, **kw)
+    share = auto.moves[0] / x.shape[0]
+    assert _params.SCHEDULE_OVERLAP_SHARE < share <= _params.SCHEDULE_RANDOM_WALK_SHARE
+    assert auto.n_sweeps == _params.DEFAULT_N_ITER
+    same = cluster(x, 20, n_iter=_params.DEFAULT_N_ITER, **kw)
+    assert np.array_equal(auto.labels, same.labels) and auto.objective == same.objective
+    # Separated blobs move fewer: the short schedule.
+    centres = np.random.default_rng(3).uniform(0, 30, size=(20, 8))
+    blobs = centres[np.arange(20_000) % 20] + np.random.default_rng(4).standard_normal((20_000, 8))
+    short = cluster(blobs, 20, **kw)
+    assert short.moves[0] / 20_000 <= _params.SCHEDULE_OVERLAP_SHARE
+    assert short.n_sweeps <= _params.DEFAULT_N_ITER_LARGE
+
+
 def test_refine_repairs_merged_and_split_blobs_and_never_hurts():
     # Well-separated blobs: single unrefined restarts from Forgy starts often
     # put two blobs under one centroid and cut another in two; refinement

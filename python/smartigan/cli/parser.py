@@ -101,7 +101,8 @@ def _add_data_options(p: argparse.ArgumentParser, method: bool, k_range: bool = 
                    help=f"how each restart starts (default {DEFAULT_INIT})")
     p.add_argument("--n-iter", type=_positive, default=None,
                    help=f"Smartigan's schedule length (default {DEFAULT_N_ITER}, {DEFAULT_N_ITER_LARGE} above "
-                        f"{AUTO_SMALL_PROBLEM} multiply-adds per pass); for lloyd and "
+                        f"{AUTO_SMALL_PROBLEM} multiply-adds per pass unless the first sweep "
+                        f"shows overlapping clusters); for lloyd and "
                         f"hartigan a cap on iterations/sweeps (default {DEFAULT_MAX_ITER})")
     p.add_argument("--n-init", type=_n_init_arg, default=DEFAULT_N_INIT,
                    help="restarts, run in parallel; the best is kept (default auto: "
