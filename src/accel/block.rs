@@ -59,6 +59,9 @@ pub(super) struct Block {
     /// The join weights (`f32`, padded) the rows were prepared with: the
     /// live ones of the snapshot's clusters.
     pub(super) w0: Vec<f32>,
+    /// With sample weights, the cluster weights the rows were prepared
+    /// with (each row's factors `W_j/(W_j + w)` come from them).
+    pub(super) weights0: Vec<f64>,
 }
 
 /// What a gathered row's decision needs that depends only on the block's

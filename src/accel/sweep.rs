@@ -127,12 +127,12 @@ impl Block {
     /// over the pool's threads when `spare_threads` and the block is large
     /// enough for the split to pay (then each row's decision work is
     /// prepared as well, see [`Block::fill_prepared`]); otherwise on the
-    /// calling thread. Weighted points are decided in order only.
+    /// calling thread.
     fn fill_for<T: Scalar>(&mut self, pass: &Pass<'_, '_, T>, p: &Partition, live: &Live) {
         let work = self.members.len() * self.panel.kp * p.d;
         let split =
             work >= PREPARE_MIN_WORK && self.members.len() > prepare_rows(self.members.len());
-        if pass.spare_threads && !pass.data.is_weighted() && split {
+        if pass.spare_threads && split {
             self.fill_prepared(pass.data, p, &live.w, pass.factor);
         } else {
             self.fill_members(pass.data);
@@ -144,7 +144,8 @@ impl Block {
     /// pool: the rows of a block are independent until they are decided,
     /// which happens afterwards, in order. Each row is computed on its own,
     /// so no bit depends on the split. `w` are the live join weights, which
-    /// at the snapshot are the snapshot's.
+    /// at the snapshot are the snapshot's (as are the cluster weights, which
+    /// weighted rows take their factors from).
     fn fill_prepared<T: Scalar>(
         &mut self,
         data: &Data<'_, T>,
@@ -158,6 +159,11 @@ impl Block {
         let rows = prepare_rows(points.len());
         self.w0.clear();
         self.w0.extend_from_slice(w);
+        let weighted = data.is_weighted();
+        self.weights0.clear();
+        if weighted {
+            self.weights0.extend_from_slice(&p.weights);
+        }
         self.prepared.resize(points.len(), Prepared::default());
         let (panel, w0) = (&self.panel, &self.w0);
         let max_abs = self
@@ -169,14 +175,24 @@ impl Block {
             .zip(self.prepared.par_chunks_mut(rows))
             .zip(points.par_chunks(rows))
             .map_init(
-                || (panel.h.clone(), Vec::with_capacity(p.k)),
-                |(h, cand), (((((x64, x32), a), g), prepared), idx)| {
+                || (panel.h.clone(), Vec::with_capacity(p.k), w0.clone()),
+                |(h, cand, point_w), (((((x64, x32), a), g), prepared), idx)| {
                     let max_abs = gather(data, idx, panel, x64, x32, a);
                     if panel.usable {
                         panel.product(x32, idx.len(), g);
                         for (t, (out, &i)) in prepared.iter_mut().zip(idx).enumerate() {
                             let row = Row::at(x64, a, g, t, d, kp);
-                            *out = prepare(p, panel, (w0, h), cand, row, p.labels[i], factor);
+                            let (r, wi) = (p.labels[i], data.weight(i));
+                            *out = if !weighted {
+                                prepare(p, panel, (w0, h), cand, row, r, factor)
+                            } else if wi != 0.0 {
+                                point_factors(point_w, &p.weights, wi);
+                                let screen = (&point_w[..], &mut h[..]);
+                                prepare_weighted(p, panel, screen, cand, row, (r, wi), factor)
+                            } else {
+                                // Zero-weight points are decided exactly.
+                                Prepared::default()
+                            };
                         }
                     }
                     max_abs
@@ -266,6 +282,52 @@ fn prepare(
     });
     h[r] = saved;
     Prepared { own_dist, m, best }
+}
+
+/// [`prepare`] for a point of weight `w > 0` in cluster `r` with sample
+/// weights, whose factors `W_j/(W_j + w)` are `point_w`: the expressions of
+/// [`decide_weighted`] with no cluster dirty.
+#[inline(always)]
+fn prepare_weighted(
+    p: &Partition,
+    panel: &Panel,
+    (point_w, h): (&[f32], &mut [f32]),
+    cand: &mut Vec<usize>,
+    row: Row<'_>,
+    (r, w): (usize, f64),
+    factor: f64,
+) -> Prepared {
+    let own_dist = sq_dist(row.x, p.centroid(r));
+    let own = factor * leave_weight(w, p.weights[r]) * own_dist;
+    let half = panel.half_scale2();
+    let saved = h[r];
+    h[r] = f32::INFINITY;
+    let a32 = row.a as f32;
+    let m = f64::from(screened_min(point_w, h, row.g, a32));
+    let e = 2.0 * panel.error_bound(row.a);
+    let best = (m - e < (own / w * WEIGHTED_ROOM) * half).then(|| {
+        cand.clear();
+        screened_candidates(point_w, h, row.g, a32, m + e + e, p.k, cand);
+        lowest_cost(p, row.x, w, r, cand, (f64::INFINITY, usize::MAX))
+    });
+    h[r] = saved;
+    Prepared { own_dist, m, best }
+}
+
+/// A point of weight `w`'s factors `W_j/(W_j + w)` (its join weights over
+/// `w`) for the cluster weights `weights`, as `f32`; `out` keeps its
+/// padding.
+#[inline(always)]
+fn point_factors(out: &mut [f32], weights: &[f64], w: f64) {
+    for (f, &big_w) in out.iter_mut().zip(weights) {
+        *f = point_factor(big_w, w);
+    }
+}
+
+/// One factor of [`point_factors`].
+#[inline(always)]
+fn point_factor(big_w: f64, w: f64) -> f32 {
+    (big_w / (big_w + w)) as f32
 }
 
 /// Per-cluster bookkeeping of a blocked sweep.
@@ -485,10 +547,7 @@ fn decide_prepared(
             .iter()
             .any(|&j| screen(block.w0[j], panel.h[j], g[j], a32) <= listed);
     #[cfg(test)]
-    tests::PREPARED.with(|c| {
-        let (taken, redone) = c.get();
-        c.set((taken + usize::from(!changed), redone + usize::from(changed)));
-    });
+    tests::count_prepared(changed);
     if changed {
         return decide(p, live, block, t, r, factor);
     }
@@ -546,17 +605,13 @@ fn decide_weighted(
     w: f64,
     factor: f64,
 ) -> Decision {
-    /// Relative room for the divisions by `w` and the reference's products
-    /// by `w` (a few roundings of `ε` each).
-    const ROOM: f64 = 1.0 + 8.0 * f64::EPSILON;
+    const ROOM: f64 = WEIGHTED_ROOM;
     let (Row { x, a, g }, panel) = (block.row(t, p.d), &block.panel);
     let own_dist = sq_dist(x, p.centroid(r));
     // Exactly the reference's expressions.
     let own = factor * leave_weight(w, p.weights[r]) * own_dist;
     let (mut best, mut best_j) = lowest_cost(p, x, w, r, &live.dirty, (f64::INFINITY, usize::MAX));
-    for (f, &big_w) in live.point_w.iter_mut().zip(&p.weights) {
-        *f = (big_w / (big_w + w)) as f32;
-    }
+    point_factors(&mut live.point_w, &p.weights, w);
     let half = panel.half_scale2();
     let saved = live.h[r];
     live.h[r] = f32::INFINITY;
@@ -587,6 +642,69 @@ fn decide_weighted(
         to: (best < own).then_some(best_j),
         own_dist,
         lower: lower.min(best / w / ROOM),
+    }
+}
+
+/// Relative room, in the weighted decisions, for the divisions by `w` and
+/// the reference's products by `w` (a few roundings of `ε` each).
+const WEIGHTED_ROOM: f64 = 1.0 + 8.0 * f64::EPSILON;
+
+/// [`decide_weighted`] from the row's [`Prepared`] work, where it still
+/// holds; the argument of [`decide_prepared`], with the point's factors
+/// `W_j/(W_j + w)` in place of the join weights: a clean cluster's factor
+/// and screen are the snapshot's, so the clean clusters' minimum is the
+/// prepared `m` while no dirty cluster screened within `m + 2E` at the
+/// snapshot (`E` the weighted decision's doubled bound), and the
+/// candidates `decide_weighted` lists are a subset of the prepared ones.
+#[inline(always)]
+fn decide_weighted_prepared(
+    p: &Partition,
+    live: &mut Live,
+    block: &Block,
+    t: usize,
+    r: usize,
+    w: f64,
+    factor: f64,
+) -> Decision {
+    let (Row { x, a, g }, panel) = (block.row(t, p.d), &block.panel);
+    let prepared = block.prepared[t];
+    let (a32, e, m) = (a as f32, 2.0 * panel.error_bound(a), prepared.m);
+    let listed = ((m + e + e) as f32).min(f32::MAX);
+    let changed = live.stamp[r] >= block.epoch
+        || live.dirty.iter().any(|&j| {
+            let f = point_factor(block.weights0[j], w);
+            screen(f, panel.h[j], g[j], a32) <= listed
+        });
+    #[cfg(test)]
+    tests::count_prepared(changed);
+    if changed {
+        return decide_weighted(p, live, block, t, r, w, factor);
+    }
+    let own_dist = prepared.own_dist;
+    // Exactly the reference's expressions (`W_r` is the snapshot's).
+    let own = factor * leave_weight(w, p.weights[r]) * own_dist;
+    let (best, best_j) = lowest_cost(p, x, w, r, &live.dirty, (f64::INFINITY, usize::MAX));
+    let half = panel.half_scale2();
+    let lower = ((m - e) / half).min(best / w / WEIGHTED_ROOM);
+    if m - e >= (own / w * WEIGHTED_ROOM) * half && best >= own {
+        return Decision {
+            to: None,
+            own_dist,
+            lower,
+        };
+    }
+    let Some((clean, clean_j)) = prepared.best else {
+        return decide_weighted(p, live, block, t, r, w, factor);
+    };
+    let (best, best_j) = if clean < best || (clean == best && clean_j < best_j) {
+        (clean, clean_j)
+    } else {
+        (best, best_j)
+    };
+    Decision {
+        to: (best < own).then_some(best_j),
+        own_dist,
+        lower: lower.min(best / w / WEIGHTED_ROOM),
     }
 }
 
@@ -772,7 +890,9 @@ fn process_block<T: Scalar>(
         // A zero-weight point follows the nearest centroid whatever the
         // factor: decided exactly below.
         let moved = if is_member && block.usable && w != 0.0 {
-            let decision = if data.is_weighted() {
+            let decision = if data.is_weighted() && block.has_prepared {
+                decide_weighted_prepared(p, live, block, t, r, w, factor)
+            } else if data.is_weighted() {
                 decide_weighted(p, live, block, t, r, w, factor)
             } else if block.has_prepared {
                 decide_prepared(p, live, block, t, r, factor)
@@ -850,6 +970,14 @@ pub(crate) mod tests {
         pub(super) static PREPARED: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
     }
 
+    /// Counts one decision of `decide_prepared` or `decide_weighted_prepared`.
+    pub(super) fn count_prepared(changed: bool) {
+        PREPARED.with(|c| {
+            let (taken, redone) = c.get();
+            c.set((taken + usize::from(!changed), redone + usize::from(changed)));
+        });
+    }
+
     pub(crate) fn random_partition<T: Scalar>(
         data: &Data<'_, T>,
         k: usize,
@@ -861,7 +989,16 @@ pub(crate) mod tests {
     }
 
     fn check_sweeps<T: Scalar>(x: ndarray::ArrayView2<'_, T>, k: usize, factor: f64) {
-        let data = Data::new(x, None);
+        check_weighted_sweeps(x, None, k, factor);
+    }
+
+    fn check_weighted_sweeps<T: Scalar>(
+        x: ndarray::ArrayView2<'_, T>,
+        w: Option<&[f64]>,
+        k: usize,
+        factor: f64,
+    ) {
+        let data = Data::new(x, w.map(std::borrow::Cow::Borrowed));
         let mut a = random_partition(&data, k, 7);
         // Decided in order only, and with the rows prepared over the pool.
         let mut b = [a.clone(), a.clone()];
@@ -901,6 +1038,34 @@ pub(crate) mod tests {
             }
         }
         // Both ways of `decide_prepared` were taken (and checked above).
+        let (taken, redone) = PREPARED.with(Cell::get);
+        assert!(
+            taken > 1000 && redone > 100,
+            "{taken} taken, {redone} redone"
+        );
+    }
+
+    #[test]
+    fn blocked_weighted_sweep_equals_plain_sweep() {
+        PREPARED.with(|c| c.set((0, 0)));
+        for &(n, d, k) in &[(900, 16, 20), (700, 33, 40), (400, 9, 130)] {
+            let x = blobs(n, d, k / 2 + 1, n as u64 + d as u64);
+            // Spread weights, with zeros, and integers (exact cluster weights).
+            let spread: Vec<f64> = (0..n)
+                .map(|i| 0.1 + ((i * 7919) % 97) as f64 / 9.7)
+                .collect();
+            let zeros: Vec<f64> = (0..n)
+                .map(|i| f64::from(u8::from(i % 11 != 0)) * 2.5)
+                .collect();
+            let integers: Vec<f64> = (0..n).map(|i| (1 + i % 5) as f64).collect();
+            for w in [&spread, &zeros, &integers] {
+                for factor in [1.0, 1.3] {
+                    check_weighted_sweeps(x.view(), Some(w), k, factor);
+                    check_weighted_sweeps(x.mapv(|v| v as f32).view(), Some(w), k, factor);
+                }
+            }
+        }
+        // Both ways of `decide_weighted_prepared` were taken.
         let (taken, redone) = PREPARED.with(Cell::get);
         assert!(
             taken > 1000 && redone > 100,
