@@ -15,6 +15,14 @@ start. Results are identical for none and unit weights (checked here).
 The same points as a SciPy CSR matrix (every entry stored) show what the
 sparse path costs against the dense one: it has no screen, so each sweep
 scores every point against every cluster. Not run in CI.
+
+    python benches/weighted.py --embeddings 0.25   # writes benches/RESULTS-weighted-embeddings.md
+
+The embeddings case: W5's recipe (``benches/peers.py``: float32 rows of 384
+features, unit length, k = 256) at a fraction of its n, default fits
+(``cluster(X, 256, seed=0)``, one refined restart) with no weights, unit
+weights and weights uniform in [0.5, 2], alternating. There a restart leaves
+cores idle and the sweep prepares its rows over them, weighted or not.
 """
 
 from __future__ import annotations
@@ -46,11 +54,57 @@ def data() -> Tuple[np.ndarray, Dict[str, Optional[np.ndarray]]]:
     return x, weights
 
 
+def embeddings(scale: float, reps: int, out: str) -> None:
+    """The embeddings case (see the module's doc)."""
+    from peers import WORKLOADS, make_data
+
+    spec = dict(WORKLOADS["W5"])
+    spec["n"] = int(spec["n"] * scale)
+    n, k = spec["n"], spec["k"]
+    x = np.ascontiguousarray(make_data("W5", spec))
+    rng = np.random.default_rng(0)
+    weights = {"none": None, "unit": np.ones(n), "uniform 0.5-2": rng.uniform(0.5, 2.0, n)}
+    times: Dict[str, List[float]] = {}
+    results = {}
+    for _ in range(reps):
+        for name, w in weights.items():
+            t = time.perf_counter()
+            results[name] = smartigan.cluster(x, k, seed=0, sample_weight=w)
+            times.setdefault(name, []).append(time.perf_counter() - t)
+            print(f"{name}: {times[name][-1]:.2f} s", flush=True)
+    assert np.array_equal(results["none"].labels, results["unit"].labels), "unit weights changed the labels"
+    host = this_machine()
+    lines = [
+        "# Weighted against unweighted fits on embeddings (issue 28, target 6)",
+        "",
+        f"Regenerate with `python benches/weighted.py --embeddings {scale:g} --reps {reps}`. Host: "
+        f"{host['cpu']}, {host['cores']} cores, Python {host['python']}. W5's recipe at {n:,} × "
+        f"{x.shape[1]} float32, k = {k}, default fits (one refined restart, all cores); medians of "
+        f"{reps} alternating repetitions in one process. Target: at most 1.2×.",
+        "",
+        "| weights | time (s) | × unweighted | sweeps | objective |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    base = median(times["none"])
+    for name in weights:
+        m, r = median(times[name]), results[name]
+        lines.append(f"| {name} | {m:.2f} | {m / base:.2f} | {r.n_sweeps} | {r.objective:.6g} |")
+    Path(out).write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--out", default=str(HERE / "RESULTS-weighted.md"))
+    ap.add_argument("--out", default=None, help="default: benches/RESULTS-weighted.md, or "
+                    "benches/RESULTS-weighted-embeddings.md with --embeddings")
+    ap.add_argument("--embeddings", type=float, default=None, metavar="SCALE",
+                    help="run the embeddings case at this fraction of W5's n instead")
     args = ap.parse_args()
+    if args.embeddings is not None:
+        embeddings(args.embeddings, args.reps, args.out or str(HERE / "RESULTS-weighted-embeddings.md"))
+        return
+    args.out = args.out or str(HERE / "RESULTS-weighted.md")
     x, weights = data()
     times: Dict[Tuple[str, str], List[float]] = {}
     results = {}
