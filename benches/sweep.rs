@@ -22,6 +22,7 @@ fn bench(c: &mut Criterion) {
             ("hartigan-reference", Variant::Reference),
             ("hartigan-blocked", Variant::Blocked),
             ("hartigan-blocked-spare-threads", Variant::BlockedParallel),
+            ("hartigan-columns", Variant::Columns),
         ] {
             g.bench_function(BenchmarkId::new(label, name), |b| {
                 b.iter_batched(

@@ -14,6 +14,10 @@
 //! The acceptance factor falls linearly from FACTOR_START (default 1) to
 //! FACTOR_END (default FACTOR_START) over the sweeps; a Hartigan run
 //! (factor 1) stops at the first sweep without a move.
+//!
+//! `SWEEP_TRACE_DATA=noise` clusters one Gaussian blob (structureless data)
+//! instead of K blobs; `SWEEP_TRACE_VARIANT=reference` or `columns` traces
+//! that sweep instead of the blocked one (same moves, same hash).
 
 use smartigan::bench_api::{blobs, SweepState, Variant};
 use std::time::Instant;
@@ -38,7 +42,13 @@ fn main() {
     );
     let start = args.get(4).copied().unwrap_or(1.0);
     let end = args.get(5).copied().unwrap_or(start);
-    let x = blobs(n, d, k, 1);
+    let noise = std::env::var("SWEEP_TRACE_DATA").is_ok_and(|v| v == "noise");
+    let x = blobs(n, d, if noise { 1 } else { k }, 1);
+    let variant = match std::env::var("SWEEP_TRACE_VARIANT").as_deref() {
+        Ok("reference") => Variant::Reference,
+        Ok("columns") => Variant::Columns,
+        _ => Variant::Blocked,
+    };
     let t = Instant::now();
     let mut state = SweepState::new(x.view(), k, 1, 0);
     println!("k-means++ start: {:.3} s", t.elapsed().as_secs_f64());
@@ -46,7 +56,7 @@ fn main() {
     for sweep in 0..sweeps {
         let factor = start + (end - start) * sweep as f64 / (sweeps.max(2) - 1) as f64;
         let t = Instant::now();
-        let moves = state.sweep(x.view(), factor, Variant::Blocked);
+        let moves = state.sweep(x.view(), factor, variant);
         let took = t.elapsed().as_secs_f64();
         total += took;
         println!(

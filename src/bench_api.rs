@@ -23,6 +23,9 @@ pub enum Variant {
     /// recomputation of the touched clusters after the sweep, are split over
     /// the pool (the moves are decided on the calling thread either way).
     BlockedParallel,
+    /// The plain sweep with each point's distances computed across
+    /// clusters at once (`d` below 64 only; otherwise the plain sweep).
+    Columns,
 }
 
 /// A partition plus a visiting order, ready for single sweeps.
@@ -99,6 +102,11 @@ impl SweepState {
             Variant::Reference => {
                 crate::reference::sweep(&mut self.part, &data, &self.order, factor)
             }
+            Variant::Columns if crate::accel::columns::applies(self.part.k, self.part.d) => {
+                let (p, order, cache) = (&mut self.part, &self.order, &mut self.cache);
+                crate::accel::columns::sweep_columns(p, &data, order, factor, cache)
+            }
+            Variant::Columns => crate::reference::sweep(&mut self.part, &data, &self.order, factor),
             Variant::Blocked | Variant::BlockedParallel => {
                 let spare = v == Variant::BlockedParallel;
                 sweep_blocked(

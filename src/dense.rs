@@ -2,6 +2,7 @@
 //! steps ([`Engine`]), and per restart a [`Partition`] with the accelerated
 //! kernels' [`Cache`].
 
+use crate::accel::columns::{self, sweep_columns};
 use crate::accel::lloyd::lloyd_iteration;
 use crate::accel::sweep::sweep_blocked;
 use crate::accel::{Cache, Engine};
@@ -56,7 +57,8 @@ impl DenseState {
     }
 }
 
-/// Up to this `k·d` the plain sweep runs: scoring a point against every
+/// Up to this `k·d` the plain sweep runs, its distances computed across
+/// clusters at once ([`sweep_columns`]): scoring a point against every
 /// cluster is then cheaper than the blocked sweep's bookkeeping (the A/B
 /// runs that set it are in benches/JOURNAL.md). The moves are the same
 /// either way.
@@ -103,19 +105,18 @@ impl<T: Scalar> Source for Dense<'_, T> {
     }
 
     fn sweep(&self, st: &mut DenseState, order: &[usize], factor: f64) -> usize {
-        // The blocked, screened sweep makes exactly the plain sweep's moves,
-        // with or without sample weights; it pays off only once scoring a
-        // point against every cluster costs more than its bookkeeping.
+        // The blocked, screened sweep and the column sweep make exactly the
+        // plain sweep's moves, with or without sample weights; the blocked
+        // one pays off only once scoring a point against every cluster
+        // costs more than its bookkeeping.
         let (rows, p) = (&self.rows, &mut st.partition);
-        let moved = if self.engine.accelerated && p.k * rows.d > PLAIN_SWEEP_MAX_KD {
-            sweep_blocked(
-                p,
-                rows,
-                order,
-                factor,
-                &mut st.cache,
-                self.engine.spare_threads,
-            )
+        let moved = if !self.engine.accelerated {
+            crate::reference::sweep(p, rows, order, factor)
+        } else if p.k * rows.d > PLAIN_SWEEP_MAX_KD {
+            let spare = self.engine.spare_threads;
+            sweep_blocked(p, rows, order, factor, &mut st.cache, spare)
+        } else if columns::applies(p.k, rows.d) {
+            sweep_columns(p, rows, order, factor, &mut st.cache)
         } else {
             crate::reference::sweep(p, rows, order, factor)
         };

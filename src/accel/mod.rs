@@ -2,6 +2,8 @@
 //! plain definitions in [`crate::reference`], bit for bit, computed faster.
 //!
 //! * [`sweep`]: the blocked, screened Hartigan/Smartigan sweep;
+//! * [`columns`]: the plain sweep with each point's distances computed
+//!   across clusters at once (few clusters and features, few points skipped);
 //! * [`lloyd`]: the bounded, screened Lloyd assignment;
 //! * [`bounds`]: the per-point bounds that let the sweep skip points;
 //! * [`panel`]: the `f32` panel products the screens are computed from,
@@ -13,6 +15,7 @@
 
 mod block;
 pub(crate) mod bounds;
+pub(crate) mod columns;
 pub(crate) mod lloyd;
 pub(crate) mod panel;
 pub(crate) mod sweep;

@@ -759,7 +759,13 @@ pub(crate) fn sweep_blocked<T: Scalar>(
     // almost nothing, and keeping them costs each move a displacement from
     // every checkpoint: such sweeps run without them, and the first sweep
     // after starts them afresh. (Only speed depends on this.)
-    let mut bounds = if cache.moved_share > BOUNDS_MAX_MOVED_SHARE {
+    let bounds_off = cache.moved_share > BOUNDS_MAX_MOVED_SHARE;
+    // Without bounds every point is scored; with few clusters the column
+    // sweep scores them for less than the screen costs.
+    if bounds_off && super::columns::applies(p.k, p.d) && p.k <= super::columns::MAX_K_UNBOUNDED {
+        return super::columns::sweep_columns(p, data, order, factor, cache);
+    }
+    let mut bounds = if bounds_off {
         Bounds::off()
     } else {
         match cache.bounds.take() {

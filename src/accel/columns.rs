@@ -1,0 +1,292 @@
+//! The plain Hartigan sweep with each point's distances to every centroid
+//! computed side by side.
+//!
+//! The centroids are kept transposed ([`Columns`]: feature-major, clusters
+//! padded to [`LANES`]), so that one vector instruction advances `LANES`
+//! clusters' sums at once. Each lane performs exactly the operations of
+//! [`crate::data::sq_dist`] below [`WIDE_FROM`] features, in its order (four
+//! accumulators over the coordinates `4g + l`, summed pairwise, then the
+//! last `d mod 4` terms; no fused multiply-add), so every distance, every
+//! decision and every centroid update is the plain sweep's
+//! ([`crate::reference::sweep`]), bit for bit.
+//!
+//! It pays where the blocked sweep's screen and bounds cannot: few clusters
+//! in few dimensions, on data where most points must be evaluated every
+//! sweep (structureless or heavily overlapping clusters). There the blocked
+//! sweep spends more on selecting, gathering and screening a point than
+//! this sweep spends on all of its exact distances.
+
+use super::Cache;
+use crate::data::{Data, Scalar, WIDE_FROM};
+use crate::move_rule::{choose_move, join_weight, leave_weight, may_leave};
+use crate::partition::Partition;
+
+/// Clusters whose distances one pass of the kernel computes together (one
+/// 512-bit vector of `f64`, or two 256-bit ones).
+const LANES: usize = 8;
+
+/// The centroids transposed: coordinate `j` of centroid `c` at
+/// `at[j·kp + c]`, with `k` padded to `kp`, a multiple of [`LANES`] (the
+/// padding lanes hold zeros and are never read as distances).
+#[derive(Debug, Clone, Default)]
+struct Columns {
+    at: Vec<f64>,
+    kp: usize,
+    d: usize,
+}
+
+impl Columns {
+    fn of(p: &Partition) -> Self {
+        let kp = p.k.div_ceil(LANES) * LANES;
+        let mut columns = Columns {
+            at: vec![0.0; kp * p.d],
+            kp,
+            d: p.d,
+        };
+        for c in 0..p.k {
+            columns.set(p, c);
+        }
+        columns
+    }
+
+    /// Copies centroid `c` of `p`.
+    #[inline(always)]
+    fn set(&mut self, p: &Partition, c: usize) {
+        for (j, &v) in p.centroid(c).iter().enumerate() {
+            self.at[j * self.kp + c] = v;
+        }
+    }
+
+    /// `out[c] = sq_dist(x, centroid c)` for every cluster (and padding).
+    #[inline(always)]
+    fn distances(&self, x: &[f64], out: &mut [f64]) {
+        let (d, kp) = (self.d, self.kp);
+        let quads = d / 4 * 4;
+        for g in (0..kp).step_by(LANES) {
+            let lanes = |j: usize| -> &[f64; LANES] {
+                let at = j * kp + g;
+                #[allow(clippy::unwrap_used)] // a slice of LANES entries
+                self.at[at..at + LANES].try_into().unwrap()
+            };
+            let mut acc = [[0.0f64; LANES]; 4];
+            for q in (0..quads).step_by(4) {
+                for (m, acc) in acc.iter_mut().enumerate() {
+                    let (xj, row) = (x[q + m], lanes(q + m));
+                    for l in 0..LANES {
+                        let u = xj - row[l];
+                        acc[l] += u * u;
+                    }
+                }
+            }
+            let mut total = [0.0f64; LANES];
+            for l in 0..LANES {
+                total[l] = (acc[0][l] + acc[1][l]) + (acc[2][l] + acc[3][l]);
+            }
+            for (j, &xj) in x.iter().enumerate().skip(quads) {
+                let row = lanes(j);
+                for l in 0..LANES {
+                    let u = xj - row[l];
+                    total[l] += u * u;
+                }
+            }
+            out[g..g + LANES].copy_from_slice(&total);
+        }
+    }
+}
+
+/// The most clusters for which a sweep that keeps no bounds (most points
+/// moved in the last one) runs as a column sweep: on Gaussian noise at
+/// factor 1.5 it scored every point in 0.8× the blocked sweep's time at
+/// k = 20 and 40 (d = 32, 48) and in 1.2–1.6× at k = 100
+/// (benches/JOURNAL.md, session 24).
+pub(crate) const MAX_K_UNBOUNDED: usize = 48;
+
+/// Whether [`sweep_columns`] can take a partition of `k` clusters in `d`
+/// features: its lanes follow `sq_dist`'s order below [`WIDE_FROM`] only.
+pub(crate) fn applies(k: usize, d: usize) -> bool {
+    k >= 2 && d < WIDE_FROM
+}
+
+/// One Hartigan sweep with acceptance factor `factor`, visiting `order`:
+/// the moves of [`crate::reference::sweep`], bit for bit (requires
+/// [`applies`]). The cache's bounds, which do not follow these moves, are
+/// dropped; its rates are kept as the blocked sweep keeps them.
+pub(crate) fn sweep_columns<T: Scalar>(
+    p: &mut Partition,
+    data: &Data<'_, T>,
+    order: &[usize],
+    factor: f64,
+    cache: &mut Cache,
+) -> usize {
+    let (moves, evaluated) = dispatch_sweep(p, data, order, factor);
+    cache.bounds = None;
+    cache.rate = (moves as f64 / evaluated.max(1) as f64).max(1e-6);
+    cache.moved_share = moves as f64 / order.len().max(1) as f64;
+    cache.evaluated = evaluated;
+    moves
+}
+
+multiversion!(sweep_body, dispatch_sweep, (p: &mut Partition, data: &Data<'_, T>, order: &[usize], factor: f64) -> (usize, usize));
+
+/// The sweep: (moves, points evaluated).
+#[inline(always)]
+fn sweep_body<T: Scalar>(
+    p: &mut Partition,
+    data: &Data<'_, T>,
+    order: &[usize],
+    factor: f64,
+) -> (usize, usize) {
+    let mut columns = Columns::of(p);
+    let mut x = vec![0.0; p.d];
+    let (k, kp) = (p.k, columns.kp);
+    let mut dist = vec![0.0; kp];
+    let mut cost = vec![0.0; kp];
+    let (mut moves, mut evaluated) = (0, 0);
+    for (pos, &i) in order.iter().enumerate() {
+        // The visiting order is random: start loading a row a few positions
+        // ahead, so that it is in cache when its turn comes.
+        if let Some(&ahead) = order.get(pos + LOOKAHEAD) {
+            data.prefetch(ahead);
+        }
+        let (r, w) = (p.labels[i], data.weight(i));
+        if !may_leave(&p.counts, &p.weights, r, w) {
+            continue;
+        }
+        evaluated += 1;
+        data.load_shifted(i, &mut x);
+        columns.distances(&x, &mut dist);
+        let to = if w == 0.0 {
+            choose_move(&p.weights, r, w, factor, |c| dist[c])
+        } else {
+            lowest_join(&p.weights, w, r, &dist[..k], &mut cost[..k], factor)
+        };
+        if let Some(j) = to {
+            p.move_point(i, &x, w, j);
+            columns.set(p, r);
+            columns.set(p, j);
+            moves += 1;
+        }
+    }
+    (moves, evaluated)
+}
+
+/// Positions ahead whose row is prefetched.
+const LOOKAHEAD: usize = 8;
+
+/// [`choose_move`] for a point of weight `w > 0`, its join costs computed
+/// for all clusters at once by the same expressions (`join_weight·dist`,
+/// `(factor·leave_weight)·dist`): the lowest join cost other than `r`'s,
+/// ties to the lowest index (the first cluster attaining the minimum, which
+/// is what `choose_move`'s strict comparison in index order keeps), and a
+/// move when it is strictly below the own cost. Costs are finite, so the
+/// minimum is well defined.
+#[inline(always)]
+fn lowest_join(
+    weights: &[f64],
+    w: f64,
+    r: usize,
+    dist: &[f64],
+    cost: &mut [f64],
+    factor: f64,
+) -> Option<usize> {
+    let own = factor * leave_weight(w, weights[r]) * dist[r];
+    for ((c, &big_w), &d) in cost.iter_mut().zip(weights).zip(dist) {
+        *c = join_weight(w, big_w) * d;
+    }
+    cost[r] = f64::INFINITY;
+    // The minimum lane by lane, then over the lanes (the order of a
+    // minimum of finite values does not change it).
+    let mut lanes = [f64::INFINITY; LANES];
+    let chunks = cost.chunks_exact(LANES);
+    for &c in chunks.remainder() {
+        lanes[0] = if c < lanes[0] { c } else { lanes[0] };
+    }
+    for chunk in chunks {
+        for (m, &c) in lanes.iter_mut().zip(chunk) {
+            *m = if c < *m { c } else { *m };
+        }
+    }
+    let best = lanes
+        .iter()
+        .fold(f64::INFINITY, |m, &c| if c < m { c } else { m });
+    if best < own {
+        cost.iter().position(|&c| c == best)
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::sq_dist;
+    use crate::rng::Xoshiro256PlusPlus;
+    use crate::testdata::blobs;
+    use ndarray::Array2;
+    use std::borrow::Cow;
+
+    /// Every lane's distance has `sq_dist`'s bits, for every `d` the
+    /// columns take and `k` around the lane width.
+    #[test]
+    fn distances_have_the_bits_of_sq_dist() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(4);
+        for d in 1..WIDE_FROM {
+            for k in [2, 7, 8, 9, 17] {
+                let x = Array2::from_shape_fn((k + 1, d), |_| 1e3 * rng.unit_f64() - 500.0);
+                let labels = (0..=k).map(|i| i.min(k - 1)).collect();
+                let data = Data::new(x.view(), None);
+                let p = Partition::from_labels(&data, k, labels, false);
+                let columns = Columns::of(&p);
+                let mut out = vec![0.0; columns.kp];
+                let point: Vec<f64> = (0..d).map(|_| 3.0 * rng.unit_f64()).collect();
+                columns.distances(&point, &mut out);
+                for (c, &got) in out.iter().enumerate().take(k) {
+                    let want = sq_dist(&point, p.centroid(c));
+                    assert_eq!(got.to_bits(), want.to_bits(), "d = {d}, k = {k}, c = {c}");
+                }
+            }
+        }
+    }
+
+    fn check_sweeps<T: Scalar>(x: ndarray::ArrayView2<'_, T>, w: Option<&[f64]>, k: usize) {
+        let data = Data::new(x, w.map(Cow::Borrowed));
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
+        let labels = (0..data.n).map(|_| rng.below(k)).collect();
+        let mut a = Partition::from_labels(&data, k, labels, false);
+        let mut b = a.clone();
+        let mut cache = Cache::default();
+        for s in 0..12 {
+            let factor = if s < 4 { 1.4 - 0.1 * s as f64 } else { 1.0 };
+            let mut order: Vec<usize> = (0..data.n).collect();
+            rng.shuffle(&mut order);
+            let ma = crate::reference::sweep(&mut a, &data, &order, factor);
+            let mb = sweep_columns(&mut b, &data, &order, factor, &mut cache);
+            assert_eq!(ma, mb, "moves differ in sweep {s}");
+            assert_eq!(a, b, "state differs after sweep {s}");
+            a.recompute(&data, false);
+            b.recompute(&data, false);
+        }
+    }
+
+    #[test]
+    fn column_sweep_equals_plain_sweep() {
+        for &(n, d, k) in &[(600, 3, 5), (800, 16, 20), (700, 33, 9), (500, 63, 12)] {
+            let x = blobs(n, d, k / 2 + 1, (n + d) as u64);
+            check_sweeps(x.view(), None, k);
+            check_sweeps(x.mapv(|v| v as f32).view(), None, k);
+            let w: Vec<f64> = (0..n)
+                .map(|i| {
+                    if i % 13 == 0 {
+                        0.0
+                    } else {
+                        0.5 + (i % 7) as f64
+                    }
+                })
+                .collect();
+            check_sweeps(x.view(), Some(&w), k);
+        }
+        // Exact duplicates: ties broken as the plain sweep breaks them.
+        let x = Array2::from_shape_fn((400, 2), |(i, j)| ((i * (j + 3)) % 5) as f64);
+        check_sweeps(x.view(), None, 6);
+    }
+}
