@@ -384,6 +384,21 @@ def test_unknown_plot_format_fails_before_fitting(tmp_path, iris_npy, capsys):
     assert not list(tmp_path.glob("o.*"))
 
 
+def test_progress_bar_of_a_schedule_its_first_sweep_lengthens(tmp_path, capsys):
+    # Uniform noise in 8 dimensions, k = 20: a larger problem whose first
+    # sweep moves about 70 % of the points, so its schedule runs 20 sweeps,
+    # past the bar's 5: those are labelled as schedule sweeps too.
+    from smartigan import _params
+
+    path = tmp_path / "noise.npy"
+    np.save(path, np.random.default_rng(2).random((20_000, 8)))
+    assert main(["fit", str(path), "-k", "20", "--seed", "0", "--progress", "always", "--json"]) == 0
+    out = capsys.readouterr()
+    assert f"sweep 1/{_params.DEFAULT_N_ITER_LARGE}" in out.err
+    assert "schedule, polishing or refining" in out.err
+    assert json.loads(out.out)["sweeps"] > _params.DEFAULT_N_ITER
+
+
 def test_progress_bar(iris_npy, capsys):
     assert main(["fit", str(iris_npy), "-k", "5", "--seed", "3", "--progress", "always", "--json"]) == 0
     out = capsys.readouterr()

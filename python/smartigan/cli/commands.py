@@ -47,6 +47,9 @@ def fit_once(X: npt.NDArray[np.float64], k: int, method: str, args: argparse.Nam
                            n_threads=args.threads, refine=args.refine, tol=args.tol)
     expected = args.n_iter or default_n_iter(method, X.shape[0], X.shape[1], k)
     beyond = "polishing or refining" if args.refine else "polishing"
+    if args.n_iter is None and expected != default_n_iter(method):
+        # A larger problem's short schedule, which its first sweep may lengthen.
+        beyond = "schedule, " + beyond
     bar = Progress(method, expected, args.n_init, mode=args.progress, beyond=beyond)
 
     def report(sweep: int, model: _api.Clusterer) -> None:
