@@ -455,12 +455,19 @@ fn lowest_cost(
             continue;
         }
         let cost = join_weight(w, p.weights[j]) * sq_dist(x, p.centroid(j));
-        if cost < best || (cost == best && j < best_j) {
-            best = cost;
-            best_j = j;
-        }
+        (best, best_j) = lower_of((cost, j), (best, best_j));
     }
     (best, best_j)
+}
+
+/// The lower of two (cost, cluster) pairs, ties to the lower index.
+#[inline(always)]
+fn lower_of(a: (f64, usize), b: (f64, usize)) -> (f64, usize) {
+    if a.0 < b.0 || (a.0 == b.0 && a.1 < b.1) {
+        a
+    } else {
+        b
+    }
 }
 
 /// The decision of [`crate::reference::best_move`] for member `t` of
@@ -573,11 +580,7 @@ fn decide_prepared(
     let Some((clean, clean_j)) = prepared.best else {
         return decide(p, live, block, t, r, factor);
     };
-    let (best, best_j) = if clean < best || (clean == best && clean_j < best_j) {
-        (clean, clean_j)
-    } else {
-        (best, best_j)
-    };
+    let (best, best_j) = lower_of((clean, clean_j), (best, best_j));
     Decision {
         to: (best < own).then_some(best_j),
         own_dist,
@@ -696,11 +699,7 @@ fn decide_weighted_prepared(
     let Some((clean, clean_j)) = prepared.best else {
         return decide_weighted(p, live, block, t, r, w, factor);
     };
-    let (best, best_j) = if clean < best || (clean == best && clean_j < best_j) {
-        (clean, clean_j)
-    } else {
-        (best, best_j)
-    };
+    let (best, best_j) = lower_of((clean, clean_j), (best, best_j));
     Decision {
         to: (best < own).then_some(best_j),
         own_dist,
