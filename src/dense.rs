@@ -2,10 +2,8 @@
 //! steps ([`Engine`]), and per restart a [`Partition`] with the accelerated
 //! kernels' [`Cache`].
 
-use crate::accel::columns::{self, sweep_columns};
 use crate::accel::lloyd::lloyd_iteration;
-use crate::accel::sweep::sweep_blocked;
-use crate::accel::{Cache, Engine};
+use crate::accel::{hartigan_sweep, Cache, Engine};
 use crate::data::{sq_dist, Data, Scalar};
 use crate::init::{assign_to_centroids, initial_partition};
 use crate::move_rule::improves_beyond_rounding;
@@ -57,13 +55,6 @@ impl DenseState {
     }
 }
 
-/// Up to this `k·d` the plain sweep runs, its distances computed across
-/// clusters at once ([`sweep_columns`]): scoring a point against every
-/// cluster is then cheaper than the blocked sweep's bookkeeping (the A/B
-/// runs that set it are in benches/JOURNAL.md). The moves are the same
-/// either way.
-const PLAIN_SWEEP_MAX_KD: usize = 128;
-
 impl<T: Scalar> Source for Dense<'_, T> {
     type State = DenseState;
     type Out = T;
@@ -105,18 +96,12 @@ impl<T: Scalar> Source for Dense<'_, T> {
     }
 
     fn sweep(&self, st: &mut DenseState, order: &[usize], factor: f64) -> usize {
-        // The blocked, screened sweep and the column sweep make exactly the
-        // plain sweep's moves, with or without sample weights; the blocked
-        // one pays off only once scoring a point against every cluster
-        // costs more than its bookkeeping.
+        // Every accelerated kernel makes exactly the plain sweep's moves,
+        // with or without sample weights.
         let (rows, p) = (&self.rows, &mut st.partition);
-        let moved = if !self.engine.accelerated {
-            crate::reference::sweep(p, rows, order, factor)
-        } else if p.k * rows.d > PLAIN_SWEEP_MAX_KD {
+        let moved = if self.engine.accelerated {
             let spare = self.engine.spare_threads;
-            sweep_blocked(p, rows, order, factor, &mut st.cache, spare)
-        } else if columns::applies(p.k, rows.d) {
-            sweep_columns(p, rows, order, factor, &mut st.cache)
+            hartigan_sweep(p, rows, order, factor, &mut st.cache, spare)
         } else {
             crate::reference::sweep(p, rows, order, factor)
         };

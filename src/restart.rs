@@ -58,8 +58,6 @@ pub(crate) struct Restart<St> {
     /// ([`ValidParams::n_iter_for`]); where the schedule adapts
     /// ([`ValidParams::adaptive_schedule`]) its first sweep sets it.
     n_iter: usize,
-    /// Whether the first schedule sweep chooses `n_iter`.
-    adaptive: bool,
 }
 
 /// Where a restart's merge-split refinement stands.
@@ -110,7 +108,7 @@ impl<St> Restart<St> {
         };
         let order_rng = Xoshiro256PlusPlus::stream(params.seed(), index as u64, Stream::Order);
         let tol = params.tol(data.n(), data.d());
-        let mut restart = Self::starting(
+        Ok(Self::starting(
             data,
             part,
             phase,
@@ -118,9 +116,7 @@ impl<St> Restart<St> {
             tol,
             SplitCache::default(),
             params.n_iter_for(data.n(), data.d()),
-        );
-        restart.adaptive = params.adaptive_schedule(data.n(), data.d());
-        Ok(restart)
+        ))
     }
 
     /// A Hartigan descent from `state` (a step of a path, [`crate::path`]):
@@ -166,7 +162,6 @@ impl<St> Restart<St> {
             },
             tol,
             n_iter,
-            adaptive: false,
         }
     }
 
@@ -237,7 +232,7 @@ impl<St> Restart<St> {
                 let moved = self.hartigan_sweep(data, factor);
                 // The first sweep's factor is the schedule's start whatever
                 // its length, so the length may be chosen after it.
-                if t == 0 && self.adaptive {
+                if t == 0 && params.adaptive_schedule(data.n(), data.d()) {
                     let share = moved as f64 / data.n().max(1) as f64;
                     self.n_iter = defaults::schedule_length(share);
                 }

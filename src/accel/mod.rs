@@ -1,6 +1,7 @@
 //! The accelerated engine: kernels that make exactly the decisions of the
 //! plain definitions in [`crate::reference`], bit for bit, computed faster.
 //!
+//! * [`hartigan_sweep`]: one sweep by whichever kernel below is cheapest;
 //! * [`sweep`]: the blocked, screened Hartigan/Smartigan sweep;
 //! * [`columns`]: the plain sweep with each point's distances computed
 //!   across clusters at once (few clusters and features, few points skipped);
@@ -21,8 +22,40 @@ pub(crate) mod panel;
 pub(crate) mod sweep;
 
 use crate::data::{Data, Scalar};
+use crate::partition::Partition;
 use bounds::Bounds;
 use lloyd::LloydBounds;
+
+/// Up to this `k·d` the plain sweep runs, its distances computed across
+/// clusters at once ([`columns`]): scoring a point against every cluster is
+/// then cheaper than the blocked sweep's bookkeeping (the A/B runs that set
+/// it are in benches/JOURNAL.md).
+const PLAIN_SWEEP_MAX_KD: usize = 128;
+
+/// One Hartigan sweep with acceptance factor `factor`, visiting `order`:
+/// the moves of [`crate::reference::sweep`], bit for bit, by the kernel
+/// that is cheapest here. The column sweep where `k·d` is small, and where
+/// the blocked sweep would keep no bounds (most points moved in the last
+/// sweep, so every point is scored) with few clusters; the blocked, screened
+/// sweep otherwise (with `spare_threads`, its blocks' work over the pool).
+pub(crate) fn hartigan_sweep<T: Scalar>(
+    p: &mut Partition,
+    data: &Data<'_, T>,
+    order: &[usize],
+    factor: f64,
+    cache: &mut Cache,
+    spare_threads: bool,
+) -> usize {
+    let small = p.k * p.d <= PLAIN_SWEEP_MAX_KD;
+    let unbounded = !sweep::keeps_bounds(cache) && p.k <= columns::MAX_K_UNBOUNDED;
+    if columns::applies(p.k, p.d) && (small || unbounded) {
+        columns::sweep_columns(p, data, order, factor, cache)
+    } else if small {
+        crate::reference::sweep(p, data, order, factor)
+    } else {
+        sweep::sweep_blocked(p, data, order, factor, cache, spare_threads)
+    }
+}
 
 /// How a restart's steps are computed. Neither field changes a bit of any
 /// result: the accelerated kernels equal the plain definitions, and the

@@ -175,7 +175,11 @@ impl Block {
             .zip(self.prepared.par_chunks_mut(rows))
             .zip(points.par_chunks(rows))
             .map_init(
-                || (panel.h.clone(), Vec::with_capacity(p.k), w0.clone()),
+                // Weighted rows' factors need a row of scratch per task.
+                || {
+                    let point_w = if weighted { w0.clone() } else { Vec::new() };
+                    (panel.h.clone(), Vec::with_capacity(p.k), point_w)
+                },
                 |(h, cand, point_w), (((((x64, x32), a), g), prepared), idx)| {
                     let max_abs = gather(data, idx, panel, x64, x32, a);
                     if panel.usable {
@@ -758,13 +762,7 @@ pub(crate) fn sweep_blocked<T: Scalar>(
     // almost nothing, and keeping them costs each move a displacement from
     // every checkpoint: such sweeps run without them, and the first sweep
     // after starts them afresh. (Only speed depends on this.)
-    let bounds_off = cache.moved_share > BOUNDS_MAX_MOVED_SHARE;
-    // Without bounds every point is scored; with few clusters the column
-    // sweep scores them for less than the screen costs.
-    if bounds_off && super::columns::applies(p.k, p.d) && p.k <= super::columns::MAX_K_UNBOUNDED {
-        return super::columns::sweep_columns(p, data, order, factor, cache);
-    }
-    let mut bounds = if bounds_off {
+    let mut bounds = if !keeps_bounds(cache) {
         Bounds::off()
     } else {
         match cache.bounds.take() {
@@ -780,6 +778,12 @@ pub(crate) fn sweep_blocked<T: Scalar>(
     bounds.end_sweep(&p.centroids);
     cache.bounds = (!bounds.is_off()).then_some(bounds);
     moves
+}
+
+/// Whether the next blocked sweep keeps per-point bounds: not after a sweep
+/// that moved more than [`BOUNDS_MAX_MOVED_SHARE`] of all points.
+pub(super) fn keeps_bounds(cache: &Cache) -> bool {
+    cache.moved_share <= BOUNDS_MAX_MOVED_SHARE
 }
 
 /// Share of all points that moved in the last sweep above which the next
