@@ -203,7 +203,9 @@ def pct(a: float, b: float) -> str:
 def render(report: Dict[str, Any]) -> str:
     m = report["host"]
     L = ["# Choosing k: the path of solutions (issue 30)", ""]
-    L.append(f"Regenerate with `python benches/path.py` (after `maturin develop --release`, with scikit-learn "
+    reps = len(report["w2_times"]["times"]["path"]) if report.get("w2_times") else 1
+    flags = (" --quick" if report.get("quick") else "") + (f" --reps {reps}" if reps > 1 else "")
+    L.append(f"Regenerate with `python benches/path.py{flags}` (after `maturin develop --release`, with scikit-learn "
              f"installed). Host: {m['cpu']}, {m['cores']} cores, shared with other jobs (load average "
              f"{m['load_at_start']:.1f} at the start), Python {m['python']}, numpy {m['numpy']}. "
              f"The run took {report['minutes']:.1f} min. Every smartigan call uses the defaults "

@@ -314,7 +314,9 @@ def test_progress_counts_every_path_to_the_end(small: np.ndarray) -> None:
     seen: list[tuple[int, int]] = []
     path = smartigan.cluster_path(small, range(2, 7), seed=1, criteria=("gap",), gap_references=2,
                                   progress=lambda done, total: seen.append((done, total)))
-    per_path = 5 + 3 * 4  # growing k = 2..6, then three refining passes over k = 3..6
+    # Growing k = 2..11 (the search goes 5 past k_max), the fits of small
+    # problems and the merges over k = 3..11, growing again over k = 3..6.
+    per_path = 10 + 2 * 9 + 4
     assert seen[-1] == (3 * per_path, 3 * per_path)
     assert all(total == 3 * per_path for _, total in seen)
     assert [done for done, _ in seen] == sorted(done for done, _ in seen)
