@@ -401,8 +401,9 @@ fn search_top(
 }
 
 /// The path on any representation: the fit at `params.k()` on `pool`,
-/// then the steps up to `k_max`, then (with `params.refine()`) the fits of
-/// small problems and the refinement pass.
+/// then the steps up to `k_top` (`k_max`, or past it with refinement, see
+/// [`search_top`]), then (with `params.refine()`) the fits of small
+/// problems and the refinement pass, and the range `..=k_max` kept.
 fn run_path<S: Source>(
     pool: &rayon::ThreadPool,
     data: &S,
