@@ -203,7 +203,7 @@ def pct(a: float, b: float) -> str:
 def render(report: Dict[str, Any]) -> str:
     m = report["host"]
     L = ["# Choosing k: the path of solutions (issue 30)", ""]
-    reps = len(report["w2_times"]["times"]["path"]) if report.get("w2_times") else 1
+    reps = len(report["w2_times"]["times"]["path"])
     flags = (" --quick" if report.get("quick") else "") + (f" --reps {reps}" if reps > 1 else "")
     L.append(f"Regenerate with `python benches/path.py{flags}` (after `maturin develop --release`, with scikit-learn "
              f"installed). Host: {m['cpu']}, {m['cores']} cores, shared with other jobs (load average "
@@ -248,7 +248,6 @@ def render(report: Dict[str, Any]) -> str:
         L.append("")
     b = report["w2_times"]
     t = {k: median(v) for k, v in b["times"].items()}
-    reps = len(b["times"]["path"])
     L.append("## (b) Cost: the whole path on W2 against 29 scikit-learn fits")
     L.append("")
     L.append(f"W2 (100,000 × 32, 100 blobs), k = 2..30. Median of {reps} alternating repetition(s) in one "

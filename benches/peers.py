@@ -507,6 +507,7 @@ def main() -> None:
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     if args.from_json:
         saved = json.loads(Path(args.from_json).read_text())
+        # Reports saved before `mode` existed name their ratio peer instead.
         if "mode" in saved or "baseline" in saved:
             if not out_given:
                 ap.error(f"{args.from_json} holds a whole-fits report, not RESULTS.md: pass --out")
@@ -529,7 +530,6 @@ def main() -> None:
         # Set first, so that a run stopped early leaves a JSON that
         # `--from-json` renders as the report it is.
         report["mode"] = fits_mode
-        report["baseline"] = "sklearn lloyd n_init=1" if args.single_start else "sklearn lloyd n_init=10"
 
     def save_json() -> None:
         Path(args.out).with_suffix(".json").write_text(json.dumps(report, indent=1, default=str))
