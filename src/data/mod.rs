@@ -305,6 +305,16 @@ impl<'a, T: Scalar> Data<'a, T> {
             *b = v.to_f64() - s;
         }
     }
+
+    /// Row `i` shifted as [`Data::load_shifted`] gives it, each entry then
+    /// rounded to the nearest `f32` (for screens whose bounds allow for
+    /// that rounding).
+    #[inline(always)]
+    pub fn load_shifted_f32(&self, i: usize, buf: &mut [f32]) {
+        for ((b, v), s) in buf.iter_mut().zip(self.row(i)).zip(&self.shift) {
+            *b = (v.to_f64() - s) as f32;
+        }
+    }
 }
 
 trait IntoStandard {

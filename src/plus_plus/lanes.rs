@@ -9,6 +9,21 @@ use crate::data::{sq_dist, Data, Scalar};
 /// Most lanes of the batched exact distance kernel (one per k-means++ trial).
 pub(crate) const PP_LANES: usize = 16;
 
+/// Largest shifted magnitude for which the screen takes its products in
+/// `f32` (2⁴⁰): every product of two entries is then below 2⁸⁰ and a sum of
+/// them below 2¹²⁸ (`f32::MAX`) for any `d` below 2⁴⁷, and the absolute
+/// error of entries rounded into `f32`'s subnormal range is covered by the
+/// screen's slack (see [`plus_plus_lanes`]). Larger data screen in `f64`.
+pub(crate) const F32_SCREEN_MAX_ABS: f64 = (1u64 << 40) as f64;
+
+/// Fewest features for which the production passes take the screen's
+/// products in `f32`. Only there are the products most of a pass: below,
+/// reading the rows dominates, and the second read (in `f64`) of the rows
+/// that pass the screen costs what the narrower products save (k-means++
+/// on the benchmark's W1, 16 features, took longer in `f32`; on W3 and W5,
+/// 256 and 384 features, 7–13 % less time: benches/JOURNAL.md).
+pub(crate) const F32_SCREEN_MIN_D: usize = 64;
+
 /// Lanes of the k-means++ pass for `trials` trials: 4, 8 or [`PP_LANES`].
 /// Spare lanes cost as much as used ones (`k ≤ 20` has at most 4 trials,
 /// `k < e⁷ ≈ 1097` at most 8).
@@ -25,6 +40,9 @@ pub(crate) struct PlusPlusTrials<'a> {
     /// Candidates transposed: `ct[c·lanes + t]` is coordinate `c` of
     /// candidate `t`; lanes past `trials` repeat candidate 0.
     pub ct: &'a [f64],
+    /// `ct` rounded to `f32`, where the screen takes its products in `f32`
+    /// (the same for every restart of a pass); `None` for `f64` products.
+    pub ct32: Option<&'a [f32]>,
     /// [`plus_plus_lanes_for`] the trials: 4, 8 or 16.
     pub lanes: usize,
     /// Number of candidates (at most [`PP_LANES`]).
@@ -241,6 +259,33 @@ fn dot_tile<const L: usize, const R: usize, const FMA: bool>(
     out[..R].copy_from_slice(&acc);
 }
 
+/// [`dot_tile`] in `f32`: rows and candidates rounded to `f32`, products
+/// summed in `f32` (in any rounding: it only feeds the screen, whose bound
+/// covers both roundings and the sums).
+#[inline(always)]
+fn dot_tile32<const L: usize, const R: usize, const FMA: bool>(
+    rows: [&[f32]; R],
+    d: usize,
+    ct: &[f32],
+    out: &mut [[f32; L]; PP_TILE],
+) {
+    let rows = rows.map(|r| &r[..d]);
+    let mut acc = [[0.0f32; L]; R];
+    for (c, y) in ct[..d * L].chunks_exact(L).enumerate() {
+        for (a, x) in acc.iter_mut().zip(&rows) {
+            let xv = x[c];
+            for (a, &yv) in a.iter_mut().zip(y) {
+                *a = if FMA {
+                    xv.mul_add(yv, *a)
+                } else {
+                    *a + xv * yv
+                };
+            }
+        }
+    }
+    out[..R].copy_from_slice(&acc);
+}
+
 /// The pass over the points `start..start + len` behind
 /// [`plus_plus_changes`]. For each restart, a point is skipped when it
 /// provably records nothing: `closest[i] == 0`, or the triangle test of
@@ -268,6 +313,16 @@ fn dot_tile<const L: usize, const R: usize, const FMA: bool>(
 /// left is skipped; for the others only the lanes left are computed
 /// exactly. The data are at most 10¹⁰⁰ in magnitude here (the caller
 /// checks), so nothing overflows.
+///
+/// With the products in `f32` (`tr.ct32`, shifted entries at most
+/// [`F32_SCREEN_MAX_ABS`]), `G_t` is the `f32` sum of the products of `x̃`
+/// and `ỹ_t`, the entries rounded to `f32` (relative error `u' = 2⁻²⁴`).
+/// Each product then errs by at most `(2u' + u'²)·|x_c·y_c|` and the sum of
+/// `d` of them by `γ'_d·Σ|x̃_c·ỹ_c|`, so `|2·G_t − 2·x·y_t| ≤ γ'_{d+3}·N`
+/// (`Σ|x_c·y_c| ≤ N/2`). The screen adds `(2d + 16)·u'·(A + max_t B_t)` to
+/// `E`, and for entries rounded into `f32`'s subnormal range (absolute
+/// error 2⁻¹⁵⁰, times entries below 2⁴⁰) `(16d + 64)·2⁻¹⁰⁸`. Rows that pass
+/// are read again in `f64` for their exact distances.
 #[inline(always)]
 fn plus_plus_lanes<T: Scalar, const L: usize, const FMA: bool>(
     data: &Data<'_, T>,
@@ -306,19 +361,41 @@ fn plus_plus_lanes<T: Scalar, const L: usize, const FMA: bool>(
         m += usize::from(bits != 0);
     }
     let todo = &todo[..m];
-    let mut xs = vec![0.0; PP_BLOCK * d];
     let mut screens: Vec<Screen<L>> = trs.iter().map(|tr| Screen::new(tr, d)).collect();
     let mut rows = Vec::with_capacity(PP_BLOCK);
     let mut exact = vec![0usize; trs.len()];
-    for who in todo.chunks(PP_BLOCK) {
-        for (r, &i) in who.iter().enumerate() {
-            data.load_shifted(i, &mut xs[r * d..(r + 1) * d]);
+    let screen32 = trs.first().is_some_and(|tr| tr.ct32.is_some());
+    if screen32 {
+        // Rows in `f32` for the screen; the few that pass it are read again
+        // in `f64` for their exact distances.
+        let mut xs = vec![0.0f32; PP_BLOCK * d];
+        let mut x = vec![0.0; d];
+        for who in todo.chunks(PP_BLOCK) {
+            for (r, &i) in who.iter().enumerate() {
+                data.load_shifted_f32(i, &mut xs[r * d..(r + 1) * d]);
+            }
+            for (r, ((tr, screen), out)) in
+                trs.iter().zip(&mut screens).zip(out.iter_mut()).enumerate()
+            {
+                rows.clear();
+                rows.extend((0..who.len()).filter(|&t| (need[who[t] - start] >> r) & 1 == 1));
+                let load = |i: usize, x: &mut [f64]| data.load_shifted(i, x);
+                exact[r] += screen.block32::<FMA>(tr, &xs, &rows, who, out, load, &mut x);
+            }
         }
-        for (r, ((tr, screen), out)) in trs.iter().zip(&mut screens).zip(out.iter_mut()).enumerate()
-        {
-            rows.clear();
-            rows.extend((0..who.len()).filter(|&t| (need[who[t] - start] >> r) & 1 == 1));
-            exact[r] += screen.block::<FMA>(tr, &xs, &rows, who, out);
+    } else {
+        let mut xs = vec![0.0; PP_BLOCK * d];
+        for who in todo.chunks(PP_BLOCK) {
+            for (r, &i) in who.iter().enumerate() {
+                data.load_shifted(i, &mut xs[r * d..(r + 1) * d]);
+            }
+            for (r, ((tr, screen), out)) in
+                trs.iter().zip(&mut screens).zip(out.iter_mut()).enumerate()
+            {
+                rows.clear();
+                rows.extend((0..who.len()).filter(|&t| (need[who[t] - start] >> r) & 1 == 1));
+                exact[r] += screen.block::<FMA>(tr, &xs, &rows, who, out);
+            }
         }
     }
     for ((tr, &open), &exact) in trs.iter().zip(&open).zip(&exact) {
@@ -343,11 +420,17 @@ struct Screen<const L: usize> {
     rel: f64,
     /// `(4d + 16)·2⁻¹⁰⁷⁴`.
     underflow: f64,
+    /// `(2d + 16)·2⁻²⁴`: the products' relative slack when taken in `f32`.
+    rel32: f64,
+    /// `(16d + 64)·2⁻¹⁰⁸`: their absolute slack (entries rounded into
+    /// `f32`'s subnormal range).
+    abs32: f64,
     /// One bit per trial lane.
     live: u32,
     /// Rows of a register tile ([`tile_lanes`] / `L`, 1 to [`PP_TILE`]).
     tile_rows: usize,
     dots: [[f64; L]; PP_TILE],
+    dots32: [[f32; L]; PP_TILE],
     dist: [f64; L],
 }
 
@@ -364,6 +447,8 @@ impl<const L: usize> Screen<L> {
             b_max: cand_norms.iter().fold(0.0f64, |a, &b| a.max(b)),
             rel: (8.0 * d as f64 + 32.0) * (f64::EPSILON / 2.0),
             underflow: (4.0 * d as f64 + 16.0) * f64::from_bits(1),
+            rel32: (2.0 * d as f64 + 16.0) * (f32::EPSILON as f64 / 2.0),
+            abs32: (16.0 * d as f64 + 64.0) * 2f64.powi(-108),
             live: if tr.trials >= 32 {
                 u32::MAX
             } else {
@@ -371,6 +456,7 @@ impl<const L: usize> Screen<L> {
             },
             tile_rows: (tile_lanes() / L).clamp(1, PP_TILE),
             dots: [[0.0; L]; PP_TILE],
+            dots32: [[0.0; L]; PP_TILE],
             dist: [0.0; L],
         }
     }
@@ -406,56 +492,139 @@ impl<const L: usize> Screen<L> {
                 2 => dot_tile::<L, 2, FMA>([at(0), at(1)], d, tr.ct, &mut self.dots),
                 _ => dot_tile::<L, 1, FMA>([at(0)], d, tr.ct, &mut self.dots),
             }
-            for (&p, g) in tile.iter().zip(&self.dots) {
+            for (t, &p) in tile.iter().enumerate() {
+                let g = self.dots[t];
                 let (i, x) = (who[p], row(p));
                 let cl = tr.closest[i];
                 let a = tr.norms[i];
                 let limit = cl + (self.rel * (a + self.b_max) + self.underflow);
                 let mut q = [0.0f64; L];
-                for ((q, &b), &gt) in q.iter_mut().zip(&self.cand_norms).zip(g) {
+                for ((q, &b), gt) in q.iter_mut().zip(&self.cand_norms).zip(g) {
                     *q = (a + b) - 2.0 * gt;
                 }
-                let mut open: u32 = 0;
-                for (t, &q) in q.iter().enumerate() {
-                    open |= u32::from(q < limit) << t;
-                }
-                // Lanes past `trials` repeat trial 0 and record nothing.
-                open &= self.live;
-                if open == 0 {
-                    continue;
-                }
-                passed += 1;
-                if open.count_ones() <= SCALAR_LANES {
-                    // Few lanes pass: their exact distances one by one
-                    // (`sq_dist` has the lanes' bits); the others provably
-                    // record nothing.
-                    let mut bits = open;
-                    while bits != 0 {
-                        let t = bits.trailing_zeros() as usize;
-                        bits &= bits - 1;
-                        let dv = sq_dist(x, &tr.cands[t * d..(t + 1) * d]);
-                        if dv < cl {
-                            out[t].push((i as u32, dv));
-                        }
-                    }
-                    continue;
-                }
-                sq_dist_lanes::<L>(x, tr.ct, &mut self.dist);
-                let mut below: u32 = 0;
-                for (t, &dv) in self.dist.iter().enumerate() {
-                    below |= u32::from(dv < cl) << t;
-                }
-                below &= self.live;
-                if below != 0 {
-                    for (t, list) in out.iter_mut().enumerate() {
-                        if below & (1 << t) != 0 {
-                            list.push((i as u32, self.dist[t]));
-                        }
-                    }
+                if self.record(tr, i, x, &q, limit, out) {
+                    passed += 1;
                 }
             }
         }
         passed
+    }
+
+    /// [`Screen::block`] with the products in `f32`: the rows `xs` are the
+    /// shifted rows rounded to `f32` (`d` each) and the candidates
+    /// `tr.ct32`; the bound widens by the rounding of both and by `f32`'s
+    /// sums (see [`plus_plus_lanes`]). Rows that pass are read in `f64` by
+    /// `load` (into `x`) for their exact distances.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn block32<const FMA: bool>(
+        &mut self,
+        tr: &PlusPlusTrials<'_>,
+        xs: &[f32],
+        rows: &[usize],
+        who: &[usize],
+        out: &mut [Vec<(u32, f64)>],
+        load: impl Fn(usize, &mut [f64]),
+        x: &mut [f64],
+    ) -> usize {
+        let d = self.d;
+        let Some(ct32) = tr.ct32 else {
+            return 0;
+        };
+        let row = |p: usize| &xs[p * d..(p + 1) * d];
+        let mut passed = 0;
+        let tile_rows = self.tile_rows;
+        let rel = self.rel + self.rel32;
+        let slack = self.underflow + self.abs32;
+        for tile in rows.chunks(tile_rows) {
+            let at = |r: usize| row(tile[r.min(tile.len() - 1)]);
+            match tile_rows {
+                8 => dot_tile32::<L, 8, FMA>(
+                    [at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7)],
+                    d,
+                    ct32,
+                    &mut self.dots32,
+                ),
+                4 => {
+                    dot_tile32::<L, 4, FMA>([at(0), at(1), at(2), at(3)], d, ct32, &mut self.dots32)
+                }
+                2 => dot_tile32::<L, 2, FMA>([at(0), at(1)], d, ct32, &mut self.dots32),
+                _ => dot_tile32::<L, 1, FMA>([at(0)], d, ct32, &mut self.dots32),
+            }
+            for (t, &p) in tile.iter().enumerate() {
+                let g = self.dots32[t];
+                let i = who[p];
+                let cl = tr.closest[i];
+                let a = tr.norms[i];
+                let limit = cl + (rel * (a + self.b_max) + slack);
+                let mut q = [0.0f64; L];
+                for ((q, &b), gt) in q.iter_mut().zip(&self.cand_norms).zip(g) {
+                    *q = (a + b) - 2.0 * f64::from(gt);
+                }
+                if q.iter().all(|&q| q >= limit) {
+                    continue;
+                }
+                load(i, x);
+                if self.record(tr, i, x, &q, limit, out) {
+                    passed += 1;
+                }
+            }
+        }
+        passed
+    }
+
+    /// The lanes of point `i` (row `x`, shifted `f64`) whose screened
+    /// distance `q` is below `limit`, computed exactly, and those strictly
+    /// below `closest[i]` recorded. Returns whether any lane was open.
+    #[inline(always)]
+    fn record(
+        &mut self,
+        tr: &PlusPlusTrials<'_>,
+        i: usize,
+        x: &[f64],
+        q: &[f64; L],
+        limit: f64,
+        out: &mut [Vec<(u32, f64)>],
+    ) -> bool {
+        let d = self.d;
+        let cl = tr.closest[i];
+        let mut open: u32 = 0;
+        for (t, &q) in q.iter().enumerate() {
+            open |= u32::from(q < limit) << t;
+        }
+        // Lanes past `trials` repeat trial 0 and record nothing.
+        open &= self.live;
+        if open == 0 {
+            return false;
+        }
+        if open.count_ones() <= SCALAR_LANES {
+            // Few lanes pass: their exact distances one by one (`sq_dist`
+            // has the lanes' bits); the others provably record nothing.
+            let mut bits = open;
+            while bits != 0 {
+                let t = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let dv = sq_dist(x, &tr.cands[t * d..(t + 1) * d]);
+                if dv < cl {
+                    out[t].push((i as u32, dv));
+                }
+            }
+            return true;
+        }
+        sq_dist_lanes::<L>(x, tr.ct, &mut self.dist);
+        let mut below: u32 = 0;
+        for (t, &dv) in self.dist.iter().enumerate() {
+            below |= u32::from(dv < cl) << t;
+        }
+        below &= self.live;
+        if below != 0 {
+            for (t, list) in out.iter_mut().enumerate() {
+                if below & (1 << t) != 0 {
+                    list.push((i as u32, self.dist[t]));
+                }
+            }
+        }
+        true
     }
 }
 

@@ -76,7 +76,7 @@ pub(crate) fn kmeans_plus_plus_rows<T: Scalar>(
 ) -> Vec<usize> {
     let settings = PassSettings {
         cancel: Some(cancel),
-        ..PassSettings::for_this_cpu()
+        ..PassSettings::for_this_cpu(data.d)
     };
     let mut out = kmeans_plus_plus_with(data, k, std::slice::from_mut(rng), settings);
     out.pop().unwrap_or_default()
@@ -97,7 +97,7 @@ pub(crate) fn kmeans_plus_plus_joint<T: Scalar>(
 ) -> Vec<Vec<f64>> {
     let settings = PassSettings {
         cancel: Some(cancel),
-        ..PassSettings::for_this_cpu()
+        ..PassSettings::for_this_cpu(data.d)
     };
     let groups = rngs
         .len()
@@ -169,6 +169,9 @@ struct PlusPlus {
     idxs: Vec<usize>,
     cands: Vec<f64>,
     ct: Vec<f64>,
+    /// `ct` rounded to `f32`, for the screen's products where they are
+    /// taken in `f32`.
+    ct32: Vec<f32>,
     cand_norms: Vec<f64>,
     /// The triangle test's limit per chosen centre.
     limits: Vec<f64>,
@@ -211,6 +214,9 @@ impl PlusPlus {
             let y = &self.cands[src * d..(src + 1) * d];
             for (cc, &v) in y.iter().enumerate() {
                 self.ct[cc * lanes + t] = v;
+                if let Some(c32) = self.ct32.get_mut(cc * lanes + t) {
+                    *c32 = v as f32;
+                }
             }
             self.cand_norms[t] = y.iter().map(|v| v * v).sum();
         }
@@ -223,10 +229,12 @@ impl PlusPlus {
         norms: &'a [f64],
         lanes: usize,
         fused: bool,
+        screen32: bool,
         stats: Option<&'a lanes::PlusPlusStats>,
     ) -> lanes::PlusPlusTrials<'a> {
         lanes::PlusPlusTrials {
             ct: &self.ct,
+            ct32: screen32.then_some(&self.ct32[..]),
             lanes,
             trials: self.idxs.len(),
             cands: &self.cands,
@@ -371,13 +379,18 @@ struct PassSettings<'a> {
     wave: Option<usize>,
     /// Where to count what the passes skip, if anywhere.
     stats: Option<&'a lanes::PlusPlusStats>,
+    /// Whether the screen may take its products in `f32` (where the data's
+    /// range allows, [`lanes::F32_SCREEN_MAX_ABS`]); else in `f64`.
+    screen32: bool,
 }
 
 impl PassSettings<'_> {
-    /// The production settings: this CPU's products.
-    fn for_this_cpu() -> Self {
+    /// The production settings for rows of `d` features: this CPU's
+    /// products, in `f32` from [`lanes::F32_SCREEN_MIN_D`] features.
+    fn for_this_cpu(d: usize) -> Self {
         PassSettings {
             fused: crate::simd::fused_multiply_add(),
+            screen32: d >= lanes::F32_SCREEN_MIN_D,
             ..PassSettings::default()
         }
     }
@@ -395,9 +408,11 @@ fn kmeans_plus_plus_with<T: Scalar>(
         cancel,
         wave,
         stats,
+        screen32,
     } = settings;
     let (n, d) = (data.n, data.d);
     let max_abs = data.max_abs_shifted();
+    let screen32 = screen32 && max_abs <= lanes::F32_SCREEN_MAX_ABS;
     let trials = 2 + (k as f64).ln().floor() as usize;
     if trials > LANES
         || n > u32::MAX as usize
@@ -433,6 +448,7 @@ fn kmeans_plus_plus_with<T: Scalar>(
                 idxs: vec![0; trials],
                 cands: vec![0.0; trials * d],
                 ct: vec![0.0; d * lanes],
+                ct32: vec![0.0; if screen32 { d * lanes } else { 0 }],
                 cand_norms: vec![0.0; LANES],
                 limits: Vec::with_capacity(k),
                 changed: vec![0; n],
@@ -507,7 +523,7 @@ fn kmeans_plus_plus_with<T: Scalar>(
             let last = (first + wave).min(chunks);
             let trs: Vec<_> = runs
                 .iter()
-                .map(|run| run.trials(&norms, lanes, fused, stats))
+                .map(|run| run.trials(&norms, lanes, fused, screen32, stats))
                 .collect();
             let lists: Vec<Vec<TrialChanges>> = (first..last)
                 .into_par_iter()
@@ -864,7 +880,13 @@ mod tests {
                 .num_threads(threads)
                 .build()
                 .unwrap();
-            for (fused, wave) in [(true, None), (false, None), (true, Some(1))] {
+            for (fused, wave, screen32) in [
+                (true, None, true),
+                (false, None, true),
+                (true, Some(1), true),
+                (true, None, false),
+                (false, None, false),
+            ] {
                 for restarts in [1, 3] {
                     let mut rngs: Vec<_> = seeds[..restarts]
                         .iter()
@@ -876,13 +898,14 @@ mod tests {
                             wave,
                             stats: Some(&stats),
                             cancel: None,
+                            screen32,
                         };
                         kmeans_plus_plus_with(&data, k, &mut rngs, settings)
                     });
                     assert_eq!(fast.len(), restarts);
                     for (r, (c, rng)) in fast.iter().zip(&mut rngs).enumerate() {
                         let at = format!(
-                            "k={k}, {threads} threads, fused {fused}, wave {wave:?}, restart {r} of {restarts}"
+                            "k={k}, {threads} threads, fused {fused}, wave {wave:?}, f32 screen {screen32}, restart {r} of {restarts}"
                         );
                         assert_eq!(bits(&data.gather_shifted(c)), reference[r], "{at}");
                         assert_eq!(c, &reference_rows[r], "chosen rows differ: {at}");
@@ -925,6 +948,37 @@ mod tests {
             let s = check(x.mapv(|v| v as f32).view(), k, 4);
             assert!(s.triangle > s.visited / 4, "f32 {n}×{d}, k={k}: {s:?}");
         }
+    }
+
+    /// The screen with its products in `f32` skips points by itself (high
+    /// dimension, where the triangle test rarely can), so the equality of
+    /// [`check`] tests its bound; the `f64` screen skips at least as many.
+    #[test]
+    fn f32_screen_skips_points_in_high_dimension() {
+        let x = crate::testdata::blobs(3000, 64, 12, 64);
+        let data = Data::new(x.view(), None);
+        let count = |screen32: bool| {
+            let stats = PlusPlusStats::default();
+            let settings = PassSettings {
+                fused: true,
+                stats: Some(&stats),
+                screen32,
+                ..PassSettings::default()
+            };
+            let mut rngs = vec![Xoshiro256PlusPlus::seed_from_u64(9)];
+            let rows = kmeans_plus_plus_with(&data, 20, &mut rngs, settings);
+            let left = stats.visited.load(Relaxed) - stats.triangle.load(Relaxed);
+            (rows, stats.screened.load(Relaxed), left)
+        };
+        let (rows32, screened32, left) = count(true);
+        let (rows64, screened64, _) = count(false);
+        assert_eq!(rows32, rows64);
+        // Of the points the triangle test left, most are screened out.
+        assert!(
+            screened32 > left / 2,
+            "{screened32} of {left}, f64 {screened64}"
+        );
+        assert!(screened64 >= screened32, "{screened64} < {screened32}");
     }
 
     /// Restarts drawn together in several groups, one group after another
@@ -1036,13 +1090,16 @@ mod tests {
         assert!(s.triangle > s.visited / 4, "{s:?}");
         check(line.mapv(|v| v as f32).view(), 50, 15);
         check(x.mapv(|v| v as f32 + 1e4).view(), 20, 16);
+        // Beyond the `f32` screen's range: the `f64` screen runs.
+        check(x.mapv(|v| v * 1e20).view(), 12, 18);
         // Huge magnitudes: the plain definition runs.
         check(x.mapv(|v| v * 1e120).view(), 5, 17);
     }
 
     /// The changes of one pass with the trials `cands` (rows of `d`),
     /// through [`lanes::plus_plus_changes`] with every skip enabled
-    /// (fused or not) and by brute force: they must be the same lists.
+    /// (fused or not, the screen's products in `f64` and in `f32`) and by
+    /// brute force: they must be the same lists.
     fn pass_equals_brute_force(
         x: &Array2<f64>,
         centre: usize,
@@ -1070,9 +1127,11 @@ mod tests {
         }
         let mut limits = Vec::new();
         prune_limits(&mu, &ys, d, &mut limits);
+        let ct32: Vec<f32> = ct.iter().map(|&v| v as f32).collect();
         let stats = PlusPlusStats::default();
-        let tr = lanes::PlusPlusTrials {
+        let mut tr = lanes::PlusPlusTrials {
             ct: &ct,
+            ct32: None,
             lanes,
             trials,
             cands: &ys,
@@ -1086,6 +1145,11 @@ mod tests {
             stats: Some(&stats),
         };
         let fast = lanes::plus_plus_changes(&data, std::slice::from_ref(&tr), 0, n)
+            .pop()
+            .unwrap_or_default();
+        // The same pass with the screen's products in `f32`.
+        tr.ct32 = Some(&ct32);
+        let fast32 = lanes::plus_plus_changes(&data, std::slice::from_ref(&tr), 0, n)
             .pop()
             .unwrap_or_default();
         let brute: Vec<Vec<(u32, f64)>> = ys
@@ -1102,7 +1166,7 @@ mod tests {
                 .map(|v| v.iter().map(|&(i, d)| (i, d.to_bits())).collect())
                 .collect()
         };
-        key(&fast) == key(&brute)
+        key(&fast) == key(&brute) && key(&fast32) == key(&brute)
     }
 
     #[test]
