@@ -232,58 +232,71 @@ fn tile_lanes() -> usize {
 /// rather than all lanes at once.
 const SCALAR_LANES: u32 = 3;
 
+/// The precisions the screen's products are taken in (`f64`, or `f32`
+/// from [`F32_SCREEN_MIN_D`] features).
+trait Product: Copy + Default + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self> {
+    /// `self·y + acc` with one rounding.
+    fn fused(self, y: Self, acc: Self) -> Self;
+}
+
+impl Product for f64 {
+    #[inline(always)]
+    fn fused(self, y: f64, acc: f64) -> f64 {
+        self.mul_add(y, acc)
+    }
+}
+
+impl Product for f32 {
+    #[inline(always)]
+    fn fused(self, y: f32, acc: f32) -> f32 {
+        self.mul_add(y, acc)
+    }
+}
+
 /// `out[r][t] = x_r · y_t` for the `R` rows of `rows` (`d` values each) and
 /// the lanes of `ct`, in any rounding (it only feeds the screen): one
 /// multiply-add chain per row and lane.
 #[inline(always)]
-fn dot_tile<const L: usize, const R: usize, const FMA: bool>(
-    rows: [&[f64]; R],
+fn dot_tile<F: Product, const L: usize, const R: usize, const FMA: bool>(
+    rows: [&[F]; R],
     d: usize,
-    ct: &[f64],
-    out: &mut [[f64; L]; PP_TILE],
+    ct: &[F],
+    out: &mut [[F; L]; PP_TILE],
 ) {
     let rows = rows.map(|r| &r[..d]);
-    let mut acc = [[0.0f64; L]; R];
+    let mut acc = [[F::default(); L]; R];
     for (c, y) in ct[..d * L].chunks_exact(L).enumerate() {
         for (a, x) in acc.iter_mut().zip(&rows) {
             let xv = x[c];
             for (a, &yv) in a.iter_mut().zip(y) {
-                *a = if FMA {
-                    xv.mul_add(yv, *a)
-                } else {
-                    *a + xv * yv
-                };
+                *a = if FMA { xv.fused(yv, *a) } else { *a + xv * yv };
             }
         }
     }
     out[..R].copy_from_slice(&acc);
 }
 
-/// [`dot_tile`] in `f32`: rows and candidates rounded to `f32`, products
-/// summed in `f32` (in any rounding: it only feeds the screen, whose bound
-/// covers both roundings and the sums).
+/// [`dot_tile`] for a tile of `tile_rows` rows (1, 2, 4 or 8), row `r`
+/// being `at(r)`.
 #[inline(always)]
-fn dot_tile32<const L: usize, const R: usize, const FMA: bool>(
-    rows: [&[f32]; R],
+fn tile_products<'x, F: Product + 'x, const L: usize, const FMA: bool>(
+    tile_rows: usize,
+    at: impl Fn(usize) -> &'x [F],
     d: usize,
-    ct: &[f32],
-    out: &mut [[f32; L]; PP_TILE],
+    ct: &[F],
+    out: &mut [[F; L]; PP_TILE],
 ) {
-    let rows = rows.map(|r| &r[..d]);
-    let mut acc = [[0.0f32; L]; R];
-    for (c, y) in ct[..d * L].chunks_exact(L).enumerate() {
-        for (a, x) in acc.iter_mut().zip(&rows) {
-            let xv = x[c];
-            for (a, &yv) in a.iter_mut().zip(y) {
-                *a = if FMA {
-                    xv.mul_add(yv, *a)
-                } else {
-                    *a + xv * yv
-                };
-            }
-        }
+    match tile_rows {
+        8 => dot_tile::<F, L, 8, FMA>(
+            [at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7)],
+            d,
+            ct,
+            out,
+        ),
+        4 => dot_tile::<F, L, 4, FMA>([at(0), at(1), at(2), at(3)], d, ct, out),
+        2 => dot_tile::<F, L, 2, FMA>([at(0), at(1)], d, ct, out),
+        _ => dot_tile::<F, L, 1, FMA>([at(0)], d, ct, out),
     }
-    out[..R].copy_from_slice(&acc);
 }
 
 /// The pass over the points `start..start + len` behind
@@ -481,17 +494,7 @@ impl<const L: usize> Screen<L> {
             // A short last tile repeats its last row (those results are
             // not read).
             let at = |r: usize| row(tile[r.min(tile.len() - 1)]);
-            match tile_rows {
-                8 => dot_tile::<L, 8, FMA>(
-                    [at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7)],
-                    d,
-                    tr.ct,
-                    &mut self.dots,
-                ),
-                4 => dot_tile::<L, 4, FMA>([at(0), at(1), at(2), at(3)], d, tr.ct, &mut self.dots),
-                2 => dot_tile::<L, 2, FMA>([at(0), at(1)], d, tr.ct, &mut self.dots),
-                _ => dot_tile::<L, 1, FMA>([at(0)], d, tr.ct, &mut self.dots),
-            }
+            tile_products::<f64, L, FMA>(tile_rows, at, d, tr.ct, &mut self.dots);
             for (t, &p) in tile.iter().enumerate() {
                 let g = self.dots[t];
                 let (i, x) = (who[p], row(p));
@@ -538,19 +541,7 @@ impl<const L: usize> Screen<L> {
         let slack = self.underflow + self.abs32;
         for tile in rows.chunks(tile_rows) {
             let at = |r: usize| row(tile[r.min(tile.len() - 1)]);
-            match tile_rows {
-                8 => dot_tile32::<L, 8, FMA>(
-                    [at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7)],
-                    d,
-                    ct32,
-                    &mut self.dots32,
-                ),
-                4 => {
-                    dot_tile32::<L, 4, FMA>([at(0), at(1), at(2), at(3)], d, ct32, &mut self.dots32)
-                }
-                2 => dot_tile32::<L, 2, FMA>([at(0), at(1)], d, ct32, &mut self.dots32),
-                _ => dot_tile32::<L, 1, FMA>([at(0)], d, ct32, &mut self.dots32),
-            }
+            tile_products::<f32, L, FMA>(tile_rows, at, d, ct32, &mut self.dots32);
             for (t, &p) in tile.iter().enumerate() {
                 let g = self.dots32[t];
                 let i = who[p];
