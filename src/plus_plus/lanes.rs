@@ -43,10 +43,6 @@ pub(crate) struct PlusPlusTrials<'a> {
     /// `ct` rounded to `f32`, where the screen takes its products in `f32`
     /// (the same for every restart of a pass); `None` for `f64` products.
     pub ct32: Option<&'a [f32]>,
-    /// Every shifted row rounded to `f32` (`n × d`), where the pass keeps
-    /// them for the `f32` screen (the same for every restart); else the
-    /// screen rounds its rows a block at a time.
-    pub rows32: Option<&'a [f32]>,
     /// [`plus_plus_lanes_for`] the trials: 4, 8 or 16.
     pub lanes: usize,
     /// Number of candidates (at most [`PP_LANES`]).
@@ -383,29 +379,21 @@ fn plus_plus_lanes<T: Scalar, const L: usize, const FMA: bool>(
     let mut exact = vec![0usize; trs.len()];
     let screen32 = trs.first().is_some_and(|tr| tr.ct32.is_some());
     if screen32 {
-        // Rows in `f32` for the screen (kept for the whole pass, or rounded
-        // a block at a time); the few that pass it are read again in `f64`
-        // for their exact distances.
-        let kept = trs.first().and_then(|tr| tr.rows32);
-        let mut xs = vec![0.0f32; if kept.is_some() { 0 } else { PP_BLOCK * d }];
+        // Rows in `f32` for the screen; the few that pass it are read again
+        // in `f64` for their exact distances.
+        let mut xs = vec![0.0f32; PP_BLOCK * d];
         let mut x = vec![0.0; d];
-        let load = |i: usize, x: &mut [f64]| data.load_shifted(i, x);
         for who in todo.chunks(PP_BLOCK) {
-            if kept.is_none() {
-                for (r, &i) in who.iter().enumerate() {
-                    data.load_shifted_f32(i, &mut xs[r * d..(r + 1) * d]);
-                }
+            for (r, &i) in who.iter().enumerate() {
+                data.load_shifted_f32(i, &mut xs[r * d..(r + 1) * d]);
             }
-            let row = |p: usize| match kept {
-                Some(all) => &all[who[p] * d..(who[p] + 1) * d],
-                None => &xs[p * d..(p + 1) * d],
-            };
             for (r, ((tr, screen), out)) in
                 trs.iter().zip(&mut screens).zip(out.iter_mut()).enumerate()
             {
                 rows.clear();
                 rows.extend((0..who.len()).filter(|&t| (need[who[t] - start] >> r) & 1 == 1));
-                exact[r] += screen.block32::<FMA>(tr, row, &rows, who, out, load, &mut x);
+                let load = |i: usize, x: &mut [f64]| data.load_shifted(i, x);
+                exact[r] += screen.block32::<FMA>(tr, &xs, &rows, who, out, load, &mut x);
             }
         }
     } else {
@@ -525,17 +513,17 @@ impl<const L: usize> Screen<L> {
         passed
     }
 
-    /// [`Screen::block`] with the products in `f32`: `row(p)` is the row at
-    /// position `p` of `who`, shifted and rounded to `f32`, and the candidates
+    /// [`Screen::block`] with the products in `f32`: the rows `xs` are the
+    /// shifted rows rounded to `f32` (`d` each) and the candidates
     /// `tr.ct32`; the bound widens by the rounding of both and by `f32`'s
     /// sums (see [`plus_plus_lanes`]). Rows that pass are read in `f64` by
     /// `load` (into `x`) for their exact distances.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    fn block32<'x, const FMA: bool>(
+    fn block32<const FMA: bool>(
         &mut self,
         tr: &PlusPlusTrials<'_>,
-        row: impl Fn(usize) -> &'x [f32],
+        xs: &[f32],
         rows: &[usize],
         who: &[usize],
         out: &mut [Vec<(u32, f64)>],
@@ -546,6 +534,7 @@ impl<const L: usize> Screen<L> {
         let Some(ct32) = tr.ct32 else {
             return 0;
         };
+        let row = |p: usize| &xs[p * d..(p + 1) * d];
         let mut passed = 0;
         let tile_rows = self.tile_rows;
         let rel = self.rel + self.rel32;

@@ -230,13 +230,11 @@ impl PlusPlus {
         lanes: usize,
         fused: bool,
         screen32: bool,
-        rows32: Option<&'a [f32]>,
         stats: Option<&'a lanes::PlusPlusStats>,
     ) -> lanes::PlusPlusTrials<'a> {
         lanes::PlusPlusTrials {
             ct: &self.ct,
             ct32: screen32.then_some(&self.ct32[..]),
-            rows32,
             lanes,
             trials: self.idxs.len(),
             cands: &self.cands,
@@ -384,16 +382,7 @@ struct PassSettings<'a> {
     /// Whether the screen may take its products in `f32` (where the data's
     /// range allows, [`lanes::F32_SCREEN_MAX_ABS`]); else in `f64`.
     screen32: bool,
-    /// Whether the `f32` screen may keep every row rounded to `f32` for the
-    /// whole k-means++ (at most [`ROWS32_MAX_BYTES`]), rather than round
-    /// them a block at a time in every pass.
-    keep_rows32: bool,
 }
-
-/// Most bytes of the rows kept in `f32` for k-means++'s screen (a copy of
-/// the data while k-means++ runs): 1 GiB. Larger data round their rows a
-/// block at a time in every pass.
-const ROWS32_MAX_BYTES: usize = 1 << 30;
 
 impl PassSettings<'_> {
     /// The production settings for rows of `d` features: this CPU's
@@ -402,7 +391,6 @@ impl PassSettings<'_> {
         PassSettings {
             fused: crate::simd::fused_multiply_add(),
             screen32: d >= lanes::F32_SCREEN_MIN_D,
-            keep_rows32: true,
             ..PassSettings::default()
         }
     }
@@ -421,7 +409,6 @@ fn kmeans_plus_plus_with<T: Scalar>(
         wave,
         stats,
         screen32,
-        keep_rows32,
     } = settings;
     let (n, d) = (data.n, data.d);
     let max_abs = data.max_abs_shifted();
@@ -514,20 +501,6 @@ fn kmeans_plus_plus_with<T: Scalar>(
             run.ends.push(run.pot);
         }
     }
-    // The rows as the `f32` screen reads them, rounded once for all passes.
-    let rows32: Option<Vec<f32>> =
-        (screen32 && keep_rows32 && n.saturating_mul(d).saturating_mul(4) <= ROWS32_MAX_BYTES)
-            .then(|| {
-                let mut all = vec![0.0f32; n * d];
-                all.par_chunks_mut(PP_CHUNK * d)
-                    .enumerate()
-                    .for_each(|(c, part)| {
-                        for (o, row) in part.chunks_exact_mut(d).enumerate() {
-                            data.load_shifted_f32(c * PP_CHUNK + o, row);
-                        }
-                    });
-                all
-            });
     let chunks = n.div_ceil(PP_CHUNK);
     let wave = wave
         .unwrap_or_else(|| wave_chunks(trials, runs.len(), rayon::current_num_threads()))
@@ -550,7 +523,7 @@ fn kmeans_plus_plus_with<T: Scalar>(
             let last = (first + wave).min(chunks);
             let trs: Vec<_> = runs
                 .iter()
-                .map(|run| run.trials(&norms, lanes, fused, screen32, rows32.as_deref(), stats))
+                .map(|run| run.trials(&norms, lanes, fused, screen32, stats))
                 .collect();
             let lists: Vec<Vec<TrialChanges>> = (first..last)
                 .into_par_iter()
@@ -907,13 +880,12 @@ mod tests {
                 .num_threads(threads)
                 .build()
                 .unwrap();
-            for (fused, wave, screen32, keep_rows32) in [
-                (true, None, true, true),
-                (false, None, true, true),
-                (true, Some(1), true, true),
-                (true, None, true, false),
-                (true, None, false, false),
-                (false, None, false, false),
+            for (fused, wave, screen32) in [
+                (true, None, true),
+                (false, None, true),
+                (true, Some(1), true),
+                (true, None, false),
+                (false, None, false),
             ] {
                 for restarts in [1, 3] {
                     let mut rngs: Vec<_> = seeds[..restarts]
@@ -927,14 +899,13 @@ mod tests {
                             stats: Some(&stats),
                             cancel: None,
                             screen32,
-                            keep_rows32,
                         };
                         kmeans_plus_plus_with(&data, k, &mut rngs, settings)
                     });
                     assert_eq!(fast.len(), restarts);
                     for (r, (c, rng)) in fast.iter().zip(&mut rngs).enumerate() {
                         let at = format!(
-                            "k={k}, {threads} threads, fused {fused}, wave {wave:?}, f32 screen {screen32} (rows kept {keep_rows32}), restart {r} of {restarts}"
+                            "k={k}, {threads} threads, fused {fused}, wave {wave:?}, f32 screen {screen32}, restart {r} of {restarts}"
                         );
                         assert_eq!(bits(&data.gather_shifted(c)), reference[r], "{at}");
                         assert_eq!(c, &reference_rows[r], "chosen rows differ: {at}");
@@ -1163,7 +1134,6 @@ mod tests {
         let mut tr = lanes::PlusPlusTrials {
             ct: &ct,
             ct32: None,
-            rows32: None,
             lanes,
             trials,
             cands: &ys,
@@ -1179,18 +1149,9 @@ mod tests {
         let fast = lanes::plus_plus_changes(&data, std::slice::from_ref(&tr), 0, n)
             .pop()
             .unwrap_or_default();
-        // The same pass with the screen's products in `f32`, its rows
-        // rounded a block at a time, then all kept.
+        // The same pass with the screen's products in `f32`.
         tr.ct32 = Some(&ct32);
         let fast32 = lanes::plus_plus_changes(&data, std::slice::from_ref(&tr), 0, n)
-            .pop()
-            .unwrap_or_default();
-        let mut rows32 = vec![0.0f32; n * d];
-        for (i, r) in rows32.chunks_exact_mut(d).enumerate() {
-            data.load_shifted_f32(i, r);
-        }
-        tr.rows32 = Some(&rows32);
-        let kept32 = lanes::plus_plus_changes(&data, std::slice::from_ref(&tr), 0, n)
             .pop()
             .unwrap_or_default();
         let brute: Vec<Vec<(u32, f64)>> = ys
@@ -1207,7 +1168,7 @@ mod tests {
                 .map(|v| v.iter().map(|&(i, d)| (i, d.to_bits())).collect())
                 .collect()
         };
-        key(&fast) == key(&brute) && key(&fast32) == key(&brute) && key(&kept32) == key(&brute)
+        key(&fast) == key(&brute) && key(&fast32) == key(&brute)
     }
 
     #[test]
