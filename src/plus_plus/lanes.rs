@@ -531,6 +531,8 @@ impl<const L: usize> Screen<L> {
         x: &mut [f64],
     ) -> usize {
         let d = self.d;
+        // Every restart of a pass has `ct32` where the first has (one
+        // setting per pass, `kmeans_plus_plus_with`), so this never returns.
         let Some(ct32) = tr.ct32 else {
             return 0;
         };
