@@ -233,23 +233,86 @@ fn tile_lanes() -> usize {
 const SCALAR_LANES: u32 = 3;
 
 /// The precisions the screen's products are taken in (`f64`, or `f32`
-/// from [`F32_SCREEN_MIN_D`] features).
+/// from [`F32_SCREEN_MIN_D`] features), with what differs between them:
+/// how a row is read, where the candidates are, and how a row that passes
+/// the screen is had in `f64` for its exact distances.
 trait Product: Copy + Default + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self> {
+    /// Whether the entries are the shifted `f64` ones rounded (the screen
+    /// then widens its bound, see [`plus_plus_lanes`]).
+    const ROUNDED: bool;
     /// `self·y + acc` with one rounding.
     fn fused(self, y: Self, acc: Self) -> Self;
+    fn to_f64(self) -> f64;
+    /// Row `i`, shifted, in this precision.
+    fn load<T: Scalar>(data: &Data<'_, T>, i: usize, buf: &mut [Self]);
+    /// The candidates, transposed, in this precision.
+    fn candidates<'a>(tr: &PlusPlusTrials<'a>) -> Option<&'a [Self]>;
+    /// Row `i` shifted in `f64`: `row` itself where it is, else read into
+    /// `buf`.
+    fn exact<'a, T: Scalar>(
+        data: &Data<'_, T>,
+        i: usize,
+        row: &'a [Self],
+        buf: &'a mut [f64],
+    ) -> &'a [f64];
 }
 
 impl Product for f64 {
+    const ROUNDED: bool = false;
     #[inline(always)]
     fn fused(self, y: f64, acc: f64) -> f64 {
         self.mul_add(y, acc)
     }
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self
+    }
+    #[inline(always)]
+    fn load<T: Scalar>(data: &Data<'_, T>, i: usize, buf: &mut [f64]) {
+        data.load_shifted(i, buf);
+    }
+    #[inline(always)]
+    fn candidates<'a>(tr: &PlusPlusTrials<'a>) -> Option<&'a [f64]> {
+        Some(tr.ct)
+    }
+    #[inline(always)]
+    fn exact<'a, T: Scalar>(
+        _: &Data<'_, T>,
+        _: usize,
+        row: &'a [f64],
+        _: &'a mut [f64],
+    ) -> &'a [f64] {
+        row
+    }
 }
 
 impl Product for f32 {
+    const ROUNDED: bool = true;
     #[inline(always)]
     fn fused(self, y: f32, acc: f32) -> f32 {
         self.mul_add(y, acc)
+    }
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+    #[inline(always)]
+    fn load<T: Scalar>(data: &Data<'_, T>, i: usize, buf: &mut [f32]) {
+        data.load_shifted_f32(i, buf);
+    }
+    #[inline(always)]
+    fn candidates<'a>(tr: &PlusPlusTrials<'a>) -> Option<&'a [f32]> {
+        tr.ct32
+    }
+    #[inline(always)]
+    fn exact<'a, T: Scalar>(
+        data: &Data<'_, T>,
+        i: usize,
+        _: &'a [f32],
+        buf: &'a mut [f64],
+    ) -> &'a [f64] {
+        data.load_shifted(i, buf);
+        buf
     }
 }
 
@@ -344,7 +407,6 @@ fn plus_plus_lanes<T: Scalar, const L: usize, const FMA: bool>(
     len: usize,
     out: &mut [TrialChanges],
 ) {
-    let d = data.d;
     let end = start + len;
     // The triangle test first, branch-free (its outcome is unpredictable):
     // per point, one bit for each restart that still needs its row.
@@ -374,43 +436,11 @@ fn plus_plus_lanes<T: Scalar, const L: usize, const FMA: bool>(
         m += usize::from(bits != 0);
     }
     let todo = &todo[..m];
-    let mut screens: Vec<Screen<L>> = trs.iter().map(|tr| Screen::new(tr, d)).collect();
-    let mut rows = Vec::with_capacity(PP_BLOCK);
-    let mut exact = vec![0usize; trs.len()];
-    let screen32 = trs.first().is_some_and(|tr| tr.ct32.is_some());
-    if screen32 {
-        // Rows in `f32` for the screen; the few that pass it are read again
-        // in `f64` for their exact distances.
-        let mut xs = vec![0.0f32; PP_BLOCK * d];
-        let mut x = vec![0.0; d];
-        for who in todo.chunks(PP_BLOCK) {
-            for (r, &i) in who.iter().enumerate() {
-                data.load_shifted_f32(i, &mut xs[r * d..(r + 1) * d]);
-            }
-            for (r, ((tr, screen), out)) in
-                trs.iter().zip(&mut screens).zip(out.iter_mut()).enumerate()
-            {
-                rows.clear();
-                rows.extend((0..who.len()).filter(|&t| (need[who[t] - start] >> r) & 1 == 1));
-                let load = |i: usize, x: &mut [f64]| data.load_shifted(i, x);
-                exact[r] += screen.block32::<FMA>(tr, &xs, &rows, who, out, load, &mut x);
-            }
-        }
+    let exact = if trs.first().is_some_and(|tr| tr.ct32.is_some()) {
+        screen_blocks::<T, f32, L, FMA>(data, trs, todo, &need, start, out)
     } else {
-        let mut xs = vec![0.0; PP_BLOCK * d];
-        for who in todo.chunks(PP_BLOCK) {
-            for (r, &i) in who.iter().enumerate() {
-                data.load_shifted(i, &mut xs[r * d..(r + 1) * d]);
-            }
-            for (r, ((tr, screen), out)) in
-                trs.iter().zip(&mut screens).zip(out.iter_mut()).enumerate()
-            {
-                rows.clear();
-                rows.extend((0..who.len()).filter(|&t| (need[who[t] - start] >> r) & 1 == 1));
-                exact[r] += screen.block::<FMA>(tr, &xs, &rows, who, out);
-            }
-        }
-    }
+        screen_blocks::<T, f64, L, FMA>(data, trs, todo, &need, start, out)
+    };
     for ((tr, &open), &exact) in trs.iter().zip(&open).zip(&exact) {
         if let Some(stats) = tr.stats {
             use std::sync::atomic::Ordering::Relaxed;
@@ -420,6 +450,42 @@ fn plus_plus_lanes<T: Scalar, const L: usize, const FMA: bool>(
             stats.screened.fetch_add(open - exact, Relaxed);
         }
     }
+}
+
+/// The screen of [`plus_plus_lanes`] over the points `todo` (of the pass
+/// from `start`, `need` their bits), a block at a time, with the products
+/// in `F`: each block's rows are read once for all restarts, and each
+/// restart screens the rows it needs. Returns, per restart, how many
+/// points passed its screen.
+#[inline(always)]
+fn screen_blocks<T: Scalar, F: Product, const L: usize, const FMA: bool>(
+    data: &Data<'_, T>,
+    trs: &[PlusPlusTrials<'_>],
+    todo: &[usize],
+    need: &[u64],
+    start: usize,
+    out: &mut [TrialChanges],
+) -> Vec<usize> {
+    let d = data.d;
+    let mut screens: Vec<Screen<L>> = trs.iter().map(|tr| Screen::new(tr, d)).collect();
+    let mut exact = vec![0usize; trs.len()];
+    let mut rows = Vec::with_capacity(PP_BLOCK);
+    let mut xs = vec![F::default(); PP_BLOCK * d];
+    // Where the screen's rows are rounded, the rows that pass it are read
+    // again in `f64` for their exact distances.
+    let mut x = vec![0.0; if F::ROUNDED { d } else { 0 }];
+    for who in todo.chunks(PP_BLOCK) {
+        for (r, &i) in who.iter().enumerate() {
+            F::load(data, i, &mut xs[r * d..(r + 1) * d]);
+        }
+        for (r, ((tr, screen), out)) in trs.iter().zip(&mut screens).zip(out.iter_mut()).enumerate()
+        {
+            rows.clear();
+            rows.extend((0..who.len()).filter(|&t| (need[who[t] - start] >> r) & 1 == 1));
+            exact[r] += screen.block::<T, F, FMA>(tr, data, &xs, &rows, who, out, &mut x);
+        }
+    }
+    exact
 }
 
 /// The screen of [`plus_plus_lanes`] and its scratch.
@@ -442,8 +508,6 @@ struct Screen<const L: usize> {
     live: u32,
     /// Rows of a register tile ([`tile_lanes`] / `L`, 1 to [`PP_TILE`]).
     tile_rows: usize,
-    dots: [[f64; L]; PP_TILE],
-    dots32: [[f32; L]; PP_TILE],
     dist: [f64; L],
 }
 
@@ -468,96 +532,59 @@ impl<const L: usize> Screen<L> {
                 (1u32 << tr.trials) - 1
             },
             tile_rows: (tile_lanes() / L).clamp(1, PP_TILE),
-            dots: [[0.0; L]; PP_TILE],
-            dots32: [[0.0; L]; PP_TILE],
             dist: [0.0; L],
         }
     }
 
     /// Screens the points `who[p]` for the positions `p` of `rows` (their
-    /// rows are `xs[p·d..]`) and records the changes of those that pass.
-    /// Returns how many passed.
+    /// rows are `xs[p·d..]`, in `F`) and records the changes of those that
+    /// pass (read in `f64` into `x` where `F` is rounded). Returns how many
+    /// passed.
     #[inline(always)]
-    fn block<const FMA: bool>(
+    #[allow(clippy::too_many_arguments)]
+    fn block<T: Scalar, F: Product, const FMA: bool>(
         &mut self,
         tr: &PlusPlusTrials<'_>,
-        xs: &[f64],
+        data: &Data<'_, T>,
+        xs: &[F],
         rows: &[usize],
         who: &[usize],
         out: &mut [Vec<(u32, f64)>],
+        x: &mut [f64],
     ) -> usize {
         let d = self.d;
+        // Every restart of a pass has `F`'s candidates where the first has
+        // (one setting per pass, `kmeans_plus_plus_with`), so this never
+        // returns.
+        let Some(ct) = F::candidates(tr) else {
+            return 0;
+        };
+        let (rel, slack) = if F::ROUNDED {
+            (self.rel + self.rel32, self.underflow + self.abs32)
+        } else {
+            (self.rel, self.underflow)
+        };
         let row = |p: usize| &xs[p * d..(p + 1) * d];
+        let mut dots = [[F::default(); L]; PP_TILE];
         let mut passed = 0;
         let tile_rows = self.tile_rows;
         for tile in rows.chunks(tile_rows) {
             // A short last tile repeats its last row (those results are
             // not read).
             let at = |r: usize| row(tile[r.min(tile.len() - 1)]);
-            tile_products::<f64, L, FMA>(tile_rows, at, d, tr.ct, &mut self.dots);
-            for (t, &p) in tile.iter().enumerate() {
-                let g = self.dots[t];
-                let (i, x) = (who[p], row(p));
-                let cl = tr.closest[i];
-                let a = tr.norms[i];
-                let limit = cl + (self.rel * (a + self.b_max) + self.underflow);
-                let mut q = [0.0f64; L];
-                for ((q, &b), gt) in q.iter_mut().zip(&self.cand_norms).zip(g) {
-                    *q = (a + b) - 2.0 * gt;
-                }
-                if self.record(tr, i, x, &q, limit, out) {
-                    passed += 1;
-                }
-            }
-        }
-        passed
-    }
-
-    /// [`Screen::block`] with the products in `f32`: the rows `xs` are the
-    /// shifted rows rounded to `f32` (`d` each) and the candidates
-    /// `tr.ct32`; the bound widens by the rounding of both and by `f32`'s
-    /// sums (see [`plus_plus_lanes`]). Rows that pass are read in `f64` by
-    /// `load` (into `x`) for their exact distances.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    fn block32<const FMA: bool>(
-        &mut self,
-        tr: &PlusPlusTrials<'_>,
-        xs: &[f32],
-        rows: &[usize],
-        who: &[usize],
-        out: &mut [Vec<(u32, f64)>],
-        load: impl Fn(usize, &mut [f64]),
-        x: &mut [f64],
-    ) -> usize {
-        let d = self.d;
-        // Every restart of a pass has `ct32` where the first has (one
-        // setting per pass, `kmeans_plus_plus_with`), so this never returns.
-        let Some(ct32) = tr.ct32 else {
-            return 0;
-        };
-        let row = |p: usize| &xs[p * d..(p + 1) * d];
-        let mut passed = 0;
-        let tile_rows = self.tile_rows;
-        let rel = self.rel + self.rel32;
-        let slack = self.underflow + self.abs32;
-        for tile in rows.chunks(tile_rows) {
-            let at = |r: usize| row(tile[r.min(tile.len() - 1)]);
-            tile_products::<f32, L, FMA>(tile_rows, at, d, ct32, &mut self.dots32);
-            for (t, &p) in tile.iter().enumerate() {
-                let g = self.dots32[t];
+            tile_products::<F, L, FMA>(tile_rows, at, d, ct, &mut dots);
+            for (&p, g) in tile.iter().zip(&dots) {
                 let i = who[p];
-                let cl = tr.closest[i];
-                let a = tr.norms[i];
+                let (cl, a) = (tr.closest[i], tr.norms[i]);
                 let limit = cl + (rel * (a + self.b_max) + slack);
                 let mut q = [0.0f64; L];
-                for ((q, &b), gt) in q.iter_mut().zip(&self.cand_norms).zip(g) {
-                    *q = (a + b) - 2.0 * f64::from(gt);
+                for ((q, &b), &gt) in q.iter_mut().zip(&self.cand_norms).zip(g) {
+                    *q = (a + b) - 2.0 * gt.to_f64();
                 }
                 if q.iter().all(|&q| q >= limit) {
                     continue;
                 }
-                load(i, x);
+                let x = F::exact(data, i, row(p), x);
                 if self.record(tr, i, x, &q, limit, out) {
                     passed += 1;
                 }
