@@ -475,8 +475,8 @@ def cluster_path(
     problems (``n_samples * n_features * k <= 2**20``) the usual fit at each
     k replaces the grown solution where it ends lower; from five k past the
     last (searched, not returned) down, each k is also reached by merging
-    two clusters of the ``k + 1`` solution; and from the first k up, each k is grown again where the one
-    below improved; whatever is lowest is kept. So the objective never rises
+    two clusters of the ``k + 1`` solution; and from the first k up, each k
+    is grown again where the one below improved; whatever is lowest is kept. So the objective never rises
     with k, each k costs a few descents rather than a multi-start fit, and
     every k's solution is a Hartigan local optimum (the default
     ``tol="auto"`` searches with descents stopped early on large problems,
