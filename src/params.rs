@@ -169,7 +169,9 @@ pub struct Params {
     /// sweep): a step that lowers the objective by at most `tol` times the
     /// objective ends the descent as converged. `0` runs until no point
     /// moves, so Hartigan and polished Smartigan end at a local optimum for
-    /// single-point moves. `None` chooses by the problem's size
+    /// single-point moves. With `tol > 0` refinement also tries only
+    /// merge-split moves that lower the objective by themselves, before
+    /// re-converging. `None` chooses by the problem's size
     /// ([`defaults::tol`]).
     pub tol: Option<f64>,
 }

@@ -212,8 +212,10 @@ def cluster(
         Smartigan a polishing sweep; the schedule always runs), or a
         re-converging step of refinement, that lowers the objective by at
         most ``tol`` times the objective ends that descent, reported as
-        converged. ``0`` runs until no point moves, so every Hartigan or
-        polished Smartigan result is a local optimum for single-point moves.
+        converged; with ``tol > 0`` refinement also tries only merge-split
+        moves that lower the objective by themselves, before re-converging.
+        ``0`` runs until no point moves, so every Hartigan or polished
+        Smartigan result is a local optimum for single-point moves.
         ``"auto"`` (default): 0 while ``n_samples * n_features * k`` is at
         most 2**20, else ``AUTO_TOL_LARGE`` = 1e-5 (see :func:`auto_tol`): on
         overlapping clusters a full descent's last hundreds of sweeps gain a
