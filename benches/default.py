@@ -291,6 +291,22 @@ def write_report(rep: Dict[str, Any], path: Path) -> None:
     path.write_text("\n".join(lines))
 
 
+def source_commit() -> str:
+    """" (commit abc1234)" for the checkout this script runs from, marked
+    "+changes" when src/ differs from it (the build measured may then not be
+    that commit); "" outside a git checkout."""
+    import subprocess
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=HERE, capture_output=True, text=True).stdout.strip()
+    try:
+        head = git("rev-parse", "--short", "HEAD")
+        dirty = git("status", "--porcelain", "--", "../src")
+    except OSError:
+        return ""
+    return f" (commit {head}{'+changes' if dirty else ''})" if head else ""
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--workloads", default="W1,W2,W3,W4,W5,noise")
@@ -333,7 +349,8 @@ def main() -> None:
     trade = {} if args.only == "defaults" else tradeoff(args.tradeoff_workloads.split(","), args.scale,
                                                         args.seed, log)
     import sklearn as sk
-    versions = dict(smartigan=smartigan.__version__, sklearn=sk.__version__, numpy=np.__version__)
+    versions = dict(smartigan=f"{smartigan.__version__}{source_commit()}", sklearn=sk.__version__,
+                    numpy=np.__version__)
     if have_faiss():
         import faiss
         versions["faiss"] = faiss.__version__
