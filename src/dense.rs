@@ -138,11 +138,17 @@ impl<T: Scalar> Source for Dense<'_, T> {
         })
     }
 
-    fn merge_split(&self, st: &DenseState, splits: &mut SplitCache) -> Option<DenseState> {
-        let partition = propose(&st.partition, &self.rows, splits, self.engine.spare_threads)?;
+    fn merge_split(
+        &self,
+        st: &DenseState,
+        splits: &mut SplitCache,
+        batch: bool,
+    ) -> Option<(DenseState, usize)> {
+        let spare = self.engine.spare_threads;
+        let (partition, moves) = propose(&st.partition, &self.rows, splits, batch, spare)?;
         let mut cache = st.cache.clone();
         cache.relabelled(&partition.labels, &partition.centroids, &self.rows);
-        Some(DenseState { partition, cache })
+        Some((DenseState { partition, cache }, moves))
     }
 
     fn split(&self, st: &DenseState, splits: &mut SplitCache) -> (DenseState, Option<usize>) {

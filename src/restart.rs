@@ -69,6 +69,9 @@ struct Refinement<St> {
     accepted: usize,
     /// Steps refinement has taken.
     steps: usize,
+    /// Whether proposals batch disjoint moves ([`crate::refine::propose_labels`]):
+    /// with a tolerance, until a batch of several is rejected.
+    batch: bool,
     /// Splits of earlier proposals (speed only).
     cache: SplitCache,
 }
@@ -80,6 +83,8 @@ struct Trial<St> {
     /// Its objective after the last step.
     objective: f64,
     steps: usize,
+    /// Merge-split moves it is made of (several when batched).
+    moves: usize,
 }
 
 impl<St> Restart<St> {
@@ -158,6 +163,7 @@ impl<St> Restart<St> {
                 trial: None,
                 accepted: 0,
                 steps: 0,
+                batch: tol > 0.0,
                 cache,
             },
             tol,
@@ -326,7 +332,9 @@ impl<St> Restart<St> {
         let mut trial = match self.refinement.trial.take() {
             Some(trial) => trial,
             None => {
-                let Some(state) = data.merge_split(&self.part, &mut self.refinement.cache) else {
+                let batch = self.refinement.batch;
+                let proposal = data.merge_split(&self.part, &mut self.refinement.cache, batch);
+                let Some((state, moves)) = proposal else {
                     self.phase = Phase::Done;
                     return;
                 };
@@ -350,6 +358,7 @@ impl<St> Restart<St> {
                     objective,
                     state,
                     steps: 0,
+                    moves,
                 }
             }
         };
@@ -376,7 +385,11 @@ impl<St> Restart<St> {
             kept = trial.objective;
             self.part = trial.state;
             self.converged = settled;
-            self.refinement.accepted += 1;
+            self.refinement.accepted += trial.moves;
+        } else if trial.moves > 1 {
+            // A rejected batch is retried one move at a time, the best
+            // first, as without a tolerance.
+            self.refinement.batch = false;
         } else {
             // Candidates are tried best-predicted first; on the benchmark's
             // blobs and the paper's data sets every kept move came before

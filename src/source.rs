@@ -68,10 +68,17 @@ pub(crate) trait Source: Sync {
     fn labelled_state(&self, k: usize, labels: Vec<usize>) -> Self::State;
     /// The labels of the state.
     fn labels(st: &Self::State) -> &[usize];
-    /// The state the best merge-split move on `st` gives (not yet
-    /// re-converged); `None` when there is no candidate. `cache` holds the
-    /// restart's splits from earlier proposals.
-    fn merge_split(&self, st: &Self::State, cache: &mut SplitCache) -> Option<Self::State>;
+    /// The state the best merge-split move on `st` gives (with `batch`,
+    /// together with the disjoint moves batched with it,
+    /// [`crate::refine::propose_labels`]), not yet re-converged, and the
+    /// number of moves; `None` when there is no candidate. `cache` holds
+    /// the restart's splits from earlier proposals.
+    fn merge_split(
+        &self,
+        st: &Self::State,
+        cache: &mut SplitCache,
+        batch: bool,
+    ) -> Option<(Self::State, usize)>;
     /// The state with one more cluster (a step of a path, [`crate::path`]):
     /// the cluster whose split lowers the objective most split in two, the
     /// second half taking the new label ([`crate::refine::split_labels`]),

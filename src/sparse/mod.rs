@@ -719,10 +719,16 @@ impl<T: Scalar> Source for SparseData<'_, T> {
 
     /// The dense merge-split move ([`crate::refine`]) with sparse rows; the
     /// new state's sums are recomputed from its labels.
-    fn merge_split(&self, st: &SparseState, cache: &mut SplitCache) -> Option<SparseState> {
+    fn merge_split(
+        &self,
+        st: &SparseState,
+        cache: &mut SplitCache,
+        batch: bool,
+    ) -> Option<(SparseState, usize)> {
         let centroids = self.dense_centroids(st);
-        let (labels, _) = propose_labels(self, &st.labels, &st.weights, &centroids, cache)?;
-        Some(self.state_from_labels(st.k, labels))
+        let (labels, touched) =
+            propose_labels(self, &st.labels, &st.weights, &centroids, cache, batch)?;
+        Some((self.state_from_labels(st.k, labels), touched.len() / 3))
     }
 
     fn labels(st: &SparseState) -> &[usize] {
