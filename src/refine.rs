@@ -531,23 +531,11 @@ mod tests {
             Partition::from_labels(&data, k, labels.to_vec(), false).objective(&data)
         };
         let p = Partition::from_labels(&data, k, wrong.clone(), false);
-        let single = propose_labels(
-            &data,
-            &wrong,
-            &p.weights,
-            &p.centroids,
-            &mut SplitCache::default(),
-            false,
-        );
-        let batch = propose_labels(
-            &data,
-            &wrong,
-            &p.weights,
-            &p.centroids,
-            &mut SplitCache::default(),
-            true,
-        );
-        let ((one, one_touched), (all, all_touched)) = (single.unwrap(), batch.unwrap());
+        let propose = |batch| {
+            let mut cache = SplitCache::default();
+            propose_labels(&data, &wrong, &p.weights, &p.centroids, &mut cache, batch).unwrap()
+        };
+        let ((one, one_touched), (all, all_touched)) = (propose(false), propose(true));
         assert_eq!(one_touched.len(), 3);
         assert_eq!(all_touched.len(), 12, "{all_touched:?}");
         assert_eq!(all_touched[..3], one_touched[..]);
