@@ -235,12 +235,17 @@ fn sparse_refinement_never_hurts_and_repairs_merged_groups() {
     let none = AtomicBool::new(false);
     let truth: Vec<usize> = (0..n).map(|i| i % groups).collect();
     let (mut plain_wrong, mut refined_wrong) = (0, 0);
-    for m in [Method::Lloyd, Method::Hartigan, Method::Smartigan] {
+    // With a tolerance refinement batches moves on disjoint clusters.
+    let settings = [Method::Lloyd, Method::Hartigan, Method::Smartigan]
+        .into_iter()
+        .flat_map(|m| [(m, 0.0), (m, 1e-12)]);
+    for (m, tol) in settings {
         for seed in 0..8 {
             let p = Params::new(groups)
                 .method(m)
                 .init(Init::Forgy)
                 .n_init(1)
+                .tol(tol)
                 .seed(seed);
             let plain = fit_sparse(csr.view(), None, p.clone().refine(false), &none).unwrap();
             let refined = fit_sparse(csr.view(), None, p.refine(true), &none).unwrap();
