@@ -292,9 +292,9 @@ def write_report(rep: Dict[str, Any], path: Path) -> None:
 
 
 def source_commit() -> str:
-    """" (commit abc1234)" for the checkout this script runs from, marked
-    "+changes" when src/ differs from it (the build measured may then not be
-    that commit); "" outside a git checkout."""
+    """The commit of the checkout this script runs from, as
+    ``" (commit abc1234)"``, marked ``+changes`` when src/ differs from it (the
+    build measured may then not be that commit); ``""`` outside a checkout."""
     import subprocess
 
     def git(*args: str) -> str:

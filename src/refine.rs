@@ -286,8 +286,8 @@ fn ranked_splits(cache: &SplitCache) -> Vec<(usize, &Split)> {
 }
 
 /// The labels after the best merge-split move on the partition `labels`
-/// (cluster `weights`, dense `k × d` `centroids`), and the clusters it
-/// changes; `None` when there is no candidate. `cache` keeps this restart's
+/// (cluster `weights`, dense `k × d` `centroids`), and the clusters each
+/// move changes (split, kept, absorbed); `None` when there is no candidate. `cache` keeps this restart's
 /// splits between proposals.
 ///
 /// With `batch`, further moves join the best one while each lowers the
@@ -295,7 +295,7 @@ fn ranked_splits(cache: &SplitCache) -> Vec<(usize, &Split)> {
 /// next splits by gain, each with the cheapest merge of two untouched
 /// clusters. Moves on disjoint clusters change disjoint terms of the
 /// objective, so their predicted changes add, and one re-convergence
-/// serves them all. The clusters come in threes: split, kept, absorbed.
+/// serves them all.
 pub(crate) fn propose_labels<R: Rows>(
     rows: &R,
     labels: &[usize],
@@ -303,7 +303,7 @@ pub(crate) fn propose_labels<R: Rows>(
     centroids: &[f64],
     cache: &mut SplitCache,
     batch: bool,
-) -> Option<(Vec<usize>, Vec<usize>)> {
+) -> Option<(Vec<usize>, Vec<[usize; 3]>)> {
     let k = weights.len();
     if k < 3 {
         return None;
@@ -354,12 +354,12 @@ pub(crate) fn propose_labels<R: Rows>(
     for l in out.iter_mut() {
         *l = relabel[*l];
     }
-    let mut touched = Vec::with_capacity(3 * moves.len());
+    let mut touched = Vec::with_capacity(moves.len());
     for &(rank, kept, absorbed) in &moves {
         for &i in &splits[rank].1.second {
             out[i] = absorbed;
         }
-        touched.extend([splits[rank].0, kept, absorbed]);
+        touched.push([splits[rank].0, kept, absorbed]);
     }
     Some((out, touched))
 }
@@ -448,11 +448,11 @@ pub(crate) fn propose<T: Scalar>(
         propose_labels(data, &p.labels, &p.weights, &p.centroids, cache, batch)?;
     let mut q = p.clone();
     q.labels = labels;
-    for &j in &touched {
+    for &j in touched.iter().flatten() {
         q.stale[j] = true;
     }
     q.recompute_stale(data, spare_threads);
-    Some((q, touched.len() / 3))
+    Some((q, touched.len()))
 }
 
 #[cfg(test)]
@@ -536,13 +536,13 @@ mod tests {
             propose_labels(&data, &wrong, &p.weights, &p.centroids, &mut cache, batch).unwrap()
         };
         let ((one, one_touched), (all, all_touched)) = (propose(false), propose(true));
-        assert_eq!(one_touched.len(), 3);
-        assert_eq!(all_touched.len(), 12, "{all_touched:?}");
-        assert_eq!(all_touched[..3], one_touched[..]);
-        let mut distinct = all_touched.clone();
+        assert_eq!(one_touched.len(), 1);
+        assert_eq!(all_touched.len(), 4, "{all_touched:?}");
+        assert_eq!(all_touched[0], one_touched[0]);
+        let mut distinct: Vec<usize> = all_touched.concat();
         distinct.sort_unstable();
         distinct.dedup();
-        assert_eq!(distinct.len(), all_touched.len(), "{all_touched:?}");
+        assert_eq!(distinct.len(), 3 * all_touched.len(), "{all_touched:?}");
         let (before, optimum) = (objective(&wrong), objective(&right));
         assert!(objective(&one) < before);
         assert!((objective(&all) - optimum).abs() <= 1e-9 * optimum);

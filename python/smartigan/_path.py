@@ -476,11 +476,12 @@ def cluster_path(
     k replaces the grown solution where it ends lower; from five k past the
     last (searched, not returned) down, each k is also reached by merging
     two clusters of the ``k + 1`` solution; and from the first k up, each k
-    is grown again where the one below improved; whatever is lowest is kept. So the objective never rises
-    with k, each k costs a few descents rather than a multi-start fit, and
-    every k's solution is a Hartigan local optimum (the default
-    ``tol="auto"`` searches with descents stopped early on large problems,
-    then finishes every k by sweeps until no point moves).
+    is grown again where the one below improved; whatever is lowest is kept.
+    So the objective never rises with k, each k costs a few descents rather
+    than a multi-start fit, and every k's solution is a Hartigan local
+    optimum (the default ``tol="auto"`` searches with descents stopped early
+    on large problems, then finishes every k by sweeps until no point
+    moves).
 
     Parameters
     ----------

@@ -728,7 +728,7 @@ impl<T: Scalar> Source for SparseData<'_, T> {
         let centroids = self.dense_centroids(st);
         let (labels, touched) =
             propose_labels(self, &st.labels, &st.weights, &centroids, cache, batch)?;
-        Some((self.state_from_labels(st.k, labels), touched.len() / 3))
+        Some((self.state_from_labels(st.k, labels), touched.len()))
     }
 
     fn labels(st: &SparseState) -> &[usize] {
