@@ -25,9 +25,12 @@ use crate::partition::Partition;
 /// 512-bit vector of `f64`, or two 256-bit ones).
 const LANES: usize = 8;
 
-/// The centroids transposed: coordinate `j` of centroid `c` at
-/// `at[j·kp + c]`, with `k` padded to `kp`, a multiple of [`LANES`] (the
-/// padding lanes hold zeros and are never read as distances).
+/// The centroids transposed in groups of [`LANES`] clusters: coordinate
+/// `j` of centroid `c` at `at[(c / LANES)·d·LANES + j·LANES + c mod LANES]`,
+/// with `k` padded to `kp`, a multiple of [`LANES`] (the padding lanes hold
+/// zeros and are never read as distances). A group's `d × LANES` block is
+/// contiguous, so the distance loop walks it in order with no index
+/// arithmetic per coordinate.
 #[derive(Debug, Clone, Default)]
 struct Columns {
     at: Vec<f64>,
@@ -52,44 +55,48 @@ impl Columns {
     /// Copies centroid `c` of `p`.
     #[inline(always)]
     fn set(&mut self, p: &Partition, c: usize) {
-        for (j, &v) in p.centroid(c).iter().enumerate() {
-            self.at[j * self.kp + c] = v;
+        let group = &mut self.at[c / LANES * self.d * LANES..][..self.d * LANES];
+        for (lanes, &v) in group.chunks_exact_mut(LANES).zip(p.centroid(c)) {
+            lanes[c % LANES] = v;
         }
     }
 
     /// `out[c] = sq_dist(x, centroid c)` for every cluster (and padding).
     #[inline(always)]
     fn distances(&self, x: &[f64], out: &mut [f64]) {
-        let (d, kp) = (self.d, self.kp);
+        let d = self.d;
         let quads = d / 4 * 4;
-        for g in (0..kp).step_by(LANES) {
-            let lanes = |j: usize| -> &[f64; LANES] {
-                let at = j * kp + g;
-                #[allow(clippy::unwrap_used)] // a slice of LANES entries
-                self.at[at..at + LANES].try_into().unwrap()
-            };
+        let (x_quads, x_rest) = x[..d].split_at(quads);
+        for (group, out) in self
+            .at
+            .chunks_exact(d * LANES)
+            .zip(out.chunks_exact_mut(LANES))
+        {
+            let (quad_rows, rest_rows) = group.split_at(quads * LANES);
             let mut acc = [[0.0f64; LANES]; 4];
-            for q in (0..quads).step_by(4) {
+            for (rows, xq) in quad_rows
+                .chunks_exact(4 * LANES)
+                .zip(x_quads.chunks_exact(4))
+            {
                 for (m, acc) in acc.iter_mut().enumerate() {
-                    let (xj, row) = (x[q + m], lanes(q + m));
-                    for l in 0..LANES {
-                        let u = xj - row[l];
-                        acc[l] += u * u;
+                    let row = &rows[m * LANES..(m + 1) * LANES];
+                    for (a, &c) in acc.iter_mut().zip(row) {
+                        let u = xq[m] - c;
+                        *a += u * u;
                     }
                 }
             }
             let mut total = [0.0f64; LANES];
-            for l in 0..LANES {
-                total[l] = (acc[0][l] + acc[1][l]) + (acc[2][l] + acc[3][l]);
+            for (l, t) in total.iter_mut().enumerate() {
+                *t = (acc[0][l] + acc[1][l]) + (acc[2][l] + acc[3][l]);
             }
-            for (j, &xj) in x.iter().enumerate().skip(quads) {
-                let row = lanes(j);
-                for l in 0..LANES {
-                    let u = xj - row[l];
-                    total[l] += u * u;
+            for (row, &xj) in rest_rows.chunks_exact(LANES).zip(x_rest) {
+                for (t, &c) in total.iter_mut().zip(row) {
+                    let u = xj - c;
+                    *t += u * u;
                 }
             }
-            out[g..g + LANES].copy_from_slice(&total);
+            out.copy_from_slice(&total);
         }
     }
 }
@@ -104,7 +111,7 @@ pub(crate) const MAX_K_UNBOUNDED: usize = 48;
 /// Whether [`sweep_columns`] can take a partition of `k` clusters in `d`
 /// features: its lanes follow `sq_dist`'s order below [`WIDE_FROM`] only.
 pub(crate) fn applies(k: usize, d: usize) -> bool {
-    k >= 2 && d < WIDE_FROM
+    k >= 2 && (1..WIDE_FROM).contains(&d)
 }
 
 /// One Hartigan sweep with acceptance factor `factor`, visiting `order`:
@@ -141,6 +148,18 @@ fn sweep_body<T: Scalar>(
     let (k, kp) = (p.k, columns.kp);
     let mut dist = vec![0.0; kp];
     let mut cost = vec![0.0; kp];
+    // Without sample weights every point weighs 1, so a cluster's join
+    // factor `join_weight(1, W_j)` changes only when a move changes `W_j`:
+    // kept per cluster, it costs no division per point and cluster.
+    let unit = !data.is_weighted();
+    let mut joins: Vec<f64> = if unit {
+        p.weights
+            .iter()
+            .map(|&big_w| join_weight(1.0, big_w))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let (mut moves, mut evaluated) = (0, 0);
     for (pos, &i) in order.iter().enumerate() {
         // The visiting order is random: start loading a row a few positions
@@ -158,12 +177,27 @@ fn sweep_body<T: Scalar>(
         let to = if w == 0.0 {
             choose_move(&p.weights, r, w, factor, |c| dist[c])
         } else {
-            lowest_join(&p.weights, w, r, &dist[..k], &mut cost[..k], factor)
+            let own = factor * leave_weight(w, p.weights[r]) * dist[r];
+            let cost = &mut cost[..k];
+            if unit {
+                for ((c, &join), &d) in cost.iter_mut().zip(&joins).zip(&dist) {
+                    *c = join * d;
+                }
+            } else {
+                for ((c, &big_w), &d) in cost.iter_mut().zip(&p.weights).zip(&dist) {
+                    *c = join_weight(w, big_w) * d;
+                }
+            }
+            lowest_join(r, own, cost)
         };
         if let Some(j) = to {
             p.move_point(i, &x, w, j);
             columns.set(p, r);
             columns.set(p, j);
+            if unit {
+                joins[r] = join_weight(1.0, p.weights[r]);
+                joins[j] = join_weight(1.0, p.weights[j]);
+            }
             moves += 1;
         }
     }
@@ -173,26 +207,15 @@ fn sweep_body<T: Scalar>(
 /// Positions ahead whose row is prefetched.
 const LOOKAHEAD: usize = 8;
 
-/// [`choose_move`] for a point of weight `w > 0`, its join costs computed
-/// for all clusters at once by the same expressions (`join_weight·dist`,
-/// `(factor·leave_weight)·dist`): the lowest join cost other than `r`'s,
-/// ties to the lowest index (the first cluster attaining the minimum, which
-/// is what `choose_move`'s strict comparison in index order keeps), and a
-/// move when it is strictly below the own cost. Costs are finite, so the
-/// minimum is well defined.
+/// [`choose_move`] for a point of weight `w > 0`, from its join costs to
+/// every cluster, computed by the same expressions (`join_weight·dist`),
+/// and its own cost `own` (`(factor·leave_weight)·dist`): the lowest join
+/// cost other than `r`'s, ties to the lowest index (the first cluster
+/// attaining the minimum, which is what `choose_move`'s strict comparison
+/// in index order keeps), and a move when it is strictly below the own
+/// cost. Costs are finite, so the minimum is well defined.
 #[inline(always)]
-fn lowest_join(
-    weights: &[f64],
-    w: f64,
-    r: usize,
-    dist: &[f64],
-    cost: &mut [f64],
-    factor: f64,
-) -> Option<usize> {
-    let own = factor * leave_weight(w, weights[r]) * dist[r];
-    for ((c, &big_w), &d) in cost.iter_mut().zip(weights).zip(dist) {
-        *c = join_weight(w, big_w) * d;
-    }
+fn lowest_join(r: usize, own: f64, cost: &mut [f64]) -> Option<usize> {
     cost[r] = f64::INFINITY;
     // The minimum lane by lane, then over the lanes (the order of a
     // minimum of finite values does not change it).

@@ -32,12 +32,23 @@ use lloyd::LloydBounds;
 /// it are in benches/JOURNAL.md).
 const PLAIN_SWEEP_MAX_KD: usize = 128;
 
+/// Up to this `k·d`, with at most [`columns::MAX_K_UNBOUNDED`] clusters,
+/// the column sweep runs even where the blocked sweep keeps bounds. Scoring
+/// every point exactly costs there about what the blocked sweep spends on
+/// the share of points its bounds cannot skip, which on overlapping data is
+/// most of them for most of the descent; where the bounds skip nearly every
+/// point (separated blobs, converged) the descent is a few sweeps long, so
+/// the column sweep's extra cost there is small against the fit
+/// (benches/JOURNAL.md, session 28).
+const COLUMN_SWEEP_MAX_KD: usize = 1024;
+
 /// One Hartigan sweep with acceptance factor `factor`, visiting `order`:
 /// the moves of [`crate::reference::sweep`], bit for bit, by the kernel
-/// that is cheapest here. The column sweep where `k·d` is small, and where
-/// the blocked sweep would keep no bounds (most points moved in the last
-/// sweep, so every point is scored) with few clusters; the blocked, screened
-/// sweep otherwise (with `spare_threads`, its blocks' work over the pool).
+/// that is cheapest here. The column sweep where `k·d` is small; where it
+/// is moderate and the clusters few; and with few clusters where the
+/// blocked sweep would keep no bounds (most points moved in the last
+/// sweep, so every point is scored). The blocked, screened sweep otherwise
+/// (with `spare_threads`, its blocks' work over the pool).
 pub(crate) fn hartigan_sweep<T: Scalar>(
     p: &mut Partition,
     data: &Data<'_, T>,
@@ -46,9 +57,11 @@ pub(crate) fn hartigan_sweep<T: Scalar>(
     cache: &mut Cache,
     spare_threads: bool,
 ) -> usize {
-    let small = p.k * p.d <= PLAIN_SWEEP_MAX_KD;
-    let unbounded = !sweep::keeps_bounds(cache) && p.k <= columns::MAX_K_UNBOUNDED;
-    if columns::applies(p.k, p.d) && (small || unbounded) {
+    let kd = p.k * p.d;
+    let small = kd <= PLAIN_SWEEP_MAX_KD;
+    let few = p.k <= columns::MAX_K_UNBOUNDED;
+    let scores_all = few && (kd <= COLUMN_SWEEP_MAX_KD || !sweep::keeps_bounds(cache));
+    if columns::applies(p.k, p.d) && (small || scores_all) {
         columns::sweep_columns(p, data, order, factor, cache)
     } else if small {
         crate::reference::sweep(p, data, order, factor)
