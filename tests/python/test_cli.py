@@ -384,12 +384,27 @@ def test_unknown_plot_format_fails_before_fitting(tmp_path, iris_npy, capsys):
     assert not list(tmp_path.glob("o.*"))
 
 
-def test_progress_bar_of_a_schedule_its_first_sweep_lengthens(tmp_path, capsys):
+class _SecondPerReading:
+    """A clock for the progress bar that advances a second at every reading,
+    so that the bar draws every update however fast the fit runs (it redraws
+    at most ten times a second)."""
+
+    now = 0.0
+
+    @classmethod
+    def perf_counter(cls) -> float:
+        cls.now += 1.0
+        return cls.now
+
+
+def test_progress_bar_of_a_schedule_its_first_sweep_lengthens(tmp_path, capsys, monkeypatch):
     # Uniform noise in 8 dimensions, k = 20: a larger problem whose first
     # sweep moves about 70 % of the points, so its schedule runs 20 sweeps,
     # past the bar's 5: those are labelled as schedule sweeps too.
     from smartigan import _params
+    from smartigan.cli import progress
 
+    monkeypatch.setattr(progress, "time", _SecondPerReading)
     path = tmp_path / "noise.npy"
     np.save(path, np.random.default_rng(2).random((20_000, 8)))
     assert main(["fit", str(path), "-k", "20", "--seed", "0", "--progress", "always", "--json"]) == 0
