@@ -287,8 +287,8 @@ fn ranked_splits(cache: &SplitCache) -> Vec<(usize, &Split)> {
 
 /// The labels after the best merge-split move on the partition `labels`
 /// (cluster `weights`, dense `k × d` `centroids`), and the clusters each
-/// move changes (split, kept, absorbed); `None` when there is no candidate. `cache` keeps this restart's
-/// splits between proposals.
+/// move changes (split, kept, absorbed); `None` when there is no
+/// candidate. `cache` keeps this restart's splits between proposals.
 ///
 /// With `batch`, further moves join the best one while each lowers the
 /// objective by itself and touches none of the clusters taken so far: the

@@ -153,15 +153,12 @@ fn sweep_body<T: Scalar>(
     // Without sample weights every point weighs 1, so a cluster's join
     // factor `join_weight(1, W_j)` changes only when a move changes `W_j`:
     // kept per cluster, it costs no division per point and cluster.
-    let unit = !data.is_weighted();
-    let mut joins: Vec<f64> = if unit {
+    let mut joins: Option<Vec<f64>> = (!data.is_weighted()).then(|| {
         p.weights
             .iter()
             .map(|&big_w| join_weight(1.0, big_w))
             .collect()
-    } else {
-        Vec::new()
-    };
+    });
     let (mut moves, mut evaluated) = (0, 0);
     for (pos, &i) in order.iter().enumerate() {
         // The visiting order is random: start loading a row a few positions
@@ -181,13 +178,16 @@ fn sweep_body<T: Scalar>(
         } else {
             let own = factor * leave_weight(w, p.weights[r]) * dist[r];
             let cost = &mut cost[..k];
-            if unit {
-                for ((c, &join), &d) in cost.iter_mut().zip(&joins).zip(&dist) {
-                    *c = join * d;
+            match &joins {
+                Some(joins) => {
+                    for ((c, &join), &d) in cost.iter_mut().zip(joins).zip(&dist) {
+                        *c = join * d;
+                    }
                 }
-            } else {
-                for ((c, &big_w), &d) in cost.iter_mut().zip(&p.weights).zip(&dist) {
-                    *c = join_weight(w, big_w) * d;
+                None => {
+                    for ((c, &big_w), &d) in cost.iter_mut().zip(&p.weights).zip(&dist) {
+                        *c = join_weight(w, big_w) * d;
+                    }
                 }
             }
             lowest_join(r, own, cost)
@@ -196,7 +196,7 @@ fn sweep_body<T: Scalar>(
             p.move_point(i, &x, w, j);
             columns.set(p, r);
             columns.set(p, j);
-            if unit {
+            if let Some(joins) = joins.as_mut() {
                 joins[r] = join_weight(1.0, p.weights[r]);
                 joins[j] = join_weight(1.0, p.weights[j]);
             }
