@@ -53,6 +53,14 @@ pub struct Clustering<T> {
     /// Merge-split moves the best restart's refinement kept (0 without
     /// `refine`).
     pub refinements: usize,
+    /// Smartigan: the acceptance factor of the best restart's first sweep,
+    /// the start of the schedule it ran. It is the start of
+    /// [`Params::schedule`](crate::Params::schedule) unless the schedule
+    /// adapted to the data (larger problems, no `n_iter` given), which
+    /// lowers it where nearly every point would pass the relaxed test
+    /// ([`defaults::START_SHARE`](crate::defaults::START_SHARE)). `None`
+    /// for Lloyd and Hartigan.
+    pub schedule_start: Option<f64>,
     /// Final objective of every restart, by restart index.
     pub restart_objectives: Vec<f64>,
     /// Index of the restart returned (lowest objective, ties to the lowest index).

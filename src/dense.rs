@@ -6,7 +6,7 @@ use crate::accel::lloyd::lloyd_iteration;
 use crate::accel::{hartigan_sweep, Cache, Engine};
 use crate::data::{sq_dist, Data, Scalar};
 use crate::init::{assign_to_centroids, initial_partition};
-use crate::move_rule::improves_beyond_rounding;
+use crate::move_rule::{improves_beyond_rounding, move_ratio};
 use crate::params::{Init, ValidParams};
 use crate::partition::Partition;
 use crate::plus_plus::kmeans_plus_plus_joint;
@@ -14,6 +14,7 @@ use crate::refine::{propose, SplitCache};
 use crate::rng::Xoshiro256PlusPlus;
 use crate::source::Source;
 use ndarray::Array2;
+use rayon::prelude::*;
 use std::sync::atomic::AtomicBool;
 
 /// Dense rows and how their restarts are computed.
@@ -136,6 +137,21 @@ impl<T: Scalar> Source for Dense<'_, T> {
                 sq_dist(&row, p.centroid(j))
             })
         })
+    }
+
+    fn move_ratios(&self, st: &DenseState, sample: &[usize]) -> Vec<f64> {
+        let (rows, p) = (&self.rows, &st.partition);
+        sample
+            .par_iter()
+            .map_init(
+                || vec![0.0; rows.d],
+                |row, &i| {
+                    rows.load_shifted(i, row);
+                    let (r, w) = (p.labels[i], rows.weight(i));
+                    move_ratio(&p.counts, &p.weights, r, w, |j| sq_dist(row, p.centroid(j)))
+                },
+            )
+            .collect()
     }
 
     fn merge_split(

@@ -72,6 +72,34 @@ pub(crate) fn choose_move(
     (best < own).then_some(best_j)
 }
 
+/// The acceptance factor from which point `i` (weight `w`, in cluster `r`)
+/// would move under [`choose_move`]: its lowest join cost over its leave
+/// gain. `+∞` for a point that may not leave (or has no weight, or sits on
+/// its centroid): no factor moves it. Smartigan's adaptive schedule starts
+/// from a quantile of these ratios ([`crate::schedule::adapted_start`]).
+#[inline]
+pub(crate) fn move_ratio(
+    counts: &[usize],
+    cluster_weights: &[f64],
+    r: usize,
+    w: f64,
+    mut dist: impl FnMut(usize) -> f64,
+) -> f64 {
+    if w == 0.0 || !may_leave(counts, cluster_weights, r, w) {
+        return f64::INFINITY;
+    }
+    let gain = leave_weight(w, cluster_weights[r]) * dist(r);
+    let best = (0..cluster_weights.len())
+        .filter(|&j| j != r)
+        .map(|j| join_weight(w, cluster_weights[j]) * dist(j))
+        .fold(f64::INFINITY, f64::min);
+    if gain > 0.0 {
+        best / gain
+    } else {
+        f64::INFINITY
+    }
+}
+
 /// Relative margin by which a move must beat the current cost before a
 /// stalled run (see `restart.rs`) counts it as a real improvement rather than
 /// rounding noise. Recomputed objectives of large sums carry relative errors

@@ -249,6 +249,18 @@ pub mod defaults {
     /// embeddings, W5: 98.7 %), so the relaxed sweeps explore nothing and
     /// the short schedule is kept.
     pub const RANDOM_WALK_SHARE: f64 = 0.9;
+    /// The share of points that may pass the first relaxed test of an
+    /// adaptive schedule: its start is lowered to the factor below which
+    /// this share of the points' move ratios lie at the start (a point
+    /// passes the relaxed test at factor `c` when its lowest join cost is
+    /// below `c` times its leave gain). Three quarters keeps the first sweep inside
+    /// the exploring band (`OVERLAP_SHARE`, `RANDOM_WALK_SHARE`], so the
+    /// full schedule follows; on Gaussian noise and embeddings, where 3/2
+    /// moved 98–100 % of the points, starts found this way (about 1.09 and
+    /// 1.002) ended lower in less time than 3/2 did, and separated blobs
+    /// keep 3/2 (their quantile lies above it) (`benches/JOURNAL.md`,
+    /// session 29).
+    pub const START_SHARE: f64 = 0.75;
     /// Smartigan's schedule length on larger problems when `n_iter` is not
     /// given, once its first sweep (at the schedule's starting factor,
     /// whatever the length) has moved `share` of all points: [`N_ITER`]

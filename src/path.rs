@@ -775,6 +775,7 @@ fn polished<T>(fit: Clustering<T>, more: Clustering<T>) -> Clustering<T> {
         moves: [fit.moves, more.moves].concat(),
         initial_objective: fit.initial_objective,
         refinements: fit.refinements + more.refinements,
+        schedule_start: fit.schedule_start,
         restart_objectives,
         best_restart: fit.best_restart,
         ..more

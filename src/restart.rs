@@ -9,6 +9,7 @@ use crate::move_rule::STALL_REL_MARGIN;
 use crate::params::{defaults, Method, ValidParams, MAX_POLISH_SWEEPS};
 use crate::refine::SplitCache;
 use crate::rng::{Stream, Xoshiro256PlusPlus};
+use crate::schedule;
 use crate::source::Source;
 use ndarray::Array1;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -58,6 +59,11 @@ pub(crate) struct Restart<St> {
     /// ([`ValidParams::n_iter_for`]); where the schedule adapts
     /// ([`ValidParams::adaptive_schedule`]) its first sweep sets it.
     n_iter: usize,
+    /// The factor of the schedule's first sweep, once it ran: the
+    /// parameters' start, or where the schedule adapts, the start
+    /// [`crate::schedule::adapted_start`] chose. `None` before it, and for
+    /// Lloyd and Hartigan.
+    schedule_start: Option<f64>,
 }
 
 /// Where a restart's merge-split refinement stands.
@@ -168,6 +174,7 @@ impl<St> Restart<St> {
             },
             tol,
             n_iter,
+            schedule_start: None,
         }
     }
 
@@ -234,11 +241,23 @@ impl<St> Restart<St> {
                 (moved, if done { Phase::Done } else { Phase::Hartigan })
             }
             Phase::Schedule(t) => {
-                let factor = params.acceptance_factor(n_iter, t);
+                let adaptive = params.adaptive_schedule(data.n(), data.d());
+                let (start, end) = params.schedule();
+                if t == 0 {
+                    self.schedule_start = Some(if adaptive {
+                        let sample = schedule::probe_sample(data.n());
+                        let ratios = data.move_ratios(&self.part, &sample);
+                        schedule::adapted_start((start, end), ratios, defaults::START_SHARE)
+                    } else {
+                        start
+                    });
+                }
+                let start = self.schedule_start.unwrap_or(start);
+                let factor = schedule::acceptance_factor((start, end), n_iter, t);
                 let moved = self.hartigan_sweep(data, factor);
                 // The first sweep's factor is the schedule's start whatever
                 // its length, so the length may be chosen after it.
-                if t == 0 && params.adaptive_schedule(data.n(), data.d()) {
+                if t == 0 && adaptive {
                     let share = moved as f64 / data.n().max(1) as f64;
                     self.n_iter = defaults::schedule_length(share);
                 }
@@ -444,6 +463,7 @@ impl<St> Restart<St> {
             moves: self.moves.clone(),
             initial_objective: self.initial_objective,
             refinements: self.refinement.accepted,
+            schedule_start: self.schedule_start,
             restart_objectives,
             best_restart: best,
             seed,

@@ -59,6 +59,10 @@ pub(crate) trait Source: Sync {
     /// descent step moved points without lowering the recomputed objective;
     /// one O(n·k·d) pass.
     fn can_improve(&self, st: &Self::State, lloyd: bool) -> bool;
+    /// [`crate::move_rule::move_ratio`] of each point of `sample` in the
+    /// state, in the sample's order (exact distances; the same for any
+    /// thread count).
+    fn move_ratios(&self, st: &Self::State, sample: &[usize]) -> Vec<f64>;
     /// The state with one cluster fewer: the `rank`-th cheapest merge of
     /// two clusters ([`crate::refine::merge_labels`]), not yet
     /// re-converged; `None` when there is no such merge.

@@ -101,6 +101,12 @@ class ClusterResult:
         Index of the returned restart.
     seed : int
         The seed used; pass it back to repeat a ``seed=None`` run exactly.
+    schedule_start : float or None
+        Smartigan: the acceptance factor of the best restart's first sweep.
+        It is ``schedule[0]`` unless the schedule adapted to the data
+        (larger problems with ``n_iter=None``), which lowers it where nearly
+        every point would pass the relaxed test, so that the schedule
+        explores instead of walking at random. None for Lloyd and Hartigan.
     """
 
     labels: npt.NDArray[np.int64]
@@ -117,6 +123,8 @@ class ClusterResult:
     restart_objectives: npt.NDArray[np.float64]
     best_restart: int
     seed: int
+    # Last, with a default: results pickled before it existed read None.
+    schedule_start: Optional[float] = None
 
     @classmethod
     def _from_core(cls, result: _core.Clustering) -> "ClusterResult":

@@ -29,6 +29,7 @@ __all__ = [
     "DEFAULT_N_ITER_LARGE",
     "SCHEDULE_OVERLAP_SHARE",
     "SCHEDULE_RANDOM_WALK_SHARE",
+    "SCHEDULE_START_SHARE",
     "DEFAULT_MAX_ITER",
     "AUTO_N_INIT_SMALL",
     "AUTO_N_INIT_LARGE",
@@ -48,6 +49,7 @@ DEFAULT_N_ITER: int
 DEFAULT_N_ITER_LARGE: int
 SCHEDULE_OVERLAP_SHARE: float
 SCHEDULE_RANDOM_WALK_SHARE: float
+SCHEDULE_START_SHARE: float
 DEFAULT_MAX_ITER: int
 AUTO_N_INIT_SMALL: int
 AUTO_N_INIT_LARGE: int
@@ -89,6 +91,7 @@ class Clustering:
     moves: Final[npt.NDArray[np.int64]]
     initial_objective: Final[float]
     refinements: Final[int]
+    schedule_start: Final[Optional[float]]
     restart_objectives: Final[npt.NDArray[np.float64]]
     best_restart: Final[int]
     seed: Final[int]

@@ -58,6 +58,10 @@ DEFAULT_N_ITER: int = _core.DEFAULT_N_ITER
 DEFAULT_N_ITER_LARGE: int = _core.DEFAULT_N_ITER_LARGE
 SCHEDULE_OVERLAP_SHARE: float = _core.SCHEDULE_OVERLAP_SHARE
 SCHEDULE_RANDOM_WALK_SHARE: float = _core.SCHEDULE_RANDOM_WALK_SHARE
+#: There, too, the schedule's start is lowered to the factor below which this
+#: share of the points' move ratios lie at the start, where that is below
+#: ``schedule[0]`` (``ClusterResult.schedule_start`` reports the start used).
+SCHEDULE_START_SHARE: float = _core.SCHEDULE_START_SHARE
 DEFAULT_MAX_ITER: int = _core.DEFAULT_MAX_ITER
 #: ``"auto"``: ``AUTO_N_INIT_SMALL`` restarts while ``n_samples * n_features * k``
 #: is at most ``AUTO_SMALL_PROBLEM``, else ``AUTO_N_INIT_LARGE`` (see :func:`auto_n_init`).
@@ -156,6 +160,7 @@ def default_n_iter(method: str, n_samples: Optional[int] = None, n_features: Opt
     until its first sweep: where that sweep moves more than
     ``SCHEDULE_OVERLAP_SHARE`` and at most ``SCHEDULE_RANDOM_WALK_SHARE`` of
     the points (overlapping clusters), the schedule runs ``DEFAULT_N_ITER``.
+    Its start adapts there too (``SCHEDULE_START_SHARE``).
 
     >>> default_n_iter("smartigan"), default_n_iter("lloyd")
     (20, 300)

@@ -85,6 +85,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_N_ITER_LARGE", defaults::N_ITER_LARGE)?;
     m.add("SCHEDULE_OVERLAP_SHARE", defaults::OVERLAP_SHARE)?;
     m.add("SCHEDULE_RANDOM_WALK_SHARE", defaults::RANDOM_WALK_SHARE)?;
+    m.add("SCHEDULE_START_SHARE", defaults::START_SHARE)?;
     m.add("DEFAULT_MAX_ITER", defaults::MAX_ITER)?;
     m.add("AUTO_N_INIT_SMALL", defaults::N_INIT_SMALL)?;
     m.add("AUTO_N_INIT_LARGE", defaults::N_INIT_LARGE)?;

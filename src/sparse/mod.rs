@@ -30,7 +30,7 @@ use crate::data::{check_spread, checked_weights, weight_exponent, Scalar};
 use crate::error::{Error, Result};
 use crate::init::forgy_indices;
 use crate::move_rule::{
-    choose_move, improves_beyond_rounding, join_weight, leave_weight, may_leave,
+    choose_move, improves_beyond_rounding, join_weight, leave_weight, may_leave, move_ratio,
 };
 use crate::multistart::fit_source;
 use crate::nearest::nearest_by;
@@ -659,6 +659,22 @@ impl<T: Scalar> Source for SparseData<'_, T> {
                 self.dist(i, st, j, dots[j])
             })
         })
+    }
+
+    fn move_ratios(&self, st: &SparseState, sample: &[usize]) -> Vec<f64> {
+        sample
+            .par_iter()
+            .map_init(
+                || vec![0.0; st.k],
+                |dots, &i| {
+                    self.dots(i, st, dots);
+                    let (r, w) = (st.labels[i], self.weight(i));
+                    move_ratio(&st.counts, &st.weights, r, w, |j| {
+                        self.dist(i, st, j, dots[j])
+                    })
+                },
+            )
+            .collect()
     }
 
     fn lloyd_iteration(&self, st: &mut SparseState) -> usize {

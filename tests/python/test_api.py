@@ -368,6 +368,32 @@ def test_default_schedule_on_large_problems_follows_its_first_sweep():
     assert short.n_sweeps <= _params.DEFAULT_N_ITER_LARGE
 
 
+def test_schedule_start_reports_the_first_sweeps_factor(X):
+    # Small problems run the schedule as given; Lloyd and Hartigan have none.
+    assert cluster(X, 5, seed=1).schedule_start == 1.5
+    assert cluster(X, 5, seed=1, schedule=(1.3, 1.0)).schedule_start == 1.3
+    assert cluster(X, 5, "lloyd", seed=1).schedule_start is None
+    assert cluster(X, 5, "hartigan", seed=1).schedule_start is None
+    # Structureless data in 32 dimensions, above the small-problem size: at
+    # 3/2 nearly every point would move, so the schedule starts lower, and
+    # its first sweep moves at most the random-walk share.
+    noise = np.random.default_rng(2).standard_normal((20_000, 32))
+    adapted = cluster(noise, 20, seed=4, refine=False)
+    assert 1.0 <= adapted.schedule_start < 1.2
+    assert adapted.moves[0] <= 0.9 * len(noise)
+    # The fit with that start and its schedule length given is the same run.
+    given = cluster(noise, 20, seed=4, refine=False, schedule=(adapted.schedule_start, 1.0),
+                    n_iter=smartigan._params.DEFAULT_N_ITER)
+    np.testing.assert_array_equal(adapted.labels, given.labels)
+    assert (adapted.objective, given.schedule_start) == (given.objective, adapted.schedule_start)
+    # A result pickled before the field existed reads None.
+    state = dict(adapted.__dict__)
+    del state["schedule_start"]
+    old = ClusterResult.__new__(ClusterResult)
+    old.__dict__.update(state)
+    assert old.schedule_start is None
+
+
 def test_refine_repairs_merged_and_split_blobs_and_never_hurts():
     # Well-separated blobs: single unrefined restarts from Forgy starts often
     # put two blobs under one centroid and cut another in two; refinement
