@@ -216,6 +216,14 @@ impl<St> Restart<St> {
         data.sweep(&mut self.part, &self.order, factor)
     }
 
+    /// Whether the adaptive schedule lowered this restart's start.
+    fn start_lowered(&self, params: &ValidParams, n: usize, d: usize) -> bool {
+        params.adaptive_schedule(n, d)
+            && self
+                .schedule_start
+                .is_some_and(|start| start < params.schedule().0)
+    }
+
     /// Whether a descent step that moved `moved` points and took the
     /// objective from `previous` to `objective` gained no more than the
     /// tolerance: a relative decrease of at most `tol`. Always false without
@@ -310,6 +318,26 @@ impl<St> Restart<St> {
         // The tolerance ends descents only: Smartigan's schedule sweeps run
         // as scheduled (their early sweeps raise the objective on purpose).
         let within_tol = exact_descent && self.within_tol(previous, objective, moved);
+        // A start lowered by the adaptive schedule makes it an anneal from a
+        // factor near 1. Once one of its sweeps after the first no longer
+        // lowers the objective beyond the tolerance, its relaxed moves only
+        // swap near-ties back and forth (sparse TF-IDF rows: thousands of
+        // points whose costs to several clusters differ by less than the
+        // factor's excess, every sweep), so the polish takes over.
+        let next = match (self.phase, next) {
+            (Phase::Schedule(t), Phase::Schedule(_))
+                if t >= 1
+                    && self.start_lowered(params, data.n(), data.d())
+                    && previous - objective <= self.tol * objective =>
+            {
+                if params.polish() {
+                    Phase::Polish(0)
+                } else {
+                    Phase::Done
+                }
+            }
+            (_, next) => next,
+        };
         self.n_sweeps += 1;
         self.moves.push(moved);
         self.history.push(objective);

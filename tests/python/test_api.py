@@ -394,6 +394,48 @@ def test_schedule_start_reports_the_first_sweeps_factor(X):
     assert old.schedule_start is None
 
 
+def topic_rows(n, d, per_row, topics, seed):
+    """TF-IDF-like sparse rows: three quarters of each row's terms from its
+    topic's block of columns, the rest anywhere; L2-normalised."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    block = d // topics
+    topic = rng.integers(0, topics, n)
+    own = rng.integers(0, block, (n, per_row * 3 // 4)) + (topic * block)[:, None]
+    other = rng.integers(0, d, (n, per_row - own.shape[1]))
+    cols = np.concatenate([own, other], axis=1)
+    counts = rng.integers(1, 4, cols.size).astype(np.float64)
+    x = sp.csr_matrix((counts, (np.repeat(np.arange(n), cols.shape[1]), cols.ravel())), shape=(n, d))
+    x.sum_duplicates()
+    df = np.bincount(x.indices, minlength=d)
+    x = x.multiply(np.log((1 + n) / (1 + df)) + 1).tocsr()
+    norms = np.sqrt(np.asarray(x.multiply(x).sum(axis=1))).ravel()
+    return (sp.diags(1 / norms) @ x).tocsr()
+
+
+def test_lowered_schedule_ends_when_its_sweeps_stop_gaining():
+    # On text-like rows thousands of points cost nearly the same in several
+    # clusters; at any factor above 1 they swap back and forth every sweep.
+    # A lowered start's anneal therefore ends at its first sweep after the
+    # first that gains at most the tolerance, and the polish takes over.
+    x = topic_rows(20_000, 50_000, 50, 50, seed=1)
+    r = cluster(x, 50, seed=0, refine=False)
+    assert r.schedule_start < 1.05
+    objectives = np.concatenate([[r.initial_objective], r.history])
+    gains = -np.diff(objectives) / objectives[1:]
+    tol = smartigan._params.auto_tol(*x.shape, 50)
+    ended = next(t for t in range(1, len(gains)) if gains[t] <= tol)
+    assert ended < smartigan._params.DEFAULT_N_ITER - 1
+    # The same start given, without the adaptive schedule: the full anneal,
+    # identical up to that sweep, longer, and no lower beyond 1e-4.
+    full = cluster(x, 50, seed=0, refine=False, schedule=(r.schedule_start, 1.0),
+                   n_iter=smartigan._params.DEFAULT_N_ITER)
+    np.testing.assert_array_equal(full.history[: ended + 1], r.history[: ended + 1])
+    assert full.n_sweeps > r.n_sweeps
+    assert r.objective <= full.objective * (1 + 1e-4)
+
+
 def test_refine_repairs_merged_and_split_blobs_and_never_hurts():
     # Well-separated blobs: single unrefined restarts from Forgy starts often
     # put two blobs under one centroid and cut another in two; refinement
