@@ -216,12 +216,11 @@ impl<St> Restart<St> {
         data.sweep(&mut self.part, &self.order, factor)
     }
 
-    /// Whether the adaptive schedule lowered this restart's start.
-    fn start_lowered(&self, params: &ValidParams, n: usize, d: usize) -> bool {
-        params.adaptive_schedule(n, d)
-            && self
-                .schedule_start
-                .is_some_and(|start| start < params.schedule().0)
+    /// Whether the adaptive schedule lowered this restart's start (a start
+    /// that did not adapt is the parameters' own).
+    fn start_lowered(&self, params: &ValidParams) -> bool {
+        self.schedule_start
+            .is_some_and(|start| start < params.schedule().0)
     }
 
     /// Whether a descent step that moved `moved` points and took the
@@ -327,7 +326,7 @@ impl<St> Restart<St> {
         let next = match (self.phase, next) {
             (Phase::Schedule(t), Phase::Schedule(_))
                 if t >= 1
-                    && self.start_lowered(params, data.n(), data.d())
+                    && self.start_lowered(params)
                     && previous - objective <= self.tol * objective =>
             {
                 if params.polish() {

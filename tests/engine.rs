@@ -503,7 +503,6 @@ fn default_schedule_follows_the_first_sweep_on_large_problems() {
         (blobs(20_000, 8, 20, 1.0, 4), 20, false),
     ];
     let mut seen = Vec::new();
-    let mut early_ends = 0;
     for (x, k, adapts) in &cases {
         let (n, d, k) = (x.nrows(), x.ncols(), *k);
         let p = Params::new(k).seed(3);
@@ -522,27 +521,10 @@ fn default_schedule_follows_the_first_sweep_on_large_problems() {
             schedule_length(share)
         };
         let given = p.clone().schedule(start, 1.0);
-        let same_start = fit(x.view(), given.clone().n_iter(expected)).unwrap();
-        if auto != same_start {
-            // Only a lowered start's anneal ends early: at the first sweep
-            // after the first that gained at most the tolerance, up to which
-            // the two runs agree.
-            assert!(*adapts);
-            let gains: Vec<f64> = std::iter::once(auto.initial_objective)
-                .chain(auto.history.iter().copied())
-                .collect::<Vec<_>>()
-                .windows(2)
-                .map(|w| (w[0] - w[1]) / w[1])
-                .collect();
-            let ended = (1..expected)
-                .find(|&t| gains[t] <= smartigan::defaults::TOL_LARGE)
-                .unwrap();
-            assert_eq!(auto.history[..=ended], same_start.history[..=ended]);
-            assert_ne!(auto.history[ended + 1], same_start.history[ended + 1]);
-            early_ends += 1;
-            continue;
-        }
-        assert_eq!(auto, same_start);
+        // None of these cases ends a lowered start's anneal early (the
+        // Python suite has one that does, on text-like sparse rows), so the
+        // given start and length reproduce the default fit exactly.
+        assert_eq!(auto, fit(x.view(), given.clone().n_iter(expected)).unwrap());
         // And the other length is a different run.
         let other = if expected == N_ITER {
             N_ITER_LARGE
@@ -556,7 +538,4 @@ fn default_schedule_follows_the_first_sweep_on_large_problems() {
     }
     seen.sort_unstable();
     assert_eq!(seen, [0, 1, 1], "the cases reach both lengths");
-    // None of these ends its anneal early (the Python suite has a case
-    // that does, on text-like sparse rows).
-    assert_eq!(early_ends, 0);
 }
