@@ -283,6 +283,13 @@ impl<'a, T: Scalar> Data<'a, T> {
         &flat[i * self.d..(i + 1) * self.d]
     }
 
+    /// Rows `range`, one after another (row-major, `d` values each).
+    #[inline(always)]
+    pub fn rows(&self, range: std::ops::Range<usize>) -> &[T] {
+        let flat = self.x.as_slice().unwrap_or(&[]);
+        &flat[range.start * self.d..range.end * self.d]
+    }
+
     /// Hints the CPU to start loading row `i` into cache.
     #[inline(always)]
     pub fn prefetch(&self, i: usize) {

@@ -20,9 +20,9 @@ pub(crate) struct Partition {
     pub sums: Vec<f64>,
     /// `k × d`, row-major: `sums / weights`.
     pub centroids: Vec<f64>,
-    /// Per cluster, `Σ w_i·‖x_i − μ_j‖²` over its members in index order, as
-    /// of the last recomputation (the objective is their sum in cluster
-    /// order).
+    /// Per cluster, `Σ w_i·‖x_i − μ_j‖²` over its members, as of the last
+    /// recomputation, to rounding (see [`Partition::recompute_stale`]; the
+    /// objective is their sum in cluster order).
     pub costs: Vec<f64>,
     /// Clusters a [`Partition::move_point`] touched since the last
     /// recomputation: only their sums, centroids and costs can differ from
@@ -86,70 +86,77 @@ impl Partition {
     }
 
     /// [`Partition::recompute`] for the clusters moves touched since the
-    /// last recomputation, called after every sweep. It gives the same bits
-    /// as the full one: every cluster's numbers depend only on its members
-    /// (see [`recompute_chunks`] for the order), and an untouched cluster has
-    /// the members, sums, centroid and cost of the last recomputation. Late
-    /// sweeps move a few points, so this skips most of the `O(n·d)` work
-    /// between sweeps. With `spare_threads` (the restarts leave threads of
-    /// the pool idle) the chunks are summed side by side; the bits are the
-    /// same either way.
+    /// last recomputation, called after every sweep. Counts, weights, sums
+    /// and centroids get the full recomputation's bits: every cluster's
+    /// numbers depend only on its members (see [`recompute_chunks`] for the
+    /// order), and an untouched cluster has the members, sums and centroid
+    /// of the last recomputation. Costs are read in the same pass as the
+    /// sums, against each cluster's centroid before the recomputation, and
+    /// corrected to the new one ([`cost_from_pivot`]): so they also depend
+    /// on that centroid, in their last bits (an untouched cluster keeps the
+    /// cost it had). Late sweeps move a few points, so this skips most of
+    /// the `O(n·d)` work between sweeps. With `spare_threads` (the restarts
+    /// leave threads of the pool idle) the chunks are summed side by side;
+    /// the bits are the same either way.
     pub fn recompute_stale<T: Scalar>(&mut self, data: &Data<'_, T>, spare_threads: bool) {
         let (k, d) = (self.k, self.d);
         let chunks = recompute_chunks(data.n, k, d);
         let stale = &self.stale;
         let split = spare_threads && chunks > 1 && rayon::current_num_threads() > 1;
-        // Pass 1: counts, weights and sums, per chunk of points.
+        // One pass over the points, per chunk: counts, weights and sums, and
+        // each point's cost against its cluster's centroid as it stands (the
+        // pivot), while the row is in cache.
         let mut parts: Vec<ChunkSums> = (0..chunks).map(|_| ChunkSums::new(k, d)).collect();
+        let pivots = &self.centroids;
+        let labels = &self.labels;
         let sum_chunk = |c: usize, part: &mut ChunkSums| {
-            for i in chunk_range(data.n, chunks, c) {
-                let l = self.labels[i];
-                if !stale[l] {
-                    continue;
-                }
-                let w = data.weight(i);
-                part.counts[l] += 1;
-                part.weights[l] += w;
-                // `w·v` for `v` of `load_shifted`'s row, without copying it.
-                let sums = &mut part.sums[l * d..(l + 1) * d];
-                for ((s, v), sh) in sums.iter_mut().zip(data.row(i)).zip(&data.shift) {
-                    *s += w * (v.to_f64() - sh);
-                }
-            }
+            let range = chunk_range(data.n, chunks, c);
+            dispatch_sums(data, range, labels, stale, pivots, part);
         };
         for_each_chunk(&mut parts, split, sum_chunk);
         // The chunks' partial sums are added in chunk order (one chunk: the
         // sums over the members in index order, as they always were).
+        // Clusters whose pivot lay too far from their new mean for the
+        // shifted cost to be exact to about a unit in the last place.
+        let mut far = vec![false; k];
+        let mut pivot = vec![0.0; d];
         for j in (0..k).filter(|&j| stale[j]) {
             let sums = &mut self.sums[j * d..(j + 1) * d];
             sums.copy_from_slice(&parts[0].sums[j * d..(j + 1) * d]);
             self.counts[j] = parts[0].counts[j];
             self.weights[j] = parts[0].weights[j];
+            let mut pivot_cost = parts[0].costs[j];
             for part in &parts[1..] {
                 for (s, v) in sums.iter_mut().zip(&part.sums[j * d..(j + 1) * d]) {
                     *s += v;
                 }
                 self.counts[j] += part.counts[j];
                 self.weights[j] += part.weights[j];
+                pivot_cost += part.costs[j];
             }
-            set_centroid(
-                &mut self.centroids[j * d..(j + 1) * d],
-                sums,
-                self.weights[j],
-            );
+            let centroid = &mut self.centroids[j * d..(j + 1) * d];
+            pivot.copy_from_slice(centroid);
+            set_centroid(centroid, sums, self.weights[j]);
+            match cost_from_pivot(pivot_cost, &pivot, centroid, sums, self.weights[j]) {
+                Some(cost) => self.costs[j] = cost,
+                None => far[j] = true,
+            }
         }
-        // Pass 2: costs against the new centroids, per chunk the same way.
-        let costs = chunked_costs(
-            data,
-            &self.labels,
-            &self.centroids,
-            k,
-            Some(stale),
-            chunks,
-            split,
-        );
-        for j in (0..k).filter(|&j| stale[j]) {
-            self.costs[j] = costs[j];
+        // Their costs take a second pass against the new centroids (after a
+        // Lloyd step or a refill, rarely after a sweep).
+        if far.iter().any(|&f| f) {
+            let costs = chunked_costs(
+                data,
+                &self.labels,
+                &self.centroids,
+                k,
+                Some(&far),
+                chunks,
+                split,
+            );
+            for j in (0..k).filter(|&j| far[j]) {
+                self.costs[j] = costs[j];
+            }
         }
         self.stale.iter_mut().for_each(|s| *s = false);
     }
@@ -190,9 +197,10 @@ impl Partition {
     }
 
     /// The (weighted) k-means objective of the current state: the clusters'
-    /// costs summed in cluster order (each cost summed over its members in
-    /// index order). Between a move and the next recomputation the stored
-    /// costs are out of date, so they are then computed afresh, the same way.
+    /// costs summed in cluster order. Between a move and the next
+    /// recomputation the stored costs are out of date, so they are then
+    /// computed afresh against the current centroids (each summed over its
+    /// members in the order of [`recompute_chunks`]).
     pub fn objective<T: Scalar>(&self, data: &Data<'_, T>) -> f64 {
         if !self.stale.iter().any(|&s| s) {
             return self.costs.iter().sum();
@@ -262,7 +270,7 @@ const RECOMPUTE_CHUNK_MIN: usize = 8192;
 const RECOMPUTE_CHUNKS_MAX: usize = 16;
 
 /// Number of chunks the recomputation sums in: every cluster's sum, weight
-/// and cost is summed over its members in index order within each chunk of
+/// and (pivot) cost is summed over its members in index order within each chunk of
 /// consecutive points, and the chunks' partial sums are then added in chunk
 /// order. The chunks depend on `n` (and `k·d`) only, never on the thread
 /// count, so the bits do not either; with spare threads the chunks are
@@ -300,11 +308,45 @@ fn for_each_chunk<P: Send>(parts: &mut [P], split: bool, work: impl Fn(usize, &m
     }
 }
 
-/// One chunk's partial counts, weights and sums.
+/// Adds the points of `range` whose cluster is `stale` to `part`: their
+/// counts, weights and weighted sums, and their costs against `pivots`, in
+/// index order (one chunk of [`Partition::recompute_stale`]).
+#[inline(always)]
+fn sums_body<T: Scalar>(
+    data: &Data<'_, T>,
+    range: std::ops::Range<usize>,
+    labels: &[usize],
+    stale: &[bool],
+    pivots: &[f64],
+    part: &mut ChunkSums,
+) {
+    let d = data.d;
+    let rows = data.rows(range.clone()).chunks_exact(d.max(1));
+    for ((i, row), &l) in range.clone().zip(rows).zip(&labels[range]) {
+        if !stale[l] {
+            continue;
+        }
+        let w = data.weight(i);
+        part.counts[l] += 1;
+        part.weights[l] += w;
+        // `w·v` for `v` of `load_shifted`'s row, without copying it.
+        let sums = &mut part.sums[l * d..(l + 1) * d];
+        for ((s, v), sh) in sums.iter_mut().zip(row).zip(&data.shift) {
+            *s += w * (v.to_f64() - sh);
+        }
+        let pivot = &pivots[l * d..(l + 1) * d];
+        part.costs[l] += w * sq_dist_shifted(row, &data.shift, pivot);
+    }
+}
+
+multiversion!(sums_body, dispatch_sums, (data: &Data<'_, T>, range: std::ops::Range<usize>, labels: &[usize], stale: &[bool], pivots: &[f64], part: &mut ChunkSums) -> ());
+
+/// One chunk's partial counts, weights, sums and pivot costs.
 struct ChunkSums {
     counts: Vec<usize>,
     weights: Vec<f64>,
     sums: Vec<f64>,
+    costs: Vec<f64>,
 }
 
 impl ChunkSums {
@@ -313,8 +355,41 @@ impl ChunkSums {
             counts: vec![0; k],
             weights: vec![0.0; k],
             sums: vec![0.0; k * d],
+            costs: vec![0.0; k],
         }
     }
+}
+
+/// A cluster's cost `Σ w_i·‖v_i − μ‖²` from its cost against another point,
+/// the pivot `p`: `Σ w_i·‖v_i − p‖² = Σ w_i·‖v_i − μ‖² + W·‖μ − p‖² +
+/// 2·(μ − p)·(S − W·μ)`, exactly, for `S = Σ w_i·v_i` and `W = Σ w_i` (the
+/// last term is zero but for the rounding of `μ = S / W`). The pivot is the
+/// centroid before the recomputation: after a sweep it differs from the new
+/// mean by the rounding of the incremental updates, so the correction is
+/// far below the cost and the subtraction loses nothing; where the
+/// correction is more than half the pivot cost (the pivot far from the
+/// mean: after a Lloyd step or a refill) the subtraction could cancel
+/// digits, and `None` asks for a pass against the new centroid instead.
+/// A pivot equal to the mean gives the pivot cost itself.
+fn cost_from_pivot(
+    pivot_cost: f64,
+    pivot: &[f64],
+    mean: &[f64],
+    sums: &[f64],
+    weight: f64,
+) -> Option<f64> {
+    if weight <= 0.0 {
+        // No weight, no cost (the members' weights are all zero).
+        return Some(pivot_cost);
+    }
+    let (mut shift, mut cross) = (0.0, 0.0);
+    for ((m, p), s) in mean.iter().zip(pivot).zip(sums) {
+        let delta = m - p;
+        shift += delta * delta;
+        cross += delta * (s - weight * m);
+    }
+    let correction = weight * shift + 2.0 * cross;
+    (correction <= 0.5 * pivot_cost).then(|| (pivot_cost - correction).max(0.0))
 }
 
 /// `centroid = sums / weight`, the mean of a cluster.
