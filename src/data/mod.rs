@@ -279,8 +279,7 @@ impl<'a, T: Scalar> Data<'a, T> {
     /// Row `i` in the input type.
     #[inline(always)]
     pub fn row(&self, i: usize) -> &[T] {
-        let flat = self.x.as_slice().unwrap_or(&[]);
-        &flat[i * self.d..(i + 1) * self.d]
+        self.rows(i..i + 1)
     }
 
     /// Rows `range`, one after another (row-major, `d` values each).

@@ -270,9 +270,9 @@ const RECOMPUTE_CHUNK_MIN: usize = 8192;
 const RECOMPUTE_CHUNKS_MAX: usize = 16;
 
 /// Number of chunks the recomputation sums in: every cluster's sum, weight
-/// and (pivot) cost is summed over its members in index order within each chunk of
-/// consecutive points, and the chunks' partial sums are then added in chunk
-/// order. The chunks depend on `n` (and `k·d`) only, never on the thread
+/// and (pivot) cost is summed over its members in index order within each
+/// chunk of consecutive points, and the chunks' partial sums are then added
+/// in chunk order. The chunks depend on `n` (and `k·d`) only, never on the thread
 /// count, so the bits do not either; with spare threads the chunks are
 /// summed side by side, streaming the data on every core. (Splitting by
 /// cluster instead kept the plain order but read each cluster's members
