@@ -1,6 +1,6 @@
 //! The fuzz harness over the public Rust API, shared by the coverage-guided
 //! target `fuzz/fuzz_targets/api.rs` (`cargo +nightly fuzz run api`) and the
-//! stable, fixed-budget run in `tests/fuzz.rs` (part of `cargo test`).
+//! stable, fixed-budget run in `tests/core/fuzz.rs` (part of `cargo test`).
 //!
 //! The input bytes choose a shape (empty ones included), values (ordinary,
 //! duplicated, tiny, huge, NaN, ±inf, any bit pattern), a memory layout, and

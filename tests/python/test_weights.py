@@ -1,4 +1,4 @@
-"""sample_weight through the Python API (the semantics are tested in tests/weights.rs)."""
+"""sample_weight through the Python API (the semantics are tested in tests/core/weights.rs)."""
 
 import numpy as np
 import pytest

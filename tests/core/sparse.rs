@@ -1,8 +1,6 @@
 //! Sparse (CSR) input gives the dense answer without densifying.
 
-mod common;
-
-use common::{check_result, Csr};
+use crate::common::{check_result, Csr};
 use ndarray::{Array1, Array2};
 use smartigan::rng::Xoshiro256PlusPlus;
 use smartigan::{

@@ -1,9 +1,7 @@
 //! `tol`: a descent step that lowers the objective by at most `tol` times the
 //! objective ends the descent.
 
-mod common;
-
-use common::{blobs, check_result};
+use crate::common::{blobs, check_result};
 use ndarray::Array2;
 use smartigan::{defaults, fit, fit_sparse, CsrView, Error, Init, Method, Params};
 use std::sync::atomic::AtomicBool;

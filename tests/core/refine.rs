@@ -1,9 +1,7 @@
 //! Merge-split refinement (`Params::refine`): never worse, repairs the
 //! optima single-point moves cannot leave, and keeps every other guarantee.
 
-mod common;
-
-use common::{assert_hartigan_stable, assert_lloyd_stable, blobs, check_result};
+use crate::common::{assert_hartigan_stable, assert_lloyd_stable, blobs, check_result};
 use smartigan::{fit, Init, Method, Params, Run};
 
 const METHODS: [Method; 3] = [Method::Lloyd, Method::Hartigan, Method::Smartigan];

@@ -1,9 +1,7 @@
 //! Property tests (proptest) of the invariants in issue 5 §3, on random
 //! shapes, data and parameters. Case counts are kept small for CI time.
 
-mod common;
-
-use common::{assert_hartigan_stable, cases, check_result, data, grid, Csr};
+use crate::common::{assert_hartigan_stable, cases, check_result, data, grid, Csr};
 use ndarray::{Array2, Axis};
 use proptest::prelude::*;
 use smartigan::rng::Xoshiro256PlusPlus;

@@ -1,8 +1,6 @@
 //! Sample weights in the core.
 
-mod common;
-
-use common::blobs;
+use crate::common::blobs;
 use ndarray::{Array1, Array2, Axis};
 use smartigan::{fit, fit_weighted, Error, Init, Method, Params};
 

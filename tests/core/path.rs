@@ -4,9 +4,7 @@
 //! clustering and a Hartigan local optimum, and the path does not depend
 //! on the thread count.
 
-mod common;
-
-use common::{assert_hartigan_stable, cases, check_result, data, grid};
+use crate::common::{assert_hartigan_stable, cases, check_result, data, grid};
 use ndarray::{Array1, Array2};
 use proptest::prelude::*;
 use smartigan::rng::Xoshiro256PlusPlus;

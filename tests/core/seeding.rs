@@ -1,8 +1,6 @@
 //! The public k-means++ start (`smartigan::kmeans_plus_plus`), without Python.
 
-mod common;
-
-use common::blobs;
+use crate::common::blobs;
 use ndarray::{array, Array1, Axis};
 use smartigan::{fit, fit_weighted, kmeans_plus_plus, Error, Init, Params};
 use std::collections::HashSet;

@@ -1,8 +1,6 @@
 //! Invariants of the engine, without Python.
 
-mod common;
-
-use common::{assert_hartigan_stable, assert_lloyd_stable, blobs, check_result};
+use crate::common::{assert_hartigan_stable, assert_lloyd_stable, blobs, check_result};
 use ndarray::{array, Array2};
 use smartigan::{fit, Error, Init, Method, Params, Run};
 

@@ -2,9 +2,7 @@
 //! Complements `tests/engine.rs`, which has the basic cases (k = 1, k = n,
 //! identical points, a 1e8 offset in f64, empty clusters at k close to n).
 
-mod common;
-
-use common::blobs;
+use crate::common::blobs;
 use ndarray::{s, Array2, ArrayView2};
 use smartigan::rng::Xoshiro256PlusPlus;
 use smartigan::{fit, predict, transform, Clustering, Error, Init, Method, Params, Run, Scalar};

@@ -1,5 +1,5 @@
-//! Checks the crate against `tests/fixtures/golden.txt`, written by the
-//! independent pure-Python reference `tests/fixtures/generate_golden.py`.
+//! Checks the crate against `tests/core/fixtures/golden.txt`, written by the
+//! independent pure-Python reference `tests/core/fixtures/generate_golden.py`.
 
 use ndarray::Array2;
 use smartigan::{fit, Init, Method, Params};

@@ -4,7 +4,7 @@
 //! `SMARTIGAN_FUZZ_CASES` raises the budget for a longer local run.
 
 #[allow(clippy::unwrap_used, clippy::panic)]
-#[path = "../fuzz/harness.rs"]
+#[path = "../../fuzz/harness.rs"]
 mod harness;
 
 use proptest::prelude::*;
