@@ -14,8 +14,11 @@ use ndarray::{Array1, Array2, ArrayView2};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Rows between two polls of the cancellation flag: a poll is one relaxed
-/// load, a row at least one distance to each of the `k` centroids.
+/// Rows handed to a thread at a time. The cancellation flag is polled
+/// before every row: a poll is one relaxed load and a row at least one
+/// distance to each of the `k` centroids, while a block of rows can take
+/// seconds (20,000 rows of 2,048 features against 2,000 centroids take 12 s
+/// on two cores), and a cancelled call waits for the rows begun.
 const POLL_ROWS: usize = 1024;
 
 fn check<T: Scalar>(x: ArrayView2<'_, T>, centroids: ArrayView2<'_, T>) -> Result<()> {
@@ -90,7 +93,7 @@ pub fn predict<T: Scalar>(
 }
 
 /// [`predict`] that stops with [`Error::Interrupted`] soon after `cancel`
-/// is set (it is polled every [`POLL_ROWS`] rows).
+/// is set (it is polled before every row).
 ///
 /// ```
 /// use ndarray::array;
@@ -135,10 +138,10 @@ pub fn predict_cancellable<T: Scalar>(
 }
 
 /// Fills `out`, `width` entries per row of the input, by calling
-/// `fill(scratch, i, row_i_of_out)` for every row in parallel. Blocks of
-/// [`POLL_ROWS`] rows not yet begun when `cancel` is set are skipped, and
-/// the answer is then [`Error::Interrupted`]: `out` is never returned half
-/// filled.
+/// `fill(scratch, i, row_i_of_out)` for every row in parallel, in blocks of
+/// [`POLL_ROWS`] rows. Rows not yet begun when `cancel` is set are skipped,
+/// and the answer is then [`Error::Interrupted`]: `out` is never returned
+/// half filled.
 fn by_rows<O: Send, S>(
     out: &mut [O],
     width: usize,
@@ -149,10 +152,10 @@ fn by_rows<O: Send, S>(
     out.par_chunks_mut(POLL_ROWS * width)
         .enumerate()
         .for_each_init(scratch, |s, (block, rows)| {
-            if cancel.load(Ordering::Relaxed) {
-                return;
-            }
             for (o, row) in rows.chunks_mut(width).enumerate() {
+                if cancel.load(Ordering::Relaxed) {
+                    return;
+                }
                 fill(s, block * POLL_ROWS + o, row);
             }
         });
@@ -202,7 +205,7 @@ pub fn transform<T: Scalar>(
 }
 
 /// [`transform`] that stops with [`Error::Interrupted`] soon after `cancel`
-/// is set (it is polled every [`POLL_ROWS`] rows).
+/// is set (it is polled before every row).
 pub fn transform_cancellable<T: Scalar>(
     x: ArrayView2<'_, T>,
     centroids: ArrayView2<'_, T>,
@@ -275,7 +278,7 @@ pub fn predict_sparse<T: Scalar>(
 }
 
 /// [`predict_sparse`] that stops with [`Error::Interrupted`] soon after
-/// `cancel` is set (it is polled every [`POLL_ROWS`] rows).
+/// `cancel` is set (it is polled before every row).
 pub fn predict_sparse_cancellable<T: Scalar>(
     x: CsrView<'_, T>,
     centroids: ArrayView2<'_, T>,
@@ -300,7 +303,7 @@ pub fn transform_sparse<T: Scalar>(
 }
 
 /// [`transform_sparse`] that stops with [`Error::Interrupted`] soon after
-/// `cancel` is set (it is polled every [`POLL_ROWS`] rows).
+/// `cancel` is set (it is polled before every row).
 pub fn transform_sparse_cancellable<T: Scalar>(
     x: CsrView<'_, T>,
     centroids: ArrayView2<'_, T>,

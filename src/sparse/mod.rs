@@ -192,10 +192,12 @@ impl<'a, T: Scalar> CsrView<'a, T> {
             .for_each_init(
                 || vec![0.0; centroids.k()],
                 |scratch, (c, chunk)| {
-                    if cancelled(cancel) {
-                        return;
-                    }
                     for (o, l) in chunk.iter_mut().enumerate() {
+                        // Polled before every row: a chunk of rows against
+                        // thousands of centroids takes seconds.
+                        if cancelled(cancel) {
+                            return;
+                        }
                         *l = centroids.nearest(self.row(c * POLL_POINTS + o), scratch);
                     }
                 },
