@@ -433,6 +433,7 @@ impl Bounds {
         factor: f64,
         data: &Data<'_, T>,
         row: &mut [f64],
+        second: bool,
     ) -> Option<(f64, f64)> {
         if self.off {
             return None;
@@ -463,7 +464,7 @@ impl Bounds {
         }
         // Second test: the most-drifted clusters exactly, the rest by bound.
         let rest = (b.lower - slot.top[TOP].0) * DOWN;
-        if rest <= 0.0 || join_min * rest * rest < own {
+        if !second || rest <= 0.0 || join_min * rest * rest < own {
             return None;
         }
         data.load_shifted(i, row);
@@ -507,7 +508,7 @@ impl Bounds {
         data: &Data<'_, T>,
         row: &mut [f64],
     ) -> bool {
-        self.verdict(i, r, w, p, factor, data, row).is_some()
+        self.verdict(i, r, w, p, factor, data, row, true).is_some()
     }
 
     /// Whether point `i` (of weight `w`) provably stays; if so its bounds
@@ -524,7 +525,29 @@ impl Bounds {
         data: &Data<'_, T>,
         row: &mut [f64],
     ) -> bool {
-        let Some((upper, lower)) = self.verdict(i, r, w, p, factor, data, row) else {
+        let Some((upper, lower)) = self.verdict(i, r, w, p, factor, data, row, true) else {
+            return false;
+        };
+        self.store(i, r, upper, lower);
+        true
+    }
+
+    /// [`Bounds::skip`] by the first test alone (no row loaded, no
+    /// distance computed): for sweeps where scoring a point exactly costs
+    /// little more than the second test.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn skip_by_bounds<T: Scalar>(
+        &mut self,
+        i: usize,
+        r: usize,
+        w: f64,
+        p: &Partition,
+        factor: f64,
+        data: &Data<'_, T>,
+        row: &mut [f64],
+    ) -> bool {
+        let Some((upper, lower)) = self.verdict(i, r, w, p, factor, data, row, false) else {
             return false;
         };
         self.store(i, r, upper, lower);

@@ -16,8 +16,10 @@
 //! sweep spends more on selecting, gathering and screening a point than
 //! this sweep spends on all of its exact distances.
 
+use super::bounds::Bounds;
+use super::sweep::sweep_bounds;
 use super::Cache;
-use crate::data::{Data, Scalar, WIDE_FROM};
+use crate::data::{prefetch, sq_dist, Data, Scalar, WIDE_FROM};
 use crate::move_rule::{choose_move, join_weight, leave_weight, may_leave};
 use crate::partition::Partition;
 
@@ -118,8 +120,10 @@ pub(crate) fn applies(k: usize, d: usize) -> bool {
 
 /// One Hartigan sweep with acceptance factor `factor`, visiting `order`:
 /// the moves of [`crate::reference::sweep`], bit for bit (requires
-/// [`applies`]). The cache's bounds, which do not follow these moves, are
-/// dropped; its rates are kept as the blocked sweep keeps them.
+/// [`applies`]). After a sweep that moved few points the cache's per-point
+/// bounds ([`super::bounds`], shared with the blocked sweep) skip every
+/// point they prove stays, and the others are scored against every
+/// cluster; skipping only such points leaves every decision as it was.
 pub(crate) fn sweep_columns<T: Scalar>(
     p: &mut Partition,
     data: &Data<'_, T>,
@@ -127,15 +131,27 @@ pub(crate) fn sweep_columns<T: Scalar>(
     factor: f64,
     cache: &mut Cache,
 ) -> usize {
-    let (moves, evaluated) = dispatch_sweep(p, data, order, factor);
-    cache.bounds = None;
+    let keep = cache.moved_share <= BOUNDS_MAX_MOVED_SHARE;
+    let mut bounds = sweep_bounds(cache, p, data.n, keep).unwrap_or_else(Bounds::off);
+    bounds.begin_sweep(&p.centroids, &p.weights);
+    let (moves, evaluated) = dispatch_sweep(p, data, order, factor, &mut bounds);
+    bounds.end_sweep(&p.centroids);
+    cache.bounds = (!bounds.is_off()).then_some(bounds);
     cache.rate = (moves as f64 / evaluated.max(1) as f64).max(1e-6);
     cache.moved_share = moves as f64 / order.len().max(1) as f64;
     cache.evaluated = evaluated;
     moves
 }
 
-multiversion!(sweep_body, dispatch_sweep, (p: &mut Partition, data: &Data<'_, T>, order: &[usize], factor: f64) -> (usize, usize));
+/// Share of all points that moved in the last sweep above which the next
+/// column sweep keeps no bounds. Each move costs the bounds the two
+/// centroids' displacements from every checkpoint, more than scoring a
+/// point here, so they pay only once moves are rare (the polishing sweeps,
+/// a path's descents); the blocked sweep, whose scoring costs more, keeps
+/// them up to a higher share.
+const BOUNDS_MAX_MOVED_SHARE: f64 = 0.05;
+
+multiversion!(sweep_body, dispatch_sweep, (p: &mut Partition, data: &Data<'_, T>, order: &[usize], factor: f64, bounds: &mut Bounds) -> (usize, usize));
 
 /// The sweep: (moves, points evaluated).
 #[inline(always)]
@@ -144,6 +160,7 @@ fn sweep_body<T: Scalar>(
     data: &Data<'_, T>,
     order: &[usize],
     factor: f64,
+    bounds: &mut Bounds,
 ) -> (usize, usize) {
     let mut columns = Columns::of(p);
     let mut x = vec![0.0; p.d];
@@ -161,13 +178,19 @@ fn sweep_body<T: Scalar>(
     });
     let (mut moves, mut evaluated) = (0, 0);
     for (pos, &i) in order.iter().enumerate() {
-        // The visiting order is random: start loading a row a few positions
-        // ahead, so that it is in cache when its turn comes.
+        // The visiting order is random: start loading a row (and its label
+        // and bounds) a few positions ahead, so that they are in cache when
+        // its turn comes.
         if let Some(&ahead) = order.get(pos + LOOKAHEAD) {
             data.prefetch(ahead);
+            prefetch(std::slice::from_ref(&p.labels[ahead]));
+            bounds.prefetch(ahead);
         }
+        bounds.at_position(pos, &p.centroids);
         let (r, w) = (p.labels[i], data.weight(i));
-        if !may_leave(&p.counts, &p.weights, r, w) {
+        if !may_leave(&p.counts, &p.weights, r, w)
+            || bounds.skip_by_bounds(i, r, w, p, factor, data, &mut x)
+        {
             continue;
         }
         evaluated += 1;
@@ -192,18 +215,41 @@ fn sweep_body<T: Scalar>(
             }
             lowest_join(r, own, cost)
         };
-        if let Some(j) = to {
-            p.move_point(i, &x, w, j);
-            columns.set(p, r);
-            columns.set(p, j);
-            if let Some(joins) = joins.as_mut() {
-                joins[r] = join_weight(1.0, p.weights[r]);
-                joins[j] = join_weight(1.0, p.weights[j]);
+        match to {
+            None => {
+                if !bounds.is_off() {
+                    bounds.record(i, r, dist[r], nearest_other(&dist[..k], r));
+                }
             }
-            moves += 1;
+            Some(j) => {
+                p.move_point(i, &x, w, j);
+                columns.set(p, r);
+                columns.set(p, j);
+                if let Some(joins) = joins.as_mut() {
+                    joins[r] = join_weight(1.0, p.weights[r]);
+                    joins[j] = join_weight(1.0, p.weights[j]);
+                }
+                if !bounds.is_off() {
+                    bounds.after_move(&p.centroids, &p.weights, r, j);
+                    // The distance to the new centroid is known; the
+                    // others are not.
+                    bounds.record(i, j, sq_dist(&x, p.centroid(j)), 0.0);
+                }
+                moves += 1;
+            }
         }
     }
     (moves, evaluated)
+}
+
+/// The smallest of `dist` other than `dist[r]`: every other cluster's
+/// computed `sq_dist` is at least this (what [`Bounds::record`] takes).
+#[inline(always)]
+fn nearest_other(dist: &[f64], r: usize) -> f64 {
+    dist.iter()
+        .enumerate()
+        .filter(|&(c, _)| c != r)
+        .fold(f64::INFINITY, |m, (_, &v)| if v < m { v } else { m })
 }
 
 /// Positions ahead whose row is prefetched.
@@ -273,13 +319,21 @@ mod tests {
         }
     }
 
-    fn check_sweeps<T: Scalar>(x: ndarray::ArrayView2<'_, T>, w: Option<&[f64]>, k: usize) {
+    /// Twelve sweeps (four at a falling factor, then Hartigan's) from a
+    /// random partition, each equal to the plain sweep; returns the points
+    /// the bounds skipped over all sweeps.
+    fn check_sweeps<T: Scalar>(
+        x: ndarray::ArrayView2<'_, T>,
+        w: Option<&[f64]>,
+        k: usize,
+    ) -> usize {
         let data = Data::new(x, w.map(Cow::Borrowed));
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
         let labels = (0..data.n).map(|_| rng.below(k)).collect();
         let mut a = Partition::from_labels(&data, k, labels, false);
         let mut b = a.clone();
         let mut cache = Cache::default();
+        let mut skipped = 0;
         for s in 0..12 {
             let factor = if s < 4 { 1.4 - 0.1 * s as f64 } else { 1.0 };
             let mut order: Vec<usize> = (0..data.n).collect();
@@ -288,16 +342,26 @@ mod tests {
             let mb = sweep_columns(&mut b, &data, &order, factor, &mut cache);
             assert_eq!(ma, mb, "moves differ in sweep {s}");
             assert_eq!(a, b, "state differs after sweep {s}");
+            let singletons = (0..data.n).filter(|&i| b.counts[b.labels[i]] == 1).count();
+            if cache.bounds.is_some() {
+                skipped += data.n - singletons - cache.evaluated;
+            }
             a.recompute(&data, false);
             b.recompute(&data, false);
         }
+        skipped
     }
 
     #[test]
     fn column_sweep_equals_plain_sweep() {
         for &(n, d, k) in &[(600, 3, 5), (800, 16, 20), (700, 33, 9), (500, 63, 12)] {
             let x = blobs(n, d, k / 2 + 1, (n + d) as u64);
-            check_sweeps(x.view(), None, k);
+            // Once moves are rare the bounds skip points, and the moves stay
+            // the plain sweep's.
+            assert!(
+                check_sweeps(x.view(), None, k) > 0,
+                "no point skipped: n = {n}, d = {d}"
+            );
             check_sweeps(x.mapv(|v| v as f32).view(), None, k);
             let w: Vec<f64> = (0..n)
                 .map(|i| {

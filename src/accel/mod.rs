@@ -4,7 +4,8 @@
 //! * [`hartigan_sweep`]: one sweep by whichever kernel below is cheapest;
 //! * [`sweep`]: the blocked, screened Hartigan/Smartigan sweep;
 //! * [`columns`]: the plain sweep with each point's distances computed
-//!   across clusters at once (few clusters and features, few points skipped);
+//!   across clusters at once (few clusters and features; once moves are
+//!   rare, points skipped by the same bounds);
 //! * [`lloyd`]: the bounded, screened Lloyd assignment;
 //! * [`bounds`]: the per-point bounds that let the sweep skip points;
 //! * [`panel`]: the `f32` panel products the screens are computed from,

@@ -762,22 +762,33 @@ pub(crate) fn sweep_blocked<T: Scalar>(
     // almost nothing, and keeping them costs each move a displacement from
     // every checkpoint: such sweeps run without them, and the first sweep
     // after starts them afresh. (Only speed depends on this.)
-    let mut bounds = if !keeps_bounds(cache) {
-        Bounds::off()
-    } else {
-        match cache.bounds.take() {
-            Some(b) if b.fits(data.n, p.k, p.d) => b,
-            _ => match Bounds::new(data.n, p.k, p.d) {
-                Some(b) => b,
-                None => return crate::reference::sweep(p, data, order, factor),
-            },
-        }
+    let Some(mut bounds) = sweep_bounds(cache, p, data.n, keeps_bounds(cache)) else {
+        return crate::reference::sweep(p, data, order, factor);
     };
     bounds.begin_sweep(&p.centroids, &p.weights);
     let moves = dispatch_sweep(p, data, order, factor, cache, &mut bounds, spare_threads);
     bounds.end_sweep(&p.centroids);
     cache.bounds = (!bounds.is_off()).then_some(bounds);
     moves
+}
+
+/// The bounds a sweep of `n` points starts from: the cache's, when they
+/// belong to this shape, fresh ones otherwise, and [`Bounds::off`] when
+/// `keep` is false. `None` when the partition's labels do not fit the
+/// bounds' compact layout.
+pub(super) fn sweep_bounds(
+    cache: &mut Cache,
+    p: &Partition,
+    n: usize,
+    keep: bool,
+) -> Option<Bounds> {
+    if !keep {
+        return Some(Bounds::off());
+    }
+    match cache.bounds.take() {
+        Some(b) if b.fits(n, p.k, p.d) => Some(b),
+        _ => Bounds::new(n, p.k, p.d),
+    }
 }
 
 /// Whether the next blocked sweep keeps per-point bounds: not after a sweep
