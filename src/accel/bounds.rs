@@ -77,6 +77,17 @@ const NO_LABEL: u32 = u32::MAX;
 /// Most-drifted clusters whose costs the second test evaluates exactly.
 const TOP: usize = 4;
 
+/// Which tests may prove that a point stays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SkipTests {
+    /// The bounds alone: nothing loaded, nothing computed (for sweeps whose
+    /// exact scoring of a point costs little more than the second test).
+    First,
+    /// Then, where the bounds fall short only because of a few drifted
+    /// clusters, the point's exact distances to those clusters.
+    Both,
+}
+
 /// Bounds of one point (a cache line holds several).
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[repr(C)]
@@ -415,7 +426,7 @@ impl Bounds {
     /// Bounds `(u, l)` valid now that prove point `i` (of weight `w`, in
     /// cluster `r` that it may leave: `W_r − w > 0`) stays in a sweep with
     /// acceptance factor `factor`, or `None` if they cannot. The second
-    /// test loads the point's row into `row`.
+    /// test (`SkipTests::Both` only) loads the point's row into `row`.
     ///
     /// The reference's costs are `w·(W_j/(W_j + w))·‖x − μ_j‖²` against
     /// `factor·w·(W_r/(W_r − w))·‖x − μ_r‖²`: the common factor `w` is left
@@ -433,7 +444,7 @@ impl Bounds {
         factor: f64,
         data: &Data<'_, T>,
         row: &mut [f64],
-        second: bool,
+        tests: SkipTests,
     ) -> Option<(f64, f64)> {
         if self.off {
             return None;
@@ -464,7 +475,7 @@ impl Bounds {
         }
         // Second test: the most-drifted clusters exactly, the rest by bound.
         let rest = (b.lower - slot.top[TOP].0) * DOWN;
-        if !second || rest <= 0.0 || join_min * rest * rest < own {
+        if tests == SkipTests::First || rest <= 0.0 || join_min * rest * rest < own {
             return None;
         }
         data.load_shifted(i, row);
@@ -508,11 +519,13 @@ impl Bounds {
         data: &Data<'_, T>,
         row: &mut [f64],
     ) -> bool {
-        self.verdict(i, r, w, p, factor, data, row, true).is_some()
+        self.verdict(i, r, w, p, factor, data, row, SkipTests::Both)
+            .is_some()
     }
 
-    /// Whether point `i` (of weight `w`) provably stays; if so its bounds
-    /// are brought up to date (so they never grow older than one sweep).
+    /// Whether point `i` (of weight `w`) provably stays, by `tests`; if so
+    /// its bounds are brought up to date (so they never grow older than one
+    /// sweep).
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub fn skip<T: Scalar>(
@@ -524,30 +537,9 @@ impl Bounds {
         factor: f64,
         data: &Data<'_, T>,
         row: &mut [f64],
+        tests: SkipTests,
     ) -> bool {
-        let Some((upper, lower)) = self.verdict(i, r, w, p, factor, data, row, true) else {
-            return false;
-        };
-        self.store(i, r, upper, lower);
-        true
-    }
-
-    /// [`Bounds::skip`] by the first test alone (no row loaded, no
-    /// distance computed): for sweeps where scoring a point exactly costs
-    /// little more than the second test.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    pub fn skip_by_bounds<T: Scalar>(
-        &mut self,
-        i: usize,
-        r: usize,
-        w: f64,
-        p: &Partition,
-        factor: f64,
-        data: &Data<'_, T>,
-        row: &mut [f64],
-    ) -> bool {
-        let Some((upper, lower)) = self.verdict(i, r, w, p, factor, data, row, false) else {
+        let Some((upper, lower)) = self.verdict(i, r, w, p, factor, data, row, tests) else {
             return false;
         };
         self.store(i, r, upper, lower);

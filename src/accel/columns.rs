@@ -16,7 +16,7 @@
 //! sweep spends more on selecting, gathering and screening a point than
 //! this sweep spends on all of its exact distances.
 
-use super::bounds::Bounds;
+use super::bounds::{Bounds, SkipTests};
 use super::sweep::sweep_bounds;
 use super::Cache;
 use crate::data::{prefetch, sq_dist, Data, Scalar, WIDE_FROM};
@@ -189,7 +189,7 @@ fn sweep_body<T: Scalar>(
         bounds.at_position(pos, &p.centroids);
         let (r, w) = (p.labels[i], data.weight(i));
         if !may_leave(&p.counts, &p.weights, r, w)
-            || bounds.skip_by_bounds(i, r, w, p, factor, data, &mut x)
+            || bounds.skip(i, r, w, p, factor, data, &mut x, SkipTests::First)
         {
             continue;
         }

@@ -31,7 +31,7 @@
 use super::block::{
     gather, max_block_rows, screen, screened_candidates, screened_min, Block, Prepared, MIN_BLOCK,
 };
-use super::bounds::Bounds;
+use super::bounds::{Bounds, SkipTests};
 use super::panel::{scale_for, Panel};
 use super::Cache;
 use crate::data::{sq_dist, Data, Scalar};
@@ -902,7 +902,7 @@ fn process_block<T: Scalar>(
         // straight to the exact decision. Other points were predicted to stay and are re-checked,
         // because moves earlier in the block may have changed that.
         if !may_leave(&p.counts, &p.weights, r, w)
-            || (!is_member && bounds.skip(i, r, w, p, factor, data, scratch))
+            || (!is_member && bounds.skip(i, r, w, p, factor, data, scratch, SkipTests::Both))
         {
             continue;
         }
