@@ -60,7 +60,9 @@ const PLUS_PLUS_REL: f64 = 1.0 / (1u64 << 20) as f64;
 
 /// Points between two polls of the cancellation flag in the sparse passes
 /// (and between two checks of their results' precision): a poll is one
-/// relaxed load, and a chunk of points costs far more.
+/// relaxed load, and a chunk of points costs far more. The pass to the
+/// nearest centroid, whose rows each scan every centroid, polls before
+/// every row instead (a chunk of it can take seconds).
 const POLL_POINTS: usize = 1024;
 
 /// Whether `cancel` is set.
