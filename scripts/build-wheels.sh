@@ -2,7 +2,8 @@
 # Builds the release artefacts into target/wheels/:
 #   - the abi3 wheel for CPython >= 3.9 on x86_64 Linux, tagged manylinux2014
 #     (glibc >= 2.17: RHEL/CentOS 7 and later, Ubuntu 14.04 and later), and
-#   - the sdist (smartigan-VERSION.tar.gz), which builds with Rust and maturin.
+#   - the sdist (smartigan-VERSION.tar.gz), which builds with Rust and maturin;
+#     the wheel above is built from it.
 # Usage: bash scripts/build-wheels.sh
 #
 # The wheel is linked by zig (the `ziglang` package from PyPI) against glibc 2.17
@@ -36,8 +37,17 @@ version=$(cargo metadata --no-deps --format-version 1 --offline \
 echo "build-wheels: smartigan $version, $(maturin --version), zig $(python3 -m ziglang version)"
 
 rm -rf "$out"
-maturin build --release --zig --compatibility manylinux2014 --target "$target" --out "$out" 2>&1 | { grep -v '^ *Compiling ' || true; }
 maturin sdist --out "$out" 2>&1 | tail -n 1
+# The wheel is built from the unpacked sdist, so what ships as source is shown to
+# build the wheel that ships: a file missing from the sdist fails here. The
+# target folder stays the project's, so a second run reuses the dependencies.
+unpacked="$root/target/sdist-unpacked"
+rm -rf "$unpacked"
+mkdir -p "$unpacked"
+tar -xzf "$out/smartigan-$version.tar.gz" -C "$unpacked"
+(cd "$unpacked/smartigan-$version" \
+  && CARGO_TARGET_DIR="$root/target" maturin build --release --zig --compatibility manylinux2014 \
+    --target "$target" --out "$out" 2>&1 | { grep -v '^ *Compiling ' || true; })
 
 shopt -s nullglob
 wheels=("$out"/smartigan-"$version"-cp39-abi3-manylinux2014_x86_64*.whl)

@@ -42,47 +42,93 @@ find_python() {
   return 1
 }
 
-tested=() skipped=()
-loop_start=$SECONDS
-for v in 3.9 3.10 3.11 3.12 3.13; do
+# One interpreter: its line goes to status-$v (SKIPPED when it cannot run); a
+# failure is a non-zero exit.
+wheel_on() {
+  local v=$1 py env sklearn_note
   if ! py=$(find_python "$v"); then
-    echo "python $v: SKIPPED, no CPython $v on this machine"
-    skipped+=("$v (absent)")
-    continue
+    echo "python $v: SKIPPED, no CPython $v on this machine" >"$work/status-$v"
+    return 0
   fi
   env="$work/py$v"
   if ! "$py" -m venv "$env" 2>"$work/venv-$v.err"; then
-    echo "python $v: SKIPPED, $py cannot make a virtualenv: $(tail -n 1 "$work/venv-$v.err")"
-    skipped+=("$v (no venv)")
-    continue
+    echo "python $v: SKIPPED, $py cannot make a virtualenv: $(tail -n 1 "$work/venv-$v.err")" >"$work/status-$v"
+    return 0
   fi
   # Wheels only: a source build of numpy or scikit-learn would be slow and is
-  # not what a user of this wheel gets either.
+  # not what a user of this wheel gets either. --no-compile: these environments
+  # run one script, and byte-compiling SciPy and scikit-learn on install took
+  # longer than the script.
   sklearn_note="with scikit-learn"
-  if ! "$env/bin/python" -m pip install -q --only-binary :all: "$wheel[sklearn]" 2>"$work/pip-$v.err"; then
+  if ! "$env/bin/python" -m pip install -q --no-compile --only-binary :all: "$wheel[sklearn]" 2>"$work/pip-$v.err"; then
     sklearn_note="WITHOUT scikit-learn (no wheel of it for $v: $(tail -n 1 "$work/pip-$v.err"))"
-    "$env/bin/python" -m pip install -q --only-binary :all: "$wheel"
+    "$env/bin/python" -m pip install -q --no-compile --only-binary :all: "$wheel"
   fi
   "$env/bin/smartigan" --help >/dev/null
   "$env/bin/python" "$smoke" "$version" >"$work/digests/wheel-py$v.json"
-  echo "python $v ($py): wheel installed, fits checked, $sklearn_note"
-  tested+=("$v")
+  echo "python $v ($py): wheel installed, fits checked, $sklearn_note" >"$work/status-$v"
   # Each environment holds some 300 MB of numpy, SciPy and scikit-learn.
   rm -rf "$env"
-done
-echo "the wheel on ${#tested[@]} interpreters took $((SECONDS - loop_start)) s"
+}
 
-if [ "$with_sdist" = 1 ]; then
-  env="$work/sdist"
+# The sdist, as `pip install` builds it on a user's machine. Its build runs
+# beside the interpreters below: it compiles the crate in one codegen unit,
+# which keeps one core busy for minutes and leaves the other to them.
+sdist_check() {
+  local env="$work/sdist" start=$SECONDS
   python3 -m venv "$env"
-  start=$SECONDS
   # --no-cache-dir: pip must build the sdist, not reuse a wheel it built before;
   # CARGO_TARGET_DIR unset: cargo compiles everything in the unpacked sdist.
-  env -u CARGO_TARGET_DIR "$env/bin/python" -m pip install -q --no-cache-dir --only-binary numpy,scipy,scikit-learn \
-    "$sdist[sklearn]"
+  env -u CARGO_TARGET_DIR "$env/bin/python" -m pip install -q --no-cache-dir --no-compile \
+    --only-binary numpy,scipy,scikit-learn "$sdist[sklearn]"
   "$env/bin/python" "$smoke" "$version" >"$work/digests/sdist.json"
   echo "sdist: built from scratch and installed with $("$env/bin/python" -V) in $((SECONDS - start)) s, fits checked"
   rm -rf "$env"
+}
+# Whatever ends this script ends the jobs it started.
+trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
+if [ "$with_sdist" = 1 ]; then
+  sdist_check >"$work/log-sdist" 2>&1 &
+  sdist_job=$!
+fi
+
+# Two interpreters at a time (besides the sdist): most of each one's time is pip
+# unpacking wheels, which leaves a core idle. The results are compared only after all have run.
+versions=(3.9 3.10 3.11 3.12 3.13)
+tested=() skipped=() failed=()
+loop_start=$SECONDS
+declare -A job_of
+for v in "${versions[@]}"; do
+  # polled rather than `wait -n`, so that each job's exit status stays for `wait PID`
+  while [ "$(jobs -r -p | wc -l)" -ge $((2 + with_sdist)) ]; do sleep 0.5; done
+  wheel_on "$v" >"$work/log-$v" 2>&1 &
+  job_of[$v]=$!
+done
+for v in "${versions[@]}"; do
+  rc=0
+  wait "${job_of[$v]}" || rc=$?
+  cat "$work/log-$v"
+  if [ $rc -ne 0 ] || [ ! -s "$work/status-$v" ]; then
+    failed+=("$v"); echo "python $v: FAILED (exit $rc)"
+  else
+    cat "$work/status-$v"
+    if grep -q SKIPPED "$work/status-$v"; then skipped+=("$v"); else tested+=("$v"); fi
+  fi
+done
+echo "the wheel on ${#tested[@]} interpreters took $((SECONDS - loop_start)) s"
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "test-release: the wheel failed on CPython ${failed[*]}" >&2
+  exit 1
+fi
+
+if [ "$with_sdist" = 1 ]; then
+  rc=0
+  wait "$sdist_job" || rc=$?
+  cat "$work/log-sdist"
+  if [ $rc -ne 0 ]; then
+    echo "test-release: the sdist failed to build or to pass (exit $rc)" >&2
+    exit 1
+  fi
 fi
 
 # Versions of the interpreter, numpy and scikit-learn may differ; results may not.

@@ -236,8 +236,19 @@ INTERRUPT_SCRIPT = textwrap.dedent("""
     rng = np.random.default_rng(0)
     case = sys.argv[1]
     def centred_at(C):
-        # Lloyd from C itself: a fit whose centroids are C's rows.
-        return smartigan.Clusterer(len(C), init=C, n_init=1, method="lloyd").fit(C)
+        # Lloyd from C itself: a fit whose centroids are C's rows (merge-split
+        # refinement off: with k = n it would try every pair for nothing).
+        return smartigan.Clusterer(len(C), init=C, n_init=1, method="lloyd", refine=False).fit(C)
+    def sparse_rows(n, d, density):
+        # n rows with density * d entries each, at every step-th column from a
+        # random offset: built in well under a second, where sp.random's draw
+        # of distinct positions took most of each case's time.
+        per_row = int(density * d)
+        step = d // per_row
+        offsets = rng.integers(0, step, size=(n, 1))
+        indices = (offsets + step * np.arange(per_row)).ravel().astype(np.int32)
+        indptr = np.arange(0, n * per_row + 1, per_row)
+        return sp.csr_matrix((rng.random(n * per_row), indices, indptr), shape=(n, d))
 
     if case == "kmeans_plusplus":
         X = rng.normal(size=(200_000, 16))
@@ -250,14 +261,14 @@ INTERRUPT_SCRIPT = textwrap.dedent("""
         call = lambda: fitted.transform(X)
     elif case == "sparse predict":  # about 27 s
         fitted = centred_at(rng.normal(size=(5_000, 200)))
-        X = sp.random(200_000, 200, density=0.1, format="csr", random_state=0, dtype=np.float64)
+        X = sparse_rows(200_000, 200, 0.1)
         call = lambda: fitted.predict(X)
     elif case == "sparse transform":  # about 15 s
         fitted = centred_at(rng.normal(size=(1_000, 2_000)))
-        X = sp.random(40_000, 2_000, density=0.5, format="csr", random_state=0, dtype=np.float64)
+        X = sparse_rows(40_000, 2_000, 0.5)
         call = lambda: fitted.transform(X)
     else:
-        X = sp.random(100_000, 2_000, density=0.01, format="csr", random_state=0, dtype=np.float64)
+        X = sparse_rows(100_000, 2_000, 0.01)
         init = "forgy" if case == "sparse forgy" else "k-means++"
         call = lambda: smartigan.cluster(X, 3_000, init=init, method="lloyd", n_init=1, seed=0)
     print("ready", flush=True)
