@@ -93,7 +93,8 @@ if [ "$with_sdist" = 1 ]; then
 fi
 
 # Two interpreters at a time (besides the sdist): most of each one's time is pip
-# unpacking wheels, which leaves a core idle. The results are compared only after all have run.
+# unpacking wheels, which leaves a core idle. The results are compared only
+# after all have run.
 versions=(3.9 3.10 3.11 3.12 3.13)
 tested=() skipped=() failed=()
 loop_start=$SECONDS
