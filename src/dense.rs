@@ -139,6 +139,10 @@ impl<T: Scalar> Source for Dense<'_, T> {
         })
     }
 
+    fn expect_moved_share(&self, st: &mut DenseState, share: f64) {
+        st.cache.expect_moved_share(share);
+    }
+
     fn move_ratios(&self, st: &DenseState, sample: &[usize]) -> Vec<f64> {
         let (rows, p) = (&self.rows, &st.partition);
         sample

@@ -254,7 +254,18 @@ impl<St> Restart<St> {
                     self.schedule_start = Some(if adaptive {
                         let sample = schedule::probe_sample(data.n());
                         let ratios = data.move_ratios(&self.part, &sample);
-                        schedule::adapted_start((start, end), ratios, defaults::START_SHARE)
+                        let start = schedule::adapted_start(
+                            (start, end),
+                            ratios.clone(),
+                            defaults::START_SHARE,
+                        );
+                        // The sweep has seen no sweep yet: what share of
+                        // the points it will move is what the probe saw.
+                        data.expect_moved_share(
+                            &mut self.part,
+                            schedule::share_moving(&ratios, start),
+                        );
+                        start
                     } else {
                         start
                     });

@@ -52,6 +52,14 @@ pub(crate) fn adapted_start((start, end): (f64, f64), mut ratios: Vec<f64>, shar
     }
 }
 
+/// The share of `ratios` strictly below `factor`: of the sampled points,
+/// those that would move in a sweep at that factor on the current
+/// partition (before any of them moved).
+pub(crate) fn share_moving(ratios: &[f64], factor: f64) -> f64 {
+    let moving = ratios.iter().filter(|&&r| r < factor).count();
+    moving as f64 / ratios.len().max(1) as f64
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -75,6 +83,19 @@ mod tests {
         assert_eq!(adapted_start((1.5, 1.0), Vec::new(), 0.75), 1.5);
         // A rising or flat schedule is left alone.
         assert_eq!(adapted_start((1.0, 1.2), ratios, 0.75), 1.0);
+    }
+
+    #[test]
+    fn share_moving_counts_ratios_strictly_below_the_factor() {
+        let ratios: Vec<f64> = (1..=100).map(|i| 1.0 + f64::from(i) / 1000.0).collect();
+        // At the adapted start, the ratio on the quantile itself does not
+        // move (a move needs a strictly lower cost): 74 of 100.
+        let start = adapted_start((1.5, 1.0), ratios.clone(), 0.75);
+        assert_eq!(share_moving(&ratios, start), 0.74);
+        assert_eq!(share_moving(&ratios, 1.5), 1.0);
+        assert_eq!(share_moving(&ratios, 1.0), 0.0);
+        assert_eq!(share_moving(&[f64::INFINITY, 0.5], 1.0), 0.5);
+        assert_eq!(share_moving(&[], 1.5), 0.0);
     }
 
     #[test]

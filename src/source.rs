@@ -49,6 +49,11 @@ pub(crate) trait Source: Sync {
     /// followed by a fresh recomputation of the statistics (so incremental
     /// updates never drift beyond one sweep). Returns the number of moves.
     fn sweep(&self, st: &mut Self::State, order: &[usize], factor: f64) -> usize;
+    /// Tells the state that its next sweep is expected to move about
+    /// `share` of the points (a probe's estimate, before any sweep ran), so
+    /// that the sweep can choose its bookkeeping as if it had seen one.
+    /// Speed only: no decision depends on it.
+    fn expect_moved_share(&self, _st: &mut Self::State, _share: f64) {}
     /// One Lloyd iteration; returns the number of labels changed.
     fn lloyd_iteration(&self, st: &mut Self::State) -> usize;
     /// The (weighted) objective of the state.

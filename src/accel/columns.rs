@@ -378,4 +378,30 @@ mod tests {
         let x = Array2::from_shape_fn((400, 2), |(i, j)| ((i * (j + 3)) % 5) as f64);
         check_sweeps(x.view(), None, 6);
     }
+
+    /// A first sweep told that most points will move keeps no bounds (each
+    /// move would pay for them), one told nothing starts them; the moves
+    /// are the plain sweep's either way.
+    #[test]
+    fn expected_share_decides_the_first_sweeps_bounds() {
+        let x = blobs(600, 8, 1, 3);
+        let data = Data::new(x.view(), None);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);
+        let labels: Vec<usize> = (0..data.n).map(|_| rng.below(6)).collect();
+        let mut order: Vec<usize> = (0..data.n).collect();
+        rng.shuffle(&mut order);
+        let start = Partition::from_labels(&data, 6, labels, false);
+        let mut plain = start.clone();
+        let moves = crate::reference::sweep(&mut plain, &data, &order, 1.2);
+        for (share, keeps) in [(None, true), (Some(0.75), false), (Some(0.01), true)] {
+            let mut p = start.clone();
+            let mut cache = Cache::default();
+            if let Some(share) = share {
+                cache.expect_moved_share(share);
+            }
+            assert_eq!(sweep_columns(&mut p, &data, &order, 1.2, &mut cache), moves);
+            assert_eq!(p, plain);
+            assert_eq!(cache.bounds.is_some(), keeps, "expected share {share:?}");
+        }
+    }
 }

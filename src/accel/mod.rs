@@ -103,6 +103,22 @@ pub(crate) struct Cache {
     pub lloyd: Option<LloydBounds>,
 }
 
+impl Cache {
+    /// Takes `share` as the share of points the last sweep moved (and of
+    /// evaluated points that moved), before any sweep ran: the first
+    /// sweep then keeps bounds, chooses its kernel and sizes its blocks
+    /// as after such a sweep. Without it a first sweep assumes few moves
+    /// and keeps bounds; where nearly every point moves, each move then
+    /// pays for bounds nobody reads, and the first sweep on Gaussian
+    /// noise took three times a later one (benches/JOURNAL.md).
+    pub fn expect_moved_share(&mut self, share: f64) {
+        if self.bounds.is_none() && share.is_finite() {
+            self.moved_share = share;
+            self.rate = share.max(1e-6);
+        }
+    }
+}
+
 impl Default for Cache {
     fn default() -> Self {
         Cache {

@@ -175,7 +175,11 @@ impl Partition {
     /// Moves point `i` (shifted coordinates `x`, weight `w`) to cluster `to`,
     /// updating both clusters' sums and centroids at once (Hartigan's rule:
     /// the objective change was computed against both updated means).
-    #[inline]
+    /// Always inlined, so that in the sweeps it is compiled with their
+    /// vector features: its `2·d` divisions then take four lanes at a time
+    /// under AVX2 instead of SSE2's two (each point of a Smartigan
+    /// schedule on overlapping data moves; same bits either way).
+    #[inline(always)]
     pub fn move_point(&mut self, i: usize, x: &[f64], w: f64, to: usize) {
         let from = self.labels[i];
         let d = self.d;
