@@ -109,8 +109,8 @@ impl Cache {
     /// sweep then keeps bounds, chooses its kernel and sizes its blocks
     /// as after such a sweep. Without it a first sweep assumes few moves
     /// and keeps bounds; where nearly every point moves, each move then
-    /// pays for bounds nobody reads, and the first sweep on Gaussian
-    /// noise took three times a later one (benches/JOURNAL.md).
+    /// pays for bounds nobody reads (on Gaussian noise that made the
+    /// first sweep the slowest of its schedule by far; benches/JOURNAL.md).
     pub fn expect_moved_share(&mut self, share: f64) {
         if self.bounds.is_none() && share.is_finite() {
             self.moved_share = share;
