@@ -259,8 +259,9 @@ impl<St> Restart<St> {
                             ratios.clone(),
                             defaults::START_SHARE,
                         );
-                        // The sweep has seen no sweep yet: what share of
-                        // the points it will move is what the probe saw.
+                        // No sweep has run yet: the share of points the
+                        // first one will move is the share the probe saw
+                        // move at its factor.
                         data.expect_moved_share(
                             &mut self.part,
                             schedule::share_moving(&ratios, start),
