@@ -253,10 +253,10 @@ impl<St> Restart<St> {
                 if t == 0 {
                     self.schedule_start = Some(if adaptive {
                         let sample = schedule::probe_sample(data.n());
-                        let ratios = data.move_ratios(&self.part, &sample);
+                        let mut ratios = data.move_ratios(&self.part, &sample);
                         let start = schedule::adapted_start(
                             (start, end),
-                            ratios.clone(),
+                            &mut ratios,
                             defaults::START_SHARE,
                         );
                         // No sweep has run yet: the share of points the
