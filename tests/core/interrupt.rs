@@ -7,9 +7,7 @@
 //! minutes; a call counts as prompt if it returns within a few seconds of
 //! the flag (a responsiveness bound with wide slack, not a speed claim).
 
-mod common;
-
-use common::Csr;
+use crate::common::Csr;
 use ndarray::{Array1, Array2};
 use smartigan::rng::Xoshiro256PlusPlus;
 use smartigan::{
