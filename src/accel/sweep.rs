@@ -867,9 +867,11 @@ fn sweep_body<T: Scalar>(
     moves
 }
 
-/// Positions of the visiting order one block may span: keeps the bounds of
-/// a block's points in cache between its selection and its processing when
-/// almost every point is skipped.
+/// Positions of the visiting order one block may span when almost every
+/// point is skipped: bounds the work between a point's selection and its
+/// processing. Its bounds and label lines (up to 512 KB for a whole span,
+/// in random order) stay in a 1–2 MB L2 cache for that time; with a smaller
+/// one the processing loads them ahead again.
 const MAX_SPAN: usize = 4096;
 
 /// Processes the positions of `block` in order against the live partition:
@@ -891,6 +893,14 @@ fn process_block<T: Scalar>(
     let (mut moves, mut evaluated) = (0, 0);
     let mut member = 0;
     for (pos, &i) in order.iter().enumerate().take(block.end).skip(block.start) {
+        // Selection loaded these bounds and labels, but a long span touches
+        // two lines per position in random order (see `MAX_SPAN`), more than
+        // a 512 KB L2 cache keeps until processing comes back: load them
+        // ahead again.
+        if let Some(&ahead) = order[..block.end].get(pos + LOOKAHEAD) {
+            bounds.prefetch(ahead);
+            crate::data::prefetch(std::slice::from_ref(&p.labels[ahead]));
+        }
         bounds.at_position(pos, &p.centroids);
         let t = member;
         let is_member = block.members.get(member) == Some(&pos);
