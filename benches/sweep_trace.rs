@@ -17,9 +17,12 @@
 //!
 //! `SWEEP_TRACE_DATA=noise` clusters one Gaussian blob (structureless data)
 //! instead of K blobs; `SWEEP_TRACE_VARIANT=reference` or `columns` traces
-//! that sweep instead of the blocked one (same moves, same hash).
+//! that sweep instead of the blocked one (same moves, same hash);
+//! `SWEEP_TRACE_DTYPE=f32` sweeps the same points rounded to `f32`.
 
+use ndarray::ArrayView2;
 use smartigan::bench_api::{blobs, SweepState, Variant};
+use smartigan::Scalar;
 use std::time::Instant;
 
 fn main() {
@@ -49,14 +52,36 @@ fn main() {
         Ok("columns") => Variant::Columns,
         _ => Variant::Blocked,
     };
+    if std::env::var("SWEEP_TRACE_DTYPE").is_ok_and(|v| v == "f32") {
+        trace(
+            x.mapv(|v| v as f32).view(),
+            k,
+            sweeps,
+            (start, end),
+            variant,
+        );
+    } else {
+        trace(x.view(), k, sweeps, (start, end), variant);
+    }
+}
+
+/// Sweeps `x` from restart 0's k-means++ start, printing each sweep, then
+/// the labels' hash.
+fn trace<T: Scalar>(
+    x: ArrayView2<'_, T>,
+    k: usize,
+    sweeps: usize,
+    (start, end): (f64, f64),
+    variant: Variant,
+) {
     let t = Instant::now();
-    let mut state = SweepState::new(x.view(), k, 1, 0);
+    let mut state = SweepState::new(x, k, 1, 0);
     println!("k-means++ start: {:.3} s", t.elapsed().as_secs_f64());
     let mut total = 0.0;
     for sweep in 0..sweeps {
         let factor = start + (end - start) * sweep as f64 / (sweeps.max(2) - 1) as f64;
         let t = Instant::now();
-        let moves = state.sweep(x.view(), factor, variant);
+        let moves = state.sweep(x, factor, variant);
         let took = t.elapsed().as_secs_f64();
         total += took;
         println!(
