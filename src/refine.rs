@@ -102,11 +102,11 @@ impl<T: Scalar> Rows for Data<'_, T> {
     }
 }
 
-/// [`split_cluster`] on dense rows, compiled once per vector extension: the
-/// splits of all clusters were a fifth of a default fit on W1 (10,000 × 16,
-/// k = 20), its distances, row loads and sums two lanes wide in the
-/// baseline build. The same operations in the same order in every copy (no
-/// fused multiply-add), so the same bits.
+/// [`split_cluster`] on dense rows, compiled once per vector extension: a
+/// proposal splits every changed cluster, up to eleven passes over its
+/// members, and in the baseline build its distances, row loads and sums ran
+/// two lanes wide (benches/JOURNAL.md, session 34). The same operations in
+/// the same order in every copy (no fused multiply-add), so the same bits.
 #[inline(always)]
 fn split_dense<T: Scalar>(rows: &Data<'_, T>, members: &[usize], mean: &[f64]) -> Option<Split> {
     split_cluster(rows, members, mean)
