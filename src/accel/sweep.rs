@@ -39,8 +39,21 @@ use crate::move_rule::{choose_move, join_weight, leave_weight, may_leave};
 use crate::partition::Partition;
 use rayon::prelude::*;
 
-/// Positions ahead of selection whose bounds and label are prefetched.
+/// Positions ahead of selection and processing whose bounds and label are
+/// prefetched.
 const LOOKAHEAD: usize = 12;
+
+/// Starts loading the bounds and the label of the point [`LOOKAHEAD`]
+/// positions after `pos` in `order`: the visiting order is random, so that
+/// they are in cache when its turn comes (it matters once these arrays
+/// outgrow the L2 cache; figures in benches/JOURNAL.md).
+#[inline(always)]
+fn prefetch_ahead(order: &[usize], pos: usize, bounds: &Bounds, labels: &[usize]) {
+    if let Some(&ahead) = order.get(pos + LOOKAHEAD) {
+        bounds.prefetch(ahead);
+        crate::data::prefetch(std::slice::from_ref(&labels[ahead]));
+    }
+}
 
 impl Block {
     /// Brings the panel up to the current centroids: only the clusters
@@ -84,14 +97,7 @@ impl Block {
         let limit = (start + MAX_SPAN).min(order.len());
         let mut pos = start;
         while pos < limit && self.members.len() < cap {
-            // The visiting order is random: start loading the bounds and the
-            // label of a point a few positions ahead, so that they are in
-            // cache when its turn comes (it matters once these arrays
-            // outgrow the L2 cache; figures in benches/JOURNAL.md).
-            if let Some(&ahead) = order.get(pos + LOOKAHEAD) {
-                bounds.prefetch(ahead);
-                crate::data::prefetch(std::slice::from_ref(&p.labels[ahead]));
-            }
+            prefetch_ahead(order, pos, bounds, &p.labels);
             let i = order[pos];
             let (r, w) = (p.labels[i], data.weight(i));
             if may_leave(&p.counts, &p.weights, r, w)
@@ -897,10 +903,7 @@ fn process_block<T: Scalar>(
         // two lines per position in random order (see `MAX_SPAN`), more than
         // a 512 KB L2 cache keeps until processing comes back: load them
         // ahead again.
-        if let Some(&ahead) = order[..block.end].get(pos + LOOKAHEAD) {
-            bounds.prefetch(ahead);
-            crate::data::prefetch(std::slice::from_ref(&p.labels[ahead]));
-        }
+        prefetch_ahead(&order[..block.end], pos, bounds, &p.labels);
         bounds.at_position(pos, &p.centroids);
         let t = member;
         let is_member = block.members.get(member) == Some(&pos);
