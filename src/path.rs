@@ -377,7 +377,7 @@ const MERGE_CANDIDATES: usize = 2;
 const SEARCH_PAST_K_MAX: usize = 5;
 
 /// The relative tolerance of a large path's search (`tol` left to
-/// `"auto"`, `n·d·k` above [`defaults::SMALL_PROBLEM`]): ten times a fit's
+/// `"auto"`, `n·d·k` above [`defaults::SMALL_PROBLEM`]): five times a fit's
 /// [`defaults::TOL_LARGE`]. The search's descents are candidates to
 /// compare, and the one kept at each `k` is finished to a Hartigan local
 /// optimum anyway, so their long tails (many sweeps moving a few points

@@ -225,7 +225,7 @@ def cluster(
         ``0`` runs until no point moves, so every Hartigan or polished
         Smartigan result is a local optimum for single-point moves.
         ``"auto"`` (default): 0 while ``n_samples * n_features * k`` is at
-        most 2**20, else ``AUTO_TOL_LARGE`` = 1e-5 (see :func:`auto_tol`): on
+        most 2**20, else ``AUTO_TOL_LARGE`` = 2e-5 (see :func:`auto_tol`): on
         overlapping clusters a full descent's last hundreds of sweeps gain a
         few hundredths of a per cent. Unlike scikit-learn's ``tol`` (a
         centroid shift scaled by the data's variance) it is relative to the

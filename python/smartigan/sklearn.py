@@ -201,7 +201,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         Early stop of every descent: an iteration or (polishing) sweep that
         lowers the inertia by at most ``tol`` times the inertia ends it.
         ``"auto"``: 0 (until no point moves, so Hartigan results are local
-        optima) on small problems, ``1e-5`` when ``n_samples * n_features *
+        optima) on small problems, ``2e-5`` when ``n_samples * n_features *
         n_clusters`` exceeds 2**20 (see ``smartigan.cluster``). Relative to the
         inertia, not scikit-learn's centroid shift scaled by the variance.
     verbose : int, default=0
