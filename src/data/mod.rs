@@ -62,6 +62,16 @@ impl Scalar for f64 {
 
 /// Rejects NaN and ±inf, naming the first offending entry.
 pub(crate) fn check_finite<T: Scalar>(name: &'static str, x: ArrayView2<'_, T>) -> Result<()> {
+    // Contiguous data (the usual case) are checked a block at a time
+    // without early exit, which vectorises; only a block holding a
+    // non-finite entry sends the search to the indexed walk below, which
+    // names the first one.
+    if let Some(all) = x.as_slice_memory_order() {
+        let finite = |block: &[T]| block.iter().fold(true, |ok, v| ok & v.to_f64().is_finite());
+        if all.chunks(4096).all(finite) {
+            return Ok(());
+        }
+    }
     for ((row, col), v) in x.indexed_iter() {
         let v = v.to_f64();
         if !v.is_finite() {
@@ -239,15 +249,48 @@ impl<'a, T: Scalar> Data<'a, T> {
     /// `R²`: the largest squared distance of a row to the column means (the
     /// shift), computed once.
     pub fn max_sq_norm_shifted(&self) -> f64 {
-        *self.max_sq_norm.get_or_init(|| {
-            let mut buf = vec![0.0; self.d];
-            let mut r2 = 0.0f64;
-            for i in 0..self.n {
-                self.load_shifted(i, &mut buf);
-                r2 = r2.max(buf.iter().map(|v| v * v).sum::<f64>());
+        if let Some(&r2) = self.max_sq_norm.get() {
+            return r2;
+        }
+        self.scan_extents();
+        self.max_sq_norm.get().copied().unwrap_or(0.0)
+    }
+
+    /// Sets [`Data::max_abs_shifted`] and [`Data::max_sq_norm_shifted`]
+    /// (those not set yet: a given `max_abs` stays) in one pass over the
+    /// rows. Each row's sum of squares is taken in coordinate order, as
+    /// [`Data::load_shifted`] then a plain sum would, so `R²` has those
+    /// bits; four rows are summed side by side so that their addition
+    /// chains overlap. The maxima are over finite values, so lanes of
+    /// running maxima, merged at the end, give the sequential maximum.
+    fn scan_extents(&self) {
+        const ROWS: usize = 4;
+        let d = self.d;
+        let mut buf = vec![0.0; ROWS * d];
+        let (mut r2, mut abs) = (0.0f64, [0.0f64; ROWS]);
+        let mut first = 0;
+        while first < self.n {
+            let rows = (self.n - first).min(ROWS);
+            for (r, row) in buf.chunks_exact_mut(d.max(1)).take(rows).enumerate() {
+                self.load_shifted(first + r, &mut row[..d]);
             }
-            r2
-        })
+            let mut sums = [0.0f64; ROWS];
+            for j in 0..d {
+                for (r, (s, m)) in sums.iter_mut().zip(&mut abs).enumerate() {
+                    let v = buf[r * d + j];
+                    *s += v * v;
+                    let a = v.abs();
+                    *m = if a > *m { a } else { *m };
+                }
+            }
+            for &s in &sums[..rows] {
+                r2 = if s > r2 { s } else { r2 };
+            }
+            first += rows;
+        }
+        let abs = abs.iter().fold(0.0f64, |m, &a| if a > m { a } else { m });
+        let _ = self.max_abs.set(abs);
+        let _ = self.max_sq_norm.set(r2);
     }
 
     /// [`Data::with_shift`] with a known [`Data::max_abs_shifted`] (a hint
@@ -265,15 +308,11 @@ impl<'a, T: Scalar> Data<'a, T> {
 
     /// The largest absolute shifted entry (what the `f32` screen scales by).
     pub fn max_abs_shifted(&self) -> f64 {
-        *self.max_abs.get_or_init(|| {
-            let mut m: f64 = 0.0;
-            for i in 0..self.n {
-                for (v, s) in self.row(i).iter().zip(&self.shift) {
-                    m = m.max((v.to_f64() - s).abs());
-                }
-            }
-            m
-        })
+        if let Some(&m) = self.max_abs.get() {
+            return m;
+        }
+        self.scan_extents();
+        self.max_abs.get().copied().unwrap_or(0.0)
     }
 
     /// Row `i` in the input type.
@@ -367,5 +406,58 @@ mod tests {
         let data = Data::new(ft, None);
         assert_eq!(data.row(1), &[3.0, 4.0]);
         assert_eq!(data.shift, vec![3.0, 4.0]);
+    }
+
+    /// The one-pass extents have the bits of the row-by-row definitions
+    /// (each row's sum of squares in coordinate order, the largest of them;
+    /// the largest absolute entry), for row counts around the four rows
+    /// summed together, and a given `max_abs` is kept.
+    #[test]
+    fn extents_equal_their_definitions() {
+        let mut rng = crate::rng::Xoshiro256PlusPlus::seed_from_u64(12);
+        for (n, d) in [(1, 1), (3, 5), (4, 7), (9, 16), (22, 33), (7, 0)] {
+            let x = ndarray::Array2::from_shape_fn((n, d), |(i, j)| {
+                (rng.unit_f64() - 0.3) * 10f64.powi((i * 7 + j) as i32 % 9 - 4)
+            });
+            let data = Data::new(x.view(), None);
+            let mut buf = vec![0.0; d];
+            let (mut r2, mut abs) = (0.0f64, 0.0f64);
+            for i in 0..n {
+                data.load_shifted(i, &mut buf);
+                r2 = r2.max(buf.iter().map(|v| v * v).sum::<f64>());
+                abs = buf.iter().fold(abs, |m, v| m.max(v.abs()));
+            }
+            assert_eq!(
+                data.max_sq_norm_shifted().to_bits(),
+                r2.to_bits(),
+                "{n} × {d}"
+            );
+            assert_eq!(data.max_abs_shifted().to_bits(), abs.to_bits(), "{n} × {d}");
+            let hinted = Data::with_shift_and_max(x.view(), None, data.shift.clone(), 1e9);
+            assert_eq!(hinted.max_sq_norm_shifted().to_bits(), r2.to_bits());
+            assert_eq!(hinted.max_abs_shifted(), 1e9);
+        }
+    }
+
+    /// A non-finite entry is named by its position, in any layout.
+    #[test]
+    fn non_finite_entries_are_named() {
+        let mut x = ndarray::Array2::<f32>::zeros((5000, 3));
+        assert!(check_finite("x", x.view()).is_ok());
+        x[[4321, 2]] = f32::NAN;
+        x[[4500, 0]] = f32::INFINITY;
+        for view in [
+            x.view(),
+            x.t()
+                .as_standard_layout()
+                .into_owned()
+                .reversed_axes()
+                .view(),
+        ] {
+            match check_finite("x", view) {
+                Err(Error::NonFinite { row, col, .. }) => assert_eq!((row, col), (4321, 2)),
+                other => panic!("expected NonFinite, got {other:?}"),
+            }
+        }
     }
 }
