@@ -30,6 +30,8 @@ use rayon::prelude::*;
 
 /// Lloyd iterations of the 2-means split of one cluster.
 const SPLIT_ITERS: usize = 10;
+/// Members ahead whose row a split's pass prefetches.
+const SPLIT_LOOKAHEAD: usize = 8;
 /// Clusters with the largest split gains that are considered for splitting,
 /// and cheapest merges considered for each.
 const SHORTLIST: usize = 4;
@@ -54,6 +56,8 @@ pub(crate) trait Rows: Sync {
     fn sq_dist_to(x: &Self::Row<'_>, c: &[f64], c_norm: f64) -> f64;
     /// `sum += w·x`.
     fn add_to(x: &Self::Row<'_>, w: f64, sum: &mut [f64]);
+    /// Hints the CPU to start loading row `i` (no effect on results).
+    fn prefetch(&self, _i: usize) {}
     /// [`split_cluster`] of `members` about `mean`.
     fn split(&self, members: &[usize], mean: &[f64]) -> Option<Split>
     where
@@ -97,6 +101,11 @@ impl<T: Scalar> Rows for Data<'_, T> {
         }
     }
 
+    #[inline(always)]
+    fn prefetch(&self, i: usize) {
+        Data::prefetch(self, i);
+    }
+
     fn split(&self, members: &[usize], mean: &[f64]) -> Option<Split> {
         dispatch_split_dense(self, members, mean)
     }
@@ -118,6 +127,17 @@ fn sq_norm(c: &[f64]) -> f64 {
     c.iter().map(|v| v * v).sum()
 }
 
+/// Starts loading the row of the member [`SPLIT_LOOKAHEAD`] places after
+/// member `m`: a cluster's members lie scattered over the data, and every
+/// pass of a split walks them all, so without it each row's load waited on
+/// memory (a path's splits on 100,000 rows: benches/JOURNAL.md, session 35).
+#[inline(always)]
+fn prefetch_member<R: Rows>(rows: &R, members: &[usize], m: usize) {
+    if let Some(&ahead) = members.get(m + SPLIT_LOOKAHEAD) {
+        rows.prefetch(ahead);
+    }
+}
+
 /// The best 2-means split found for one cluster: how much it lowers the
 /// cluster's cost, and which members form the second half.
 #[derive(Debug, Clone)]
@@ -136,7 +156,8 @@ fn split_cluster<R: Rows>(rows: &R, members: &[usize], mean: &[f64]) -> Option<S
     let mut buf = vec![0.0; d];
     let mean_norm = sq_norm(mean);
     let (mut far, mut far_dist, mut cost) = (usize::MAX, -1.0, 0.0);
-    for &i in members {
+    for (m, &i) in members.iter().enumerate() {
+        prefetch_member(rows, members, m);
         let x = rows.row(i, &mut buf);
         let dist = R::sq_dist_to(&x, mean, mean_norm);
         cost += rows.weight(i) * dist;
@@ -157,7 +178,8 @@ fn split_cluster<R: Rows>(rows: &R, members: &[usize], mean: &[f64]) -> Option<S
         let mut weights = [0.0; 2];
         sums.iter_mut().for_each(|s| *s = 0.0);
         let (first_norm, second_norm) = (sq_norm(&first), sq_norm(&second));
-        for (slot, &i) in in_second.iter_mut().zip(members) {
+        for (m, (slot, &i)) in in_second.iter_mut().zip(members).enumerate() {
+            prefetch_member(rows, members, m);
             let x = rows.row(i, &mut buf);
             let to_second =
                 R::sq_dist_to(&x, &second, second_norm) < R::sq_dist_to(&x, &first, first_norm);
@@ -183,7 +205,8 @@ fn split_cluster<R: Rows>(rows: &R, members: &[usize], mean: &[f64]) -> Option<S
     // The halves' costs about their own means (the centroids they get).
     let (first_norm, second_norm) = (sq_norm(&first), sq_norm(&second));
     let mut halves = 0.0;
-    for (&s, &i) in in_second.iter().zip(members) {
+    for (m, (&s, &i)) in in_second.iter().zip(members).enumerate() {
+        prefetch_member(rows, members, m);
         let x = rows.row(i, &mut buf);
         let dist = if s {
             R::sq_dist_to(&x, &second, second_norm)
