@@ -145,7 +145,7 @@ def auto_tol(n_samples: int, n_features: int, k: int) -> float:
     descent stops once a step lowers the objective by less than that share.
 
     >>> auto_tol(150, 4, 3), auto_tol(100_000, 32, 100)
-    (0.0, 1e-05)
+    (0.0, 2e-05)
     """
     return _core.auto_tol(*_sizes(n_samples, n_features, k))
 
