@@ -262,7 +262,10 @@ impl<'a, T: Scalar> Data<'a, T> {
     /// [`Data::load_shifted`] then a plain sum would, so `R²` has those
     /// bits; four rows are summed side by side so that their addition
     /// chains overlap. The maxima are over finite values, so lanes of
-    /// running maxima, merged at the end, give the sequential maximum.
+    /// running maxima, merged at the end, give the sequential maximum (a
+    /// last group of fewer than four rows leaves earlier rows in the spare
+    /// slots: their values were already counted, and their sums are not
+    /// read).
     fn scan_extents(&self) {
         const ROWS: usize = 4;
         let d = self.d;
