@@ -19,7 +19,12 @@ QUICK_SHAPE_SEEDS seeds instead of SHAPE_SEEDS; the report says so.
     statistic with B = 10;
 (c) hit rates of every criterion on synthetic data with a known number of
     well-separated groups (shapes below), and the suggestions on Iris, cats
-    and breast cancer.
+    and breast cancer;
+(d) ten starts at every k of W2: ``cluster_path(X, range(2, 31),
+    n_init=10)`` (a fit of ten restarts at every k, the path on top)
+    against ``KMeans(k, n_init=10)`` for each of the 29 k, objectives and
+    time (about seven minutes on two cores; left out by ``--quick``; run
+    alone into an existing report with ``--only-ten-starts``).
 
 W1 and W2 are drawn by ``benches/peers.py``'s generator with its seeds (the
 same bytes as its reports). Times are wall-clock in this process; on a
@@ -142,6 +147,23 @@ def time_w2(x: np.ndarray, reps: int, log: Callable[[str], None]) -> Dict[str, A
         objectives["sklearn 29 fits"] = objs
         log(f"W2 rep {rep}: sklearn 29 fits {times['sklearn 29 fits'][-1]:.1f}s")
     return dict(times=times, objectives=objectives)
+
+
+def ten_starts(x: np.ndarray, log: Callable[[str], None]) -> Dict[str, Any]:
+    """(d): ten starts at every k, the path's (a fit at each k plus the path's moves) against scikit-learn's."""
+    from sklearn.cluster import KMeans
+    ks = range(KS[0], KS[-1] + 1)
+    p, t_path = timed(lambda: smartigan.cluster_path(x, ks, seed=SEED, criteria=None, n_init=10))
+    log(f"W2: path n_init=10 {t_path:.1f}s")
+    objs = []
+    t0 = time.perf_counter()
+    for k in KS:
+        m = KMeans(k, n_init=10, random_state=SEED).fit(x)
+        objs.append(objective(x, m.labels_, m.cluster_centers_))
+    t_sk = time.perf_counter() - t0
+    log(f"W2: sklearn 29 fits n_init=10 {t_sk:.1f}s")
+    return dict(path_seconds=t_path, sklearn_seconds=t_sk, path=p.objectives.tolist(), origins=list(p.origins),
+                sklearn10=objs)
 
 
 def time_criteria(name: str, x: np.ndarray, refs: int, log: Callable[[str], None]) -> Dict[str, Any]:
@@ -309,6 +331,41 @@ def render(report: Dict[str, Any]) -> str:
     for name, s in report["paper_suggestions"].items():
         L.append(f"| {name} | " + " | ".join(str(s[c]) for c in CRITERIA) + " |")
     L.append("")
+    d = report.get("ten_starts")
+    if d:
+        L.append("## (d) Ten starts at every k (W2)")
+        L.append("")
+        L.append("`cluster_path(X, range(2, 31), n_init=10)`: a given `n_init` fits every k with that many restarts "
+                 "and keeps the path's solution where it is lower (by default only small problems get a fit at "
+                 "every k); against `KMeans(k, n_init=10)` for each of the 29 k. One run each, in this process.")
+        sep = d.get("separate_run")
+        if sep:
+            h = sep["host"]
+            L.append("")
+            L.append(f"Run on its own (`--only-ten-starts`) on {sep['date']}: {h['cpu']}, {h['cores']} cores, load "
+                     f"average {h['load_at_start']:.1f} at its start; it took {sep['minutes']:.1f} min.")
+        L.append("")
+        L.append("| run | time (s) | time / sklearn |")
+        L.append("|---|---|---|")
+        L.append(f"| path n_init=10 | {d['path_seconds']:.1f} | {d['path_seconds'] / d['sklearn_seconds']:.2f} |")
+        L.append(f"| sklearn 29 fits n_init=10 | {d['sklearn_seconds']:.1f} | 1.00 |")
+        L.append("")
+        pairs = list(zip(KS, d["path"], d["sklearn10"], d["origins"]))
+        above = [k for k, a, b, _ in pairs if a > b * (1 + 1e-9)]
+        worst = max(pairs, key=lambda q: q[1] / q[2])
+        L.append(f"The path with ten starts is above scikit-learn's ten starts at {above or 'no'} k "
+                 f"(worst {pct(worst[1], worst[2])} at k={worst[0]}; lower at "
+                 f"{sum(a < b for _, a, b, _ in pairs)} of 29).")
+        L.append("")
+        L.append("<details><summary>W2, ten starts: every k</summary>")
+        L.append("")
+        L.append("| k | path n_init=10 | origin | sklearn n_init=10 | path vs sklearn |")
+        L.append("|---|---|---|---|---|")
+        for k, a, b, o in pairs:
+            L.append(f"| {k} | {a:.6g} | {o} | {b:.6g} | {pct(a, b)} |")
+        L.append("")
+        L.append("</details>")
+        L.append("")
     if report.get("notes"):
         L.append("## Notes")
         L.append("")
@@ -323,6 +380,8 @@ def main() -> None:
     ap.add_argument("--from-json", help="re-render a saved report")
     ap.add_argument("--reps", type=int, default=1, help="repetitions of the W2 timing (alternating)")
     ap.add_argument("--quick", action="store_true", help="the reduced run (see the module's documentation)")
+    ap.add_argument("--only-ten-starts", action="store_true",
+                    help="run (d) alone and add it to the report next to --out (its .json), then re-render")
     args = ap.parse_args()
     out = Path(args.out)
     if args.from_json:
@@ -345,6 +404,19 @@ def main() -> None:
         report["minutes"] = (time.time() - t0) / 60
         out.with_suffix(".json").write_text(json.dumps(report, indent=1, default=str))
 
+    if args.only_ten_starts:
+        report = json.loads(out.with_suffix(".json").read_text())
+        h = host()
+        report["ten_starts"] = ten_starts(workload("W2"), log)
+        report["ten_starts"]["separate_run"] = dict(host=h, date=time.strftime("%Y-%m-%d", time.gmtime()),
+                                                    minutes=(time.time() - t0) / 60)
+        out.with_suffix(".json").write_text(json.dumps(report, indent=1, default=str))
+        notes = out.with_name(out.stem + "-notes.md")
+        if notes.exists():
+            report["notes"] = notes.read_text().strip()
+        out.write_text(render(report) + "\n")
+        log(f"wrote {out}")
+        return
     w1, w2 = workload("W1"), workload("W2")
     report["objectives"]["W1"] = compare_objectives("W1", w1, KS, log)
     save()
@@ -371,6 +443,8 @@ def main() -> None:
     save()
     if not args.quick:
         report["objectives"]["W2"] = compare_objectives("W2", w2, W2_KS, log)
+        save()
+        report["ten_starts"] = ten_starts(w2, log)
         save()
     out.write_text(render(report) + "\n")
     log(f"wrote {out}")

@@ -597,6 +597,11 @@ impl ValidParams {
         self.p.tol
     }
 
+    /// The number of restarts the caller gave, if any (`None`: `"auto"`).
+    pub(crate) fn given_n_init(&self) -> Option<usize> {
+        self.p.n_init
+    }
+
     /// Smartigan's acceptance factor in schedule sweep `t` (0-based) of a
     /// schedule of `n_iter` sweeps: `start − (start − end)·t/n_iter`, the
     /// paper's `3/2 − n_iter/(2·N_iter)` for the default `(1.5, 1.0)`.

@@ -24,12 +24,14 @@
 //! the groups differently). With `params.refine` (the default) the path
 //! therefore refines itself, as merge-split refinement refines a fit:
 //!
-//! 3. **small problems**: where a fit is cheap (`n·d·k` at most
+//! 3. **fits**: where a fit is cheap (`n·d·k` at most
 //!    [`crate::defaults::SMALL_PROBLEM`], where a fit runs its many
-//!    restarts), the usual fit at `k` replaces the grown solution if it
-//!    ends lower: on small data, with few points per cluster, good
-//!    solutions at neighbouring `k` share little, and a greedy path misses
-//!    most there;
+//!    restarts), and at every `k` when the caller gave `n_init`, the usual
+//!    fit at `k` replaces the grown solution if it ends lower: on small
+//!    data, with few points per cluster, good solutions at neighbouring
+//!    `k` share little, and a greedy path misses most there; on larger
+//!    data a fit of `n_init` restarts at every `k` is what the caller
+//!    chose to pay for more draws among near-equal optima;
 //! 4. **from above**: the search grows a few `k` past `k_max`
 //!    ([`SEARCH_PAST_K_MAX`], dropped afterwards); from the last of them
 //!    down to `k_min`, the solution at `k`
@@ -121,8 +123,8 @@ pub enum PathKeep {
 pub enum PathOrigin {
     /// The usual multi-start fit at this `k` (polished by Hartigan sweeps
     /// where its method does not end with them): always at `k_min`, and,
-    /// with refinement on a small problem, where it ended lower than the
-    /// path.
+    /// with refinement on a small problem or with `n_init` given, where it
+    /// ended lower than the path.
     Fit,
     /// Cluster `c` of the `k − 1` solution split in two (the split that
     /// lowers the objective most), then Hartigan sweeps.
@@ -227,7 +229,7 @@ impl<T> Path<T> {
 /// `total` units of work, read with [`PathProgress::get`] from another
 /// thread while [`fit_path`] runs. A unit is one `k` of one pass: growing
 /// (the first fit counts as the first `k`) and, with `params.refine`, each
-/// of the three refining passes (fits of small problems, merges from
+/// of the three refining passes (fits at each `k`, merges from
 /// above, growing again from below); a pass that skips a `k` counts it as
 /// done, so `done` reaches `total` exactly when the path ends.
 #[derive(Debug, Default)]
@@ -281,7 +283,8 @@ fn checked_path(
 /// sample weights), each from the one before: the usual fit at `k_min`,
 /// then for each next `k` the split of the cluster whose 2-means split
 /// lowers the objective most and Hartigan sweeps until no point moves;
-/// with `params.refine`, then the fits of small problems, merges from the
+/// with `params.refine`, then the fits at each `k` (small problems, or
+/// every `k` with `n_init` given), merges from the
 /// `k` above and growing again from below (see the module documentation of
 /// `path.rs`, also for why the objective never rises with `k`).
 ///
@@ -424,7 +427,7 @@ where
     };
     let (n_ks, n_searched) = (k_max + 1 - params.k(), k_top + 1 - params.k());
     let finishing = (params.k()..=k_max).any(|k| steps.finishes(k));
-    // Growing, the fits of small problems and the merges over every `k`
+    // Growing, the fits at each `k` and the merges over every `k`
     // searched; growing again and finishing over the `k` kept.
     let refining = if params.refine() {
         2 * (n_searched - 1) + (n_ks - 1)
@@ -441,7 +444,7 @@ where
         progress.advance(1);
     }
     if params.refine() {
-        let mut changed = steps.fit_small(&mut path)?;
+        let mut changed = steps.fit_each_k(&mut path)?;
         for (c, r) in changed.iter_mut().zip(steps.refine(&mut path)?) {
             *c |= r;
         }
@@ -553,21 +556,28 @@ where
         Ok((Solution::new(c, PathOrigin::Fit), cache))
     }
 
-    /// Where the problem is small (the size at which a fit runs its many
-    /// restarts, [`crate::defaults::SMALL_PROBLEM`]), the usual fit at each
-    /// `k` after the first, kept where it is lower than the grown solution.
-    /// Such fits take little time, and on small data a greedy path misses
-    /// by most: with few points per cluster, good solutions at
-    /// neighbouring `k` share little. Says which `k` changed.
-    fn fit_small(&self, path: &mut [Solution<S::Out>]) -> Result<Vec<bool>> {
+    /// The usual fit at each `k` after the first, kept where it is lower
+    /// than the grown solution: where the problem is small (the size at
+    /// which a fit runs its many restarts, [`crate::defaults::SMALL_PROBLEM`]),
+    /// and at every `k` where the caller gave `n_init`. Small fits take
+    /// little time, and on small data a greedy path misses by most: with
+    /// few points per cluster, good solutions at neighbouring `k` share
+    /// little. On larger data below the number of groups, many local optima
+    /// lie within tenths of a per cent of each other and the path is one
+    /// draw among them; a caller who gives `n_init` buys that many draws at
+    /// every `k` (what a loop of fits would cost), and the path's own moves
+    /// still apply on top. Says which `k` changed.
+    fn fit_each_k(&self, path: &mut [Solution<S::Out>]) -> Result<Vec<bool>> {
         let mut changed = vec![false; path.len()];
         let units = path.len().saturating_sub(1);
         let mut fitted = 0;
         let (n, d) = (self.data.n(), self.data.d());
         let fits = !matches!(self.params.init(), Init::Centroids(_));
+        // `n·d·k` grows with `k`: past the first large `k` none is small.
+        let every_k = self.params.given_n_init().is_some();
         for (slot, flag) in path.iter_mut().zip(changed.iter_mut()).skip(1) {
             let k = slot.k();
-            if !fits || n.saturating_mul(d).saturating_mul(k) > defaults::SMALL_PROBLEM {
+            if !fits || !(every_k || defaults::is_small(n, d, k)) {
                 break;
             }
             let (fit, _) = self.fit(&self.params.with_k(k))?;
@@ -943,6 +953,39 @@ mod tests {
             .all(|s| matches!(s.origin, PathOrigin::Split(_))));
     }
 
+    /// On a large problem the fits at each `k` run only when `n_init` is
+    /// given, and then no `k` ends above its fit (on these blobs, forty
+    /// groups grouped at `k` = 8..11, the path without them ends above
+    /// some fit, so the check can fail).
+    #[test]
+    fn a_given_n_init_fits_every_k_of_a_large_problem() {
+        let (n, d, ks) = (8000, 20, 8..=11);
+        assert!(!defaults::is_small(n, d, *ks.start()));
+        let x = crate::testdata::blobs(n, d, 40, 3);
+        let fitted: Vec<f64> = ks
+            .clone()
+            .map(|k| {
+                let p = Params::new(k).n_init(2).seed(4);
+                crate::fit(x.view(), p).unwrap().objective
+            })
+            .collect();
+        let above = |path: &Path<f64>| {
+            path.steps
+                .iter()
+                .zip(&fitted)
+                .filter(|(s, &f)| s.objective > f * (1.0 + 1e-9))
+                .count()
+        };
+        let given = dense_path(&x, None, ks.clone(), Params::new(1).n_init(2).seed(4));
+        assert_eq!(above(&given), 0);
+        let auto = dense_path(&x, None, ks, Params::new(1).seed(4));
+        assert!(auto
+            .steps
+            .iter()
+            .all(|s| s.origin != PathOrigin::Fit || s.k == 8));
+        assert!(above(&auto) > 0);
+    }
+
     #[test]
     fn summaries_are_the_clusterings_without_them() {
         let x = crate::testdata::blobs(300, 2, 4, 9);
@@ -1024,7 +1067,7 @@ mod tests {
     fn progress_ends_at_its_total() {
         let x = crate::testdata::blobs(200, 2, 4, 5);
         // With refinement the search grows past 8 (`searched` steps), the
-        // fits of small problems and the merges visit all but the first of
+        // fits at each `k` and the merges visit all but the first of
         // those, growing again 6 of the 7 kept.
         let searched = 7 + SEARCH_PAST_K_MAX;
         for (refine, total) in [(false, 7), (true, searched + 2 * (searched - 1) + 6)] {

@@ -472,8 +472,9 @@ def cluster_path(
     starts from the one before by splitting the cluster whose 2-means split
     lowers the objective most, then Hartigan sweeps until no point moves.
     With ``refine`` (default) the path then refines itself: on small
-    problems (``n_samples * n_features * k <= 2**20``) the usual fit at each
-    k replaces the grown solution where it ends lower; from five k past the
+    problems (``n_samples * n_features * k <= 2**20``), and at every k when
+    ``n_init`` is given, the usual fit at each k replaces the grown solution
+    where it ends lower; from five k past the
     last (searched, not returned) down, each k is also reached by merging
     two clusters of the ``k + 1`` solution; and from the first k up, each k
     is grown again where the one below improved; whatever is lowest is kept.
@@ -530,7 +531,14 @@ def cluster_path(
     method, n_iter, init, n_init, schedule, polish, refine, tol
         As for :func:`cluster`, for the fit at the first k (later k are
         reached by Hartigan sweeps whatever the method; ``refine`` also
-        turns the path's own refinement on or off). A number ``tol`` applies
+        turns the path's own refinement on or off). An integer ``n_init``
+        (with ``refine``) also fits every k with that many restarts, as a
+        loop of :func:`cluster` calls would, and keeps the path's solution
+        only where it is lower: on large data below the number of groups,
+        where many optima lie within tenths of a per cent and a path is one
+        draw among them, this buys quality at the cost of the loop.
+        ``"auto"`` (default) fits every k only where the problem is small.
+        A number ``tol`` applies
         to every descent. ``"auto"`` searches at 0 on small problems and at
         ``1e-4`` where ``n_samples·n_features·k > 2**20``, then continues
         every k's solution until no point moves, so every k ends a local

@@ -169,7 +169,9 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         Independent restarts, run in parallel; the lowest objective wins.
         ``"auto"`` means 1 for an array or callable ``init``, otherwise
         ``smartigan.cluster``'s ``"auto"`` (20 restarts while
-        ``n_samples * n_features * n_clusters <= 2**20``, else 1).
+        ``n_samples * n_features * n_clusters <= 2**20``, else 1). With
+        ``n_clusters="auto"`` an integer also fits every k of ``k_range``
+        with that many restarts (see :func:`smartigan.cluster_path`).
     max_iter : int or None, default=None
         For Smartigan the length of the acceptance-factor schedule (``None``:
         20, or 5 where ``n_samples * n_features * n_clusters > 2**20``;

@@ -61,6 +61,20 @@ def test_first_k_equals_cluster_and_seed_is_reported(small: np.ndarray) -> None:
     np.testing.assert_array_equal(drawn.objectives, again.objectives)
 
 
+def test_a_given_n_init_fits_every_k_of_a_large_problem() -> None:
+    # 8000 x 20 at k >= 8 is above 2**20 multiply-adds per pass: without
+    # n_init only the first k is a fit; with it every k is no higher than
+    # cluster() with the same n_init and seed.
+    x = blobs(n=8000, d=20, centres=40, spread=1.0, seed=11)
+    ks = range(8, 11)
+    auto = smartigan.cluster_path(x, ks, seed=4, criteria=None)
+    assert "fit" not in auto.origins[1:]
+    given = smartigan.cluster_path(x, ks, seed=4, criteria=None, n_init=2)
+    for k, objective in zip(ks, given.objectives):
+        assert objective <= smartigan.cluster(x, k, seed=4, n_init=2).objective * (1 + 1e-9)
+    assert np.all(np.diff(given.objectives) <= 0)
+
+
 def test_same_result_for_any_thread_count(small: np.ndarray) -> None:
     runs = [smartigan.cluster_path(small, range(2, 9), seed=4, n_threads=t, gap_references=3) for t in (1, 2, 3)]
     for other in runs[1:]:

@@ -104,9 +104,12 @@ def _add_data_options(p: argparse.ArgumentParser, method: bool, k_range: bool = 
                         f"{AUTO_SMALL_PROBLEM} multiply-adds per pass unless the first sweep "
                         f"shows overlapping clusters); for lloyd and "
                         f"hartigan a cap on iterations/sweeps (default {DEFAULT_MAX_ITER})")
-    p.add_argument("--n-init", type=_n_init_arg, default=DEFAULT_N_INIT,
-                   help="restarts, run in parallel; the best is kept (default auto: "
-                        f"{AUTO_N_INIT_SMALL} while n*d*k <= 2**20, else {AUTO_N_INIT_LARGE})")
+    n_init_help = ("restarts, run in parallel; the best is kept (default auto: "
+                   f"{AUTO_N_INIT_SMALL} while n*d*k <= 2**20, else {AUTO_N_INIT_LARGE})")
+    if k_range:
+        n_init_help += ("; for the first k, and at every k where n*d*k <= 2**20; a number also fits "
+                        "every other k with that many restarts, keeping the path where it is lower")
+    p.add_argument("--n-init", type=_n_init_arg, default=DEFAULT_N_INIT, help=n_init_help)
     p.add_argument("--tol", type=_tol, default=DEFAULT_TOL,
                    help="stop a descent once a step lowers the objective by at most TOL times the objective "
                         f"(default auto: 0, until no point moves, while n*d*k <= 2**20, else {AUTO_TOL_LARGE})")
