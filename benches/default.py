@@ -185,6 +185,7 @@ def plot(trade: Dict[str, Any], path: Path) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 
     fig, axes = plt.subplots(1, len(trade), figsize=(6.5 * len(trade), 4.8), squeeze=False)
     colours = {"smartigan": "tab:blue", "scikit-learn": "tab:orange", "faiss": "tab:green"}
@@ -195,6 +196,10 @@ def plot(trade: Dict[str, Any], path: Path) -> None:
             ax.scatter(p["time"], y, color=colours[p["peer"]], s=28)
             ax.annotate(p["setting"], (p["time"], y), fontsize=7, xytext=(4, 3), textcoords="offset points")
         ax.set_xscale("log")
+        # Plain numbers on the decades only: the log axis' minor labels
+        # (2e-1, 3e-1, ...) overlap at this width.
+        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.set_xlabel("wall time (s, log scale)")
         ax.set_ylabel("objective above the lowest here (%)")
         ax.set_title(f"{name}: n={t['n']}, d={t['d']}, k={t['k']}, {t['dtype']}")
@@ -323,6 +328,8 @@ def main() -> None:
                          "target 2 on a machine lent for minutes")
     ap.add_argument("--tradeoff-workloads", default="W2,W5")
     ap.add_argument("--out", default=str(HERE / "RESULTS-default.md"))
+    ap.add_argument("--picture", default="tradeoff.png",
+                    help="file name of the time-quality picture, written next to --out")
     ap.add_argument("--render", default=None, metavar="JSON",
                     help="only write the markdown (and picture) from a saved report's .json, e.g. one "
                          "measured on another machine")
@@ -338,7 +345,8 @@ def main() -> None:
     if args.render:
         rep = json.loads(Path(args.render).read_text())
         if rep.get("trade"):
-            plot(rep["trade"], out.parent / "tradeoff.png")
+            rep["picture"] = args.picture
+            plot(rep["trade"], out.parent / args.picture)
         write_report(rep, out)
         return
     if args.only == "tradeoff":
@@ -357,11 +365,13 @@ def main() -> None:
     rep = dict(argv=" ".join(sys.argv[1:]), date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                machine=this_machine(), versions=versions, minutes=(time.time() - t0) / 60, rows=rows, trade=trade,
                platform=platform.platform())
-    out.with_suffix(".json").write_text(json.dumps(rep, indent=1))
     if trade:
         if not rows:
             rep["title"] = "Time and quality (issue 28)"
-        plot(trade, out.parent / "tradeoff.png")
+        rep["picture"] = args.picture
+    out.with_suffix(".json").write_text(json.dumps(rep, indent=1))
+    if trade:
+        plot(trade, out.parent / args.picture)
     write_report(rep, out)
     log(f"wrote {out}")
 
