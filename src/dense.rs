@@ -163,9 +163,15 @@ impl<T: Scalar> Source for Dense<'_, T> {
         st: &DenseState,
         splits: &mut SplitCache,
         batch: bool,
+        below: Option<f64>,
     ) -> Option<(DenseState, usize)> {
         let spare = self.engine.spare_threads;
         let (partition, moves) = propose(&st.partition, &self.rows, splits, batch, spare)?;
+        // A rejected candidate needs no copy of the accelerated kernels'
+        // cache (bounds of every point) nor their re-anchoring.
+        if below.is_some_and(|b| partition.objective(&self.rows) >= b) {
+            return None;
+        }
         let mut cache = st.cache.clone();
         cache.relabelled(&partition.labels, &partition.centroids, &self.rows);
         Some((DenseState { partition, cache }, moves))
@@ -212,5 +218,36 @@ impl<T: Scalar> Source for Dense<'_, T> {
             per_cluster[l] += cost;
         }
         (centroids, objective, per_cluster)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::params::Params;
+
+    /// With `below`, a merge-split candidate whose objective is not below it
+    /// is dropped; a bar above the candidate keeps it.
+    #[test]
+    fn merge_split_drops_a_candidate_not_below_the_bar() {
+        let x = crate::testdata::blobs(600, 3, 6, 2);
+        let p = Params::new(6).check().unwrap();
+        let dense = Dense::new(Data::new(x.view(), None), &p, true);
+        // One blob per cluster: every merge-split move raises the objective.
+        let fit = crate::fit(x.view(), Params::new(6).seed(1)).unwrap();
+        let st = dense.labelled_state(6, fit.labels.to_vec());
+        let current = dense.objective(&st);
+        let propose = |below| dense.merge_split(&st, &mut SplitCache::default(), false, below);
+        let (candidate, moves) = propose(None).unwrap();
+        assert_eq!(moves, 1);
+        let raised = dense.objective(&candidate);
+        assert!(raised > current, "{raised} <= {current}");
+        assert!(propose(Some(current)).is_none());
+        let (kept, _) = propose(Some(raised * 1.01)).unwrap();
+        assert_eq!(
+            Dense::<f64>::labels(&kept),
+            Dense::<f64>::labels(&candidate)
+        );
     }
 }

@@ -391,12 +391,6 @@ impl<St> Restart<St> {
             Some(trial) => trial,
             None => {
                 let batch = self.refinement.batch;
-                let proposal = data.merge_split(&self.part, &mut self.refinement.cache, batch);
-                let Some((state, moves)) = proposal else {
-                    self.phase = Phase::Done;
-                    return;
-                };
-                let objective = data.objective(&state);
                 // With a tolerance, only a move that by itself lowers the
                 // objective is tried: the structural repair refinement is
                 // for (a group cut in two merges for less than a cluster
@@ -406,12 +400,17 @@ impl<St> Restart<St> {
                 // and its re-converging sweeps only walk to a nearby local
                 // optimum, gaining per sweep what the tolerance already
                 // gives up. Candidates are ranked by this change, so the
-                // best one failing ends refinement. `tol = 0` asks for the
+                // best one failing (no candidate below the current
+                // objective) ends refinement. `tol = 0` asks for the
                 // lowest objective the budget reaches, and tries it.
-                if self.tol > 0.0 && objective >= self.current_objective() {
+                let below = (self.tol > 0.0).then(|| self.current_objective());
+                let proposal =
+                    data.merge_split(&self.part, &mut self.refinement.cache, batch, below);
+                let Some((state, moves)) = proposal else {
                     self.phase = Phase::Done;
                     return;
-                }
+                };
+                let objective = data.objective(&state);
                 Trial {
                     objective,
                     state,

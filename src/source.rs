@@ -80,13 +80,16 @@ pub(crate) trait Source: Sync {
     /// The state the best merge-split move on `st` gives (with `batch`,
     /// together with the disjoint moves batched with it,
     /// [`crate::refine::propose_labels`]), not yet re-converged, and the
-    /// number of moves; `None` when there is no candidate. `cache` holds
-    /// the restart's splits from earlier proposals.
+    /// number of moves; `None` when there is no candidate, or, with
+    /// `below`, when the candidate's objective is not below it (dropped
+    /// before the rest of its state is built). `cache` holds the restart's
+    /// splits from earlier proposals.
     fn merge_split(
         &self,
         st: &Self::State,
         cache: &mut SplitCache,
         batch: bool,
+        below: Option<f64>,
     ) -> Option<(Self::State, usize)>;
     /// The state with one more cluster (a step of a path, [`crate::path`]):
     /// the cluster whose split lowers the objective most split in two, the

@@ -744,11 +744,16 @@ impl<T: Scalar> Source for SparseData<'_, T> {
         st: &SparseState,
         cache: &mut SplitCache,
         batch: bool,
+        below: Option<f64>,
     ) -> Option<(SparseState, usize)> {
         let centroids = self.dense_centroids(st);
         let (labels, touched) =
             propose_labels(self, &st.labels, &st.weights, &centroids, cache, batch)?;
-        Some((self.state_from_labels(st.k, labels), touched.len()))
+        let state = self.state_from_labels(st.k, labels);
+        if below.is_some_and(|b| self.objective(&state) >= b) {
+            return None;
+        }
+        Some((state, touched.len()))
     }
 
     fn labels(st: &SparseState) -> &[usize] {
