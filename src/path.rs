@@ -573,10 +573,10 @@ where
         let mut fitted = 0;
         let (n, d) = (self.data.n(), self.data.d());
         let fits = !matches!(self.params.init(), Init::Centroids(_));
-        // `n·d·k` grows with `k`: past the first large `k` none is small.
         let every_k = self.params.given_n_init().is_some();
         for (slot, flag) in path.iter_mut().zip(changed.iter_mut()).skip(1) {
             let k = slot.k();
+            // `n·d·k` grows with `k`: past the first large `k` none is small.
             if !fits || !(every_k || defaults::is_small(n, d, k)) {
                 break;
             }
