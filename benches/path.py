@@ -374,6 +374,14 @@ def render(report: Dict[str, Any]) -> str:
     return "\n".join(L)
 
 
+def write_with_notes(report: Dict[str, Any], out: Path) -> None:
+    """Render `report` to `out`, with the notes kept beside it (`<stem>-notes.md`), if any."""
+    notes = out.with_name(out.stem + "-notes.md")
+    if notes.exists():
+        report["notes"] = notes.read_text().strip()
+    out.write_text(render(report) + "\n")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=str(HERE / "RESULTS-path.md"))
@@ -385,11 +393,7 @@ def main() -> None:
     args = ap.parse_args()
     out = Path(args.out)
     if args.from_json:
-        report = json.loads(Path(args.from_json).read_text())
-        notes = out.with_name(out.stem + "-notes.md")
-        if notes.exists():
-            report["notes"] = notes.read_text().strip()
-        out.write_text(render(report) + "\n")
+        write_with_notes(json.loads(Path(args.from_json).read_text()), out)
         return
     t0 = time.time()
 
@@ -411,10 +415,7 @@ def main() -> None:
         report["ten_starts"]["separate_run"] = dict(host=h, date=time.strftime("%Y-%m-%d", time.gmtime()),
                                                     minutes=(time.time() - t0) / 60)
         out.with_suffix(".json").write_text(json.dumps(report, indent=1, default=str))
-        notes = out.with_name(out.stem + "-notes.md")
-        if notes.exists():
-            report["notes"] = notes.read_text().strip()
-        out.write_text(render(report) + "\n")
+        write_with_notes(report, out)
         log(f"wrote {out}")
         return
     w1, w2 = workload("W1"), workload("W2")
