@@ -238,9 +238,7 @@ def plot(trade: Dict[str, Any], path: Path) -> None:
     for ax, (name, t) in zip(axes[0], trade.items()):
         best = min(p["objective"] for p in t["points"])
         for p in t["points"]:
-            y = 100 * (p["objective"] / best - 1)
-            ax.scatter(p["time"], y, color=colours[p["peer"]], s=28)
-            ax.annotate(p["setting"], (p["time"], y), fontsize=7, xytext=(4, 3), textcoords="offset points")
+            ax.scatter(p["time"], 100 * (p["objective"] / best - 1), color=colours[p["peer"]], s=28)
         ax.set_xscale("log")
         # Plain numbers on the decades only: the log axis' minor labels
         # (2e-1, 3e-1, ...) overlap at this width.
@@ -255,7 +253,39 @@ def plot(trade: Dict[str, Any], path: Path) -> None:
         ax.legend(fontsize=8)
         ax.grid(alpha=0.3)
     fig.tight_layout()
+    # Labels last, once the layout has fixed where every point lands.
+    for ax, t in zip(axes[0], trade.values()):
+        best = min(p["objective"] for p in t["points"])
+        label_points(ax, [(p["setting"], p["time"], 100 * (p["objective"] / best - 1)) for p in t["points"]])
     fig.savefig(path, dpi=110)
+
+
+def label_points(ax: Any, points: List[Tuple[str, float, float]]) -> None:
+    """Writes each label beside its point, raised a line at a time while it
+    would overlap a label already written (settings whose points nearly
+    coincide would otherwise print over each other)."""
+    renderer = ax.figure.canvas.get_renderer()
+    frame = ax.get_window_extent(renderer)
+    taken: List[Any] = []
+    for text, x, y in points:
+        # Near the right edge the label goes to the point's left, inside.
+        left = ax.transData.transform((x, y))[0] > frame.x0 + 0.8 * frame.width
+        def write(lift: int, line: bool) -> Any:
+            return ax.annotate(text, (x, y), fontsize=7, xytext=(-4 if left else 4, 3 + 9 * lift),
+                               textcoords="offset points", ha="right" if left else "left",
+                               arrowprops=dict(arrowstyle="-", lw=0.4, color="0.6") if line else None)
+        for lift in range(12):
+            # Tested without its line: a line's extent reaches the point.
+            label = write(lift, False)
+            box = label.get_window_extent(renderer).padded(2)
+            if not any(box.overlaps(other) for other in taken) or lift == 11:
+                break
+            label.remove()
+        if lift:
+            # A lifted label gets a thin line to its point.
+            label.remove()
+            write(lift, True)
+        taken.append(box)
 
 
 def verdicts(rows: Dict[str, Any], trade: Dict[str, Any]) -> List[str]:
