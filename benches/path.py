@@ -24,7 +24,12 @@ QUICK_SHAPE_SEEDS seeds instead of SHAPE_SEEDS; the report says so.
     n_init=10)`` (a fit of ten restarts at every k, the path on top)
     against ``KMeans(k, n_init=10)`` for each of the 29 k, objectives and
     time (about seven minutes on two cores; left out by ``--quick``; run
-    alone into an existing report with ``--only-ten-starts``).
+    alone into an existing report with ``--only-ten-starts``);
+(e) the small-k lottery on W2: at k = 4, 5, 6, 8, 10 scikit-learn's ten
+    starts with other seeds and the default path with other seeds, each
+    against (a)'s scikit-learn column (about five minutes on two cores; left
+    out by ``--quick``; run alone into an existing report with
+    ``--only-lottery``).
 
 W1 and W2 are drawn by ``benches/peers.py``'s generator with its seeds (the
 same bytes as its reports). Times are wall-clock in this process; on a
@@ -164,6 +169,33 @@ def ten_starts(x: np.ndarray, log: Callable[[str], None]) -> Dict[str, Any]:
     log(f"W2: sklearn 29 fits n_init=10 {t_sk:.1f}s")
     return dict(path_seconds=t_path, sklearn_seconds=t_sk, path=p.objectives.tolist(), origins=list(p.origins),
                 sklearn10=objs)
+
+
+#: (e)'s k, and how many seeds each side draws besides (a)'s.
+LOTTERY_KS = (4, 5, 6, 8, 10)
+LOTTERY_SKLEARN_SEEDS = 5
+LOTTERY_PATH_SEEDS = 4
+
+
+def lottery(x: np.ndarray, log: Callable[[str], None]) -> Dict[str, Any]:
+    """(e): how (a)'s comparison at small k varies with the seed: scikit-learn's
+    ten starts with seeds SEED + 1.. and the default path with seeds SEED..,
+    objectives at LOTTERY_KS, next to (a)'s column (`KMeans(k, n_init=10,
+    random_state=SEED)`)."""
+    # Keys are strings, as they come back from the saved report.
+    column = {str(k): sklearn_objective(x, k, 10, SEED) for k in LOTTERY_KS}
+    t0 = time.perf_counter()
+    sk = {str(k): [sklearn_objective(x, k, 10, SEED + s) for s in range(1, LOTTERY_SKLEARN_SEEDS + 1)]
+          for k in LOTTERY_KS}
+    t_sk = time.perf_counter() - t0
+    log(f"W2 lottery: scikit-learn {t_sk:.1f}s")
+    paths, t_paths = [], []
+    for s in range(LOTTERY_PATH_SEEDS):
+        p, t = timed(lambda: smartigan.cluster_path(x, range(KS[0], KS[-1] + 1), seed=SEED + s, criteria=None))
+        paths.append({str(k): float(p.objectives[k - KS[0]]) for k in LOTTERY_KS})
+        t_paths.append(t)
+        log(f"W2 lottery: path seed {SEED + s} {t:.1f}s")
+    return dict(column=column, sklearn10=sk, path=paths, sklearn_seconds=t_sk, path_seconds=t_paths)
 
 
 def time_criteria(name: str, x: np.ndarray, refs: int, log: Callable[[str], None]) -> Dict[str, Any]:
@@ -366,6 +398,36 @@ def render(report: Dict[str, Any]) -> str:
         L.append("")
         L.append("</details>")
         L.append("")
+    e = report.get("lottery")
+    if e:
+        L.append("## (e) The small-k lottery (W2)")
+        L.append("")
+        L.append(f"Relative to (a)'s scikit-learn column (`KMeans(k, n_init=10, random_state={SEED})`): "
+                 f"`KMeans(k, n_init=10)` with {LOTTERY_SKLEARN_SEEDS} other seeds, and the default "
+                 f"`cluster_path(X, range(2, 31))` with {LOTTERY_PATH_SEEDS} seeds ({SEED} is (a)'s). "
+                 "Mean, lowest and highest of each; negative means lower than the column.")
+        sep = e.get("separate_run")
+        if sep:
+            h = sep["host"]
+            L.append("")
+            L.append(f"Run on its own (`--only-lottery`) on {sep['date']}: {h['cpu']}, {h['cores']} cores, load "
+                     f"average {h['load_at_start']:.1f} at its start; it took {sep['minutes']:.1f} min.")
+        L.append("")
+        L.append("| k | column | sklearn n_init=10, other seeds: mean (lowest, highest) | "
+                 "default path: mean (lowest, highest) |")
+        L.append("|---|---|---|---|")
+
+        def spread(vals: List[float], ref: float) -> str:
+            rel = [100 * (v / ref - 1) for v in vals]
+            return f"{sum(rel) / len(rel):+.3f} % ({min(rel):+.3f}, {max(rel):+.3f})"
+        for k in LOTTERY_KS:
+            ref = e["column"][str(k)]
+            ours = [q[str(k)] for q in e["path"]]
+            L.append(f"| {k} | {ref:.6g} | {spread(e['sklearn10'][str(k)], ref)} | {spread(ours, ref)} |")
+        L.append("")
+        L.append(f"Time: scikit-learn's {LOTTERY_SKLEARN_SEEDS * len(LOTTERY_KS)} fits {e['sklearn_seconds']:.1f} s; "
+                 f"the paths (all 29 k each) {', '.join(f'{t:.1f}' for t in e['path_seconds'])} s.")
+        L.append("")
     if report.get("notes"):
         L.append("## Notes")
         L.append("")
@@ -390,6 +452,8 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="the reduced run (see the module's documentation)")
     ap.add_argument("--only-ten-starts", action="store_true",
                     help="run (d) alone and add it to the report next to --out (its .json), then re-render")
+    ap.add_argument("--only-lottery", action="store_true",
+                    help="run (e) alone and add it to the report next to --out (its .json), then re-render")
     args = ap.parse_args()
     out = Path(args.out)
     if args.from_json:
@@ -408,12 +472,17 @@ def main() -> None:
         report["minutes"] = (time.time() - t0) / 60
         out.with_suffix(".json").write_text(json.dumps(report, indent=1, default=str))
 
-    if args.only_ten_starts:
+    alone = [(key, fn) for key, fn, asked in (("ten_starts", ten_starts, args.only_ten_starts),
+                                              ("lottery", lottery, args.only_lottery)) if asked]
+    if alone:
+        # A section run on its own joins the saved report, with its own host line.
         report = json.loads(out.with_suffix(".json").read_text())
-        h = host()
-        report["ten_starts"] = ten_starts(workload("W2"), log)
-        report["ten_starts"]["separate_run"] = dict(host=h, date=time.strftime("%Y-%m-%d", time.gmtime()),
-                                                    minutes=(time.time() - t0) / 60)
+        w2 = workload("W2")
+        for key, fn in alone:
+            h, started = host(), time.time()
+            report[key] = fn(w2, log)
+            report[key]["separate_run"] = dict(host=h, date=time.strftime("%Y-%m-%d", time.gmtime()),
+                                               minutes=(time.time() - started) / 60)
         out.with_suffix(".json").write_text(json.dumps(report, indent=1, default=str))
         write_with_notes(report, out)
         log(f"wrote {out}")
@@ -446,6 +515,8 @@ def main() -> None:
         report["objectives"]["W2"] = compare_objectives("W2", w2, W2_KS, log)
         save()
         report["ten_starts"] = ten_starts(w2, log)
+        save()
+        report["lottery"] = lottery(w2, log)
         save()
     out.write_text(render(report) + "\n")
     log(f"wrote {out}")
