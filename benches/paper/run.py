@@ -8,14 +8,13 @@ numpy and matplotlib. Every random choice is seeded: rerunning gives the same
 objectives; timings change with the machine and its load, which is why the
 report states time ratios measured in the same run.
 
-`--cache FILE` keeps the measurements in a pickle and `--report-only` renders
-from it without measuring again (for editing the report's wording)."""
+`--cache FILE` keeps the measurements as JSON (`cache.py`) and `--report-only`
+renders from it without measuring again (for editing the report's wording)."""
 
 from __future__ import annotations
 
 import argparse
 import os
-import pickle
 import platform
 import subprocess
 import sys
@@ -28,6 +27,7 @@ sys.path.insert(0, str(HERE))
 import numpy as np  # noqa: E402
 
 import smartigan  # noqa: E402
+import cache  # noqa: E402
 import frontier as fr_mod  # noqa: E402
 import reproduce  # noqa: E402
 from report import document  # noqa: E402
@@ -123,7 +123,7 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="small samples; a smoke test, not a report")
     ap.add_argument("--out", help="markdown report (default benches/PAPER.md; --quick: benches/out/PAPER-quick.md)")
     ap.add_argument("--figure", help="PNG (default benches/paper/objective_vs_time.png; --quick: benches/out/)")
-    ap.add_argument("--cache", help="pickle of the measurements (written, or read with --report-only)")
+    ap.add_argument("--cache", help="JSON of the measurements (written, or read with --report-only)")
     ap.add_argument("--report-only", action="store_true", help="render from --cache without measuring")
     args = ap.parse_args(argv)
 
@@ -131,8 +131,7 @@ def main(argv=None) -> int:
     if args.report_only:
         if not args.cache:
             ap.error("--report-only needs --cache")
-        with open(args.cache, "rb") as fh:
-            res = pickle.load(fh)
+        res = cache.load(args.cache)
         # Re-derive everything computed from the raw measurements, so that
         # changes to the analysis show without measuring again.
         fr_mod.summarise(res["frontier"])
@@ -142,8 +141,7 @@ def main(argv=None) -> int:
     else:
         res = measure(args.quick, log)
         if args.cache:
-            with open(args.cache, "wb") as fh:
-                pickle.dump(res, fh)
+            cache.dump(res, args.cache)
     quick = res["quick"]
     # A quick run must not overwrite the committed report: its samples are tiny.
     default_dir = HERE.parent / "out" if quick else None
