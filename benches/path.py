@@ -370,12 +370,7 @@ def render(report: Dict[str, Any]) -> str:
         L.append("`cluster_path(X, range(2, 31), n_init=10)`: a given `n_init` fits every k with that many restarts "
                  "and keeps the path's solution where it is lower (by default only small problems get a fit at "
                  "every k); against `KMeans(k, n_init=10)` for each of the 29 k. One run each, in this process.")
-        sep = d.get("separate_run")
-        if sep:
-            h = sep["host"]
-            L.append("")
-            L.append(f"Run on its own (`--only-ten-starts`) on {sep['date']}: {h['cpu']}, {h['cores']} cores, load "
-                     f"average {h['load_at_start']:.1f} at its start; it took {sep['minutes']:.1f} min.")
+        L += separate_run_line(d, "--only-ten-starts")
         L.append("")
         L.append("| run | time (s) | time / sklearn |")
         L.append("|---|---|---|")
@@ -406,12 +401,7 @@ def render(report: Dict[str, Any]) -> str:
                  f"`KMeans(k, n_init=10)` with {LOTTERY_SKLEARN_SEEDS} other seeds, and the default "
                  f"`cluster_path(X, range(2, 31))` with {LOTTERY_PATH_SEEDS} seeds ({SEED} is (a)'s). "
                  "Mean, lowest and highest of each; negative means lower than the column.")
-        sep = e.get("separate_run")
-        if sep:
-            h = sep["host"]
-            L.append("")
-            L.append(f"Run on its own (`--only-lottery`) on {sep['date']}: {h['cpu']}, {h['cores']} cores, load "
-                     f"average {h['load_at_start']:.1f} at its start; it took {sep['minutes']:.1f} min.")
+        L += separate_run_line(e, "--only-lottery")
         L.append("")
         L.append("| k | column | sklearn n_init=10, other seeds: mean (lowest, highest) | "
                  "default path: mean (lowest, highest) |")
@@ -434,6 +424,16 @@ def render(report: Dict[str, Any]) -> str:
         L.append(report["notes"])
         L.append("")
     return "\n".join(L)
+
+
+def separate_run_line(section: Dict[str, Any], flag: str) -> List[str]:
+    """The lines saying where and when a section run on its own (`flag`) was measured, if it was."""
+    sep = section.get("separate_run")
+    if not sep:
+        return []
+    h = sep["host"]
+    return ["", f"Run on its own (`{flag}`) on {sep['date']}: {h['cpu']}, {h['cores']} cores, load "
+                f"average {h['load_at_start']:.1f} at its start; it took {sep['minutes']:.1f} min."]
 
 
 def write_with_notes(report: Dict[str, Any], out: Path) -> None:
