@@ -547,7 +547,9 @@ def document(res: dict, target_pct: float, figure_rel: str) -> str:
     cpu = (f" The process used {res['cpu_total'] / 60:.1f} CPU-minutes in all (both cores together), a better "
            f"guide to its cost than wall time on a machine shared with other jobs." if res.get("cpu_total") else "")
     w(f"Stage times in this run: Tables 1–3 {res['t_tables']:.0f} s, synthetic tables {res['t_synth']:.0f} s, "
-      f"frontier + defaults {res['t_frontier']:.0f} s.{cpu} All seeds are fixed: a rerun gives the same objectives; "
+      f"frontier + defaults {res['t_frontier']:.0f} s.{cpu} All seeds are fixed: a rerun gives the same objectives "
+      "for the same restarts (the tables and the real calls of §4.7 repeat exactly), but §4's frontier draws as "
+      "many restarts per configuration as a time budget allows, so its estimates move a little between runs; "
       "times move with the machine's load, which is why only ratios measured in the same run are stated as "
       "findings. Sources: `benches/paper/` (`common.py` data and generator, `reproduce.py` §1–3, `frontier.py` "
       "§4, `report.py` this file). The data and their provenance are in `benches/paper/data/`.\n")
