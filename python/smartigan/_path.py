@@ -476,8 +476,12 @@ def cluster_path(
     ``n_init`` is given, the usual fit at each k replaces the grown solution
     where it ends lower; from five k past the
     last (searched, not returned) down, each k is also reached by merging
-    two clusters of the ``k + 1`` solution; and from the first k up, each k
-    is grown again where the one below improved; whatever is lowest is kept.
+    two clusters of the ``k + 1`` solution; from the first k up, each k
+    is grown again where the one below improved; and on larger problems the
+    smallest k (while they sum to at most an eighth of the k searched) get
+    one more draw, the usual fit, compared once both are finished, on the
+    threads the path's one-at-a-time descents leave idle; whatever is
+    lowest is kept.
     So the objective never rises with k, each k costs a few descents rather
     than a multi-start fit, and every k's solution is a Hartigan local
     optimum (the default ``tol="auto"`` searches with descents stopped early
