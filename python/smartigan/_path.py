@@ -478,7 +478,7 @@ def cluster_path(
     last (searched, not returned) down, each k is also reached by merging
     two clusters of the ``k + 1`` solution; from the first k up, each k
     is grown again where the one below improved; and on larger problems the
-    smallest k (while they sum to at most an eighth of the k searched) get
+    smallest k (while they sum to at most a sixteenth of the k searched) get
     one more draw, the usual fit, compared once both are finished, on the
     threads the path's one-at-a-time descents leave idle; whatever is
     lowest is kept.
