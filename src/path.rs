@@ -507,12 +507,17 @@ where
     let threads = pool.current_num_threads();
     let (searched, fits) = if fitted.is_empty() || threads < 2 {
         (steps.search(first, cache, k_top), steps.fits(fitted))
+    } else if before > 0 {
+        // The fits need nothing from the search: they run beside it. Those
+        // of a small problem or of a given `n_init` are most of the work,
+        // and share the whole pool with the search.
+        pool.install(|| rayon::join(|| steps.search(first, cache, k_top), || steps.fits(fitted)))
     } else {
-        // The fits need nothing from the search: they run beside it, on a
-        // thread of their own, the search on the others. In one pool a
-        // thread waiting for its half of a merge would take up a whole fit
-        // meanwhile, and the search, one descent at a time, would wait on
-        // it.
+        // A large problem's draws are a small share of the work: they run
+        // beside the search on a thread of their own, the search on the
+        // others. In one pool a thread that had finished its half of a
+        // merge would take up a whole fit, and the search, one descent at
+        // a time, would wait on it.
         let (search_pool, fit_pool) = (build_pool(threads - 1)?, build_pool(1)?);
         let search_steps = Steps {
             pool: &search_pool,
