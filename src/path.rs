@@ -50,9 +50,11 @@
 //!    data many local optima lie within hundredths of a per cent of each
 //!    other and the path is one draw among them; a second draw costs about
 //!    one step of the search at these `k`. The two are compared once both
-//!    are finished (below), not before: the search's descents stop early
-//!    on such problems and a fit's descend further, and the tails' gains
-//!    are as large as the differences between draws; the fits also come
+//!    are finished (the last pass of a path whose search stopped its
+//!    descents early: every `k` continued until no point moves), not
+//!    before: the search's descents stop early on such problems and a
+//!    fit's descend further, and the tails' gains are as large as the
+//!    differences between draws; the fits also come
 //!    after the merges, as candidates beside their result rather than
 //!    their starts (W2, benches/JOURNAL.md, session 38).
 //!
@@ -90,7 +92,10 @@
 //! order, when `P_k` is final, and leaves `P_{k+1}` either no higher than
 //! `P_k` or replaced by a solution grown from `P_k`, which is no higher
 //! either. So `f(P_{k+1}) ≤ f(P_k)` for every `k`: the objective never
-//! rises along the path. This holds in exact
+//! rises along the path. (The last pass, which finishes a large path's
+//! solutions and takes step 6's draws where lower, keeps this by the same
+//! rule: a `k` that ends above the one below is replaced by a solution
+//! grown from it, [`Steps::finish`].) This holds in exact
 //! arithmetic; the computed objectives can differ from it only by rounding
 //! (a decision between near-identical distances; centroids rounded to the
 //! input type), which matters only where a split gains nothing, i.e. where
@@ -102,7 +107,8 @@
 //!
 //! The path is as deterministic as a fit: the `k_min` fit is, splits are
 //! computed cluster by cluster and ranked with ties to the lowest cluster,
-//! merge candidates are compared in order, and the sweeps' visiting orders
+//! merge candidates are compared in order, the fits of steps 3 and 6 are
+//! fits (whichever threads run them), and the sweeps' visiting orders
 //! depend on `(seed, k)` only, so the same seed and data give the same path
 //! for any thread count.
 
@@ -1045,9 +1051,9 @@ mod tests {
         assert_eq!(run(3), one);
     }
 
-    /// A large problem's draws at its smallest `k` (here 3 and 4, run beside
-    /// the search) give the same path for any thread count, and those `k`
-    /// end no higher than their default fit.
+    /// A large problem's draw at its smallest `k` (here `k` = 3, run beside
+    /// the search on a thread of its own) gives the same path for any
+    /// thread count, and that `k` ends no higher than its default fit.
     #[test]
     fn drawn_k_are_the_same_for_any_thread_count() {
         let (n, d) = (4000, 100);
