@@ -101,8 +101,10 @@ class PathResult:
         ``log W*(k)`` of each reference data set.
     origins : tuple of str
         How each k's solution was reached: ``"fit"`` (the usual
-        multi-start fit at that k: the first k, and with ``refine`` on small
-        problems any k where it ended lower), ``"split"`` (a cluster of the ``k - 1`` solution split in two, then
+        multi-start fit at that k: the first k, and with ``refine`` any k
+        that gets a fit, where it ended lower: every k of a small problem or
+        with ``n_init`` given, the smallest k of a larger one), ``"split"``
+        (a cluster of the ``k - 1`` solution split in two, then
         Hartigan sweeps), ``"merge"`` (``refine``: two clusters of the
         ``k + 1`` solution merged, then Hartigan sweeps, because that ended
         lower) or ``"filled"`` (no cluster could be split: the new cluster
