@@ -591,6 +591,11 @@ impl<T> Solution<T> {
         self.clustering.objective
     }
 
+    /// Whether this solution is lower than `other` beyond rounding.
+    fn is_lower_than(&self, other: &Self) -> bool {
+        self.objective() < other.objective() * (1.0 - STALL_REL_MARGIN)
+    }
+
     fn into_step(self, keep: PathKeep) -> PathStep<T> {
         let c = self.clustering;
         PathStep {
@@ -867,7 +872,7 @@ where
                     let s = match draw {
                         Some(d) if d.objective() < s.objective() * (1.0 + DRAW_FINISH_MARGIN) => {
                             let d = self.finished(d)?;
-                            if d.objective() < s.objective() * (1.0 - STALL_REL_MARGIN) {
+                            if d.is_lower_than(&s) {
                                 d
                             } else {
                                 s
@@ -915,7 +920,7 @@ fn keep_lower_fits<T>(path: &mut [Solution<T>], fits: Vec<Solution<T>>) -> Vec<b
     let mut changed = vec![false; path.len()];
     for ((slot, flag), fit) in path.iter_mut().zip(changed.iter_mut()).skip(1).zip(fits) {
         debug_assert_eq!(slot.k(), fit.k());
-        if fit.objective() < slot.objective() * (1.0 - STALL_REL_MARGIN) {
+        if fit.is_lower_than(slot) {
             *slot = fit;
             *flag = true;
         }
