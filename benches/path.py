@@ -29,7 +29,15 @@ QUICK_SHAPE_SEEDS seeds instead of SHAPE_SEEDS; the report says so.
     starts with other seeds and the default path with other seeds, each
     against (a)'s scikit-learn column (about five minutes on two cores; left
     out by ``--quick``; run alone into an existing report with
-    ``--only-lottery``).
+    ``--only-lottery``);
+(f) the path on embeddings: W5's recipe (unit-normalised float32 rows in
+    384 dimensions, heavily overlapping Zipf-sized clusters) at a quarter of
+    its n, k = 2..30: the default path and the path with ``tol=2e-5`` (the
+    tolerance ``cluster()`` stops at on problems this size) against 29
+    default scikit-learn fits, alternating, and scikit-learn's ten starts
+    at EMBEDDING_TEN_START_KS (about ten minutes on two cores; left out by
+    ``--quick``; run alone into an existing report with
+    ``--only-embeddings``).
 
 W1 and W2 are drawn by ``benches/peers.py``'s generator with its seeds (the
 same bytes as its reports). Times are wall-clock in this process; on a
@@ -54,7 +62,7 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from peers import SEED, WORKLOADS, make_blobs, objective  # noqa: E402
+from peers import SEED, WORKLOADS, make_blobs, make_embeddings, objective  # noqa: E402
 
 import smartigan  # noqa: E402
 
@@ -196,6 +204,54 @@ def lottery(x: np.ndarray, log: Callable[[str], None]) -> Dict[str, Any]:
         t_paths.append(t)
         log(f"W2 lottery: path seed {SEED + s} {t:.1f}s")
     return dict(column=column, sklearn10=sk, path=paths, sklearn_seconds=t_sk, path_seconds=t_paths)
+
+
+#: (f)'s data: W5's recipe at a quarter of its n; and the k of its ten-start column.
+EMBEDDING_N = WORKLOADS["W5"]["n"] // 4
+EMBEDDING_TEN_START_KS = (5, 10, 20, 30)
+#: The tolerance of (f)'s second path row: `cluster()`'s on problems this size.
+EMBEDDING_TOL = 2e-5
+
+
+def embeddings() -> np.ndarray:
+    spec = WORKLOADS["W5"]
+    return np.ascontiguousarray(make_embeddings(EMBEDDING_N, spec["d"], spec["k"]))
+
+
+def path_objectives(x: np.ndarray, path: Any) -> List[float]:
+    """Every k's objective recomputed in float64 from its labels and centroids, as scikit-learn's are."""
+    return [objective(x, r.labels, r.centroids) for r in (path.result(int(k)) for k in path.ks)]
+
+
+def on_embeddings(x: np.ndarray, reps: int, log: Callable[[str], None]) -> Dict[str, Any]:
+    """(f): the path on embeddings against 29 default scikit-learn fits (alternating), and ten starts at a few k."""
+    from sklearn.cluster import KMeans
+    ks = range(KS[0], KS[-1] + 1)
+    rows = {"path": {}, f"path tol={EMBEDDING_TOL:g}": dict(tol=EMBEDDING_TOL)}
+    times: Dict[str, List[float]] = {name: [] for name in [*rows, "sklearn 29 fits"]}
+    objectives: Dict[str, List[float]] = {}
+    for rep in range(reps):
+        for name, extra in rows.items():
+            p, t = timed(lambda: smartigan.cluster_path(x, ks, seed=SEED + rep, criteria=None, **extra))
+            times[name].append(t)
+            if rep == 0:
+                objectives[name] = path_objectives(x, p)
+            log(f"embeddings rep {rep}: {name} {t:.1f}s")
+        objs = []
+        t0 = time.perf_counter()
+        for k in KS:
+            m = KMeans(k, random_state=SEED + rep).fit(x)
+            objs.append(objective(x, m.labels_, m.cluster_centers_))
+        times["sklearn 29 fits"].append(time.perf_counter() - t0)
+        if rep == 0:
+            objectives["sklearn 29 fits"] = objs
+        log(f"embeddings rep {rep}: sklearn 29 fits {times['sklearn 29 fits'][-1]:.1f}s")
+    t0 = time.perf_counter()
+    ten = {str(k): sklearn_objective(x, k, 10, SEED) for k in EMBEDDING_TEN_START_KS}
+    t_ten = time.perf_counter() - t0
+    log(f"embeddings: sklearn n_init=10 at {EMBEDDING_TEN_START_KS} {t_ten:.1f}s")
+    return dict(n=int(x.shape[0]), d=int(x.shape[1]), dtype=str(x.dtype), times=times, objectives=objectives,
+                sklearn10=ten, sklearn10_seconds=t_ten)
 
 
 def time_criteria(name: str, x: np.ndarray, refs: int, log: Callable[[str], None]) -> Dict[str, Any]:
@@ -418,12 +474,55 @@ def render(report: Dict[str, Any]) -> str:
         L.append(f"Time: scikit-learn's {LOTTERY_SKLEARN_SEEDS * len(LOTTERY_KS)} fits {e['sklearn_seconds']:.1f} s; "
                  f"the paths (all 29 k each) {', '.join(f'{t:.1f}' for t in e['path_seconds'])} s.")
         L.append("")
+    f = report.get("embeddings")
+    if f:
+        L += render_embeddings(f)
     if report.get("notes"):
         L.append("## Notes")
         L.append("")
         L.append(report["notes"])
         L.append("")
     return "\n".join(L)
+
+
+def render_embeddings(f: Dict[str, Any]) -> List[str]:
+    """(f)'s section."""
+    L = ["## (f) The path on embeddings", ""]
+    reps = len(f["times"]["path"])
+    L.append(f"W5's recipe (unit-normalised rows, heavily overlapping Zipf-sized clusters) at n = {f['n']:,}, "
+             f"d = {f['d']}, {f['dtype']}; k = 2..30. `path` is the default `cluster_path(X, range(2, 31))`, "
+             f"which finishes every k to a Hartigan local optimum; `path tol={EMBEDDING_TOL:g}` stops every "
+             "descent where `cluster()` stops by default on a problem this size; `sklearn 29 fits` is "
+             f"`KMeans(k)` for each k. Median of {reps} repetitions, alternating in one process; objectives "
+             "recomputed in float64 from labels and centroids (the first repetition's seed).")
+    L += separate_run_line(f, "--only-embeddings")
+    L.append("")
+    sk = median(f["times"]["sklearn 29 fits"])
+    L.append("| row | time (median) | vs 29 scikit-learn fits | objective vs scikit-learn's default fit: "
+             "mean (lowest, highest) over k |")
+    L.append("|---|---|---|---|")
+    ref = f["objectives"]["sklearn 29 fits"]
+    for name, ts in f["times"].items():
+        rel = [100 * (a / b - 1) for a, b in zip(f["objectives"][name], ref)]
+        L.append(f"| {name} | {median(ts):.1f} s | {median(ts) / sk:.2f}x | "
+                 f"{sum(rel) / len(rel):+.3f} % ({min(rel):+.3f}, {max(rel):+.3f}) |")
+    L.append("")
+    base = f["objectives"]["path"]
+    tol_name = next(name for name in f["objectives"] if name.startswith("path tol="))
+    rel = [100 * (a / b - 1) for a, b in zip(f["objectives"][tol_name], base)]
+    L.append(f"`{tol_name}` against the default path: mean {sum(rel) / len(rel):+.4f} %, highest {max(rel):+.4f} % "
+             f"(k = {KS[rel.index(max(rel))]}).")
+    L.append("")
+    L.append(f"scikit-learn's ten starts (`KMeans(k, n_init=10)`, {f['sklearn10_seconds']:.1f} s for "
+             f"{len(f['sklearn10'])} k):")
+    L.append("")
+    L.append("| k | sklearn n_init=10 | path vs it | " + tol_name + " vs it |")
+    L.append("|---|---|---|---|")
+    for k, v in f["sklearn10"].items():
+        i = int(k) - KS[0]
+        L.append(f"| {k} | {v:.6g} | {pct(base[i], v)} | {pct(f['objectives'][tol_name][i], v)} |")
+    L.append("")
+    return L
 
 
 def separate_run_line(section: Dict[str, Any], flag: str) -> List[str]:
@@ -454,6 +553,8 @@ def main() -> None:
                     help="run (d) alone and add it to the report next to --out (its .json), then re-render")
     ap.add_argument("--only-lottery", action="store_true",
                     help="run (e) alone and add it to the report next to --out (its .json), then re-render")
+    ap.add_argument("--only-embeddings", action="store_true",
+                    help="run (f) alone (with --reps) and add it to the report next to --out, then re-render")
     args = ap.parse_args()
     out = Path(args.out)
     if args.from_json:
@@ -472,15 +573,16 @@ def main() -> None:
         report["minutes"] = (time.time() - t0) / 60
         out.with_suffix(".json").write_text(json.dumps(report, indent=1, default=str))
 
-    alone = [(key, fn) for key, fn, asked in (("ten_starts", ten_starts, args.only_ten_starts),
-                                              ("lottery", lottery, args.only_lottery)) if asked]
+    alone = [(key, fn) for key, fn, asked in (
+        ("ten_starts", lambda: ten_starts(workload("W2"), log), args.only_ten_starts),
+        ("lottery", lambda: lottery(workload("W2"), log), args.only_lottery),
+        ("embeddings", lambda: on_embeddings(embeddings(), args.reps, log), args.only_embeddings)) if asked]
     if alone:
         # A section run on its own joins the saved report, with its own host line.
         report = json.loads(out.with_suffix(".json").read_text())
-        w2 = workload("W2")
         for key, fn in alone:
             h, started = host(), time.time()
-            report[key] = fn(w2, log)
+            report[key] = fn()
             report[key]["separate_run"] = dict(host=h, date=time.strftime("%Y-%m-%d", time.gmtime()),
                                                minutes=(time.time() - started) / 60)
         out.with_suffix(".json").write_text(json.dumps(report, indent=1, default=str))
@@ -517,6 +619,8 @@ def main() -> None:
         report["ten_starts"] = ten_starts(w2, log)
         save()
         report["lottery"] = lottery(w2, log)
+        save()
+        report["embeddings"] = on_embeddings(embeddings(), args.reps, log)
         save()
     out.write_text(render(report) + "\n")
     log(f"wrote {out}")
