@@ -136,9 +136,19 @@ def compare_objectives(name: str, x: np.ndarray, ks: List[int], log: Callable[[s
     return dict(rows=rows, path_seconds=t_path)
 
 
+def default_sklearn_fits(x: np.ndarray, seed: int) -> Tuple[List[float], float]:
+    """`KMeans(k)` at every k of KS, as a user's loop would call it: the objectives and the loop's time."""
+    from sklearn.cluster import KMeans
+    objs = []
+    t0 = time.perf_counter()
+    for k in KS:
+        m = KMeans(k, random_state=seed).fit(x)
+        objs.append(objective(x, m.labels_, m.cluster_centers_))
+    return objs, time.perf_counter() - t0
+
+
 def time_w2(x: np.ndarray, reps: int, log: Callable[[str], None]) -> Dict[str, Any]:
     """(b): the whole path on W2 against 29 default scikit-learn fits, alternating."""
-    from sklearn.cluster import KMeans
     times: Dict[str, List[float]] = {"path": [], "path refine=False": [], "sklearn 29 fits": []}
     objectives: Dict[str, List[float]] = {}
     for rep in range(reps):
@@ -151,12 +161,8 @@ def time_w2(x: np.ndarray, reps: int, log: Callable[[str], None]) -> Dict[str, A
         times["path refine=False"].append(t)
         objectives["path refine=False"] = p.objectives.tolist()
         log(f"W2 rep {rep}: path refine=False {t:.1f}s")
-        objs = []
-        t0 = time.perf_counter()
-        for k in KS:
-            m = KMeans(k, random_state=SEED + rep).fit(x)
-            objs.append(objective(x, m.labels_, m.cluster_centers_))
-        times["sklearn 29 fits"].append(time.perf_counter() - t0)
+        objs, t = default_sklearn_fits(x, SEED + rep)
+        times["sklearn 29 fits"].append(t)
         objectives["sklearn 29 fits"] = objs
         log(f"W2 rep {rep}: sklearn 29 fits {times['sklearn 29 fits'][-1]:.1f}s")
     return dict(times=times, objectives=objectives)
@@ -225,9 +231,8 @@ def path_objectives(x: np.ndarray, path: Any) -> List[float]:
 
 def on_embeddings(x: np.ndarray, reps: int, log: Callable[[str], None]) -> Dict[str, Any]:
     """(f): the path on embeddings against 29 default scikit-learn fits (alternating), and ten starts at a few k."""
-    from sklearn.cluster import KMeans
     ks = range(KS[0], KS[-1] + 1)
-    rows = {"path": {}, f"path tol={EMBEDDING_TOL:g}": dict(tol=EMBEDDING_TOL)}
+    rows: Dict[str, Dict[str, Any]] = {"path": {}, f"path tol={EMBEDDING_TOL:g}": dict(tol=EMBEDDING_TOL)}
     times: Dict[str, List[float]] = {name: [] for name in [*rows, "sklearn 29 fits"]}
     objectives: Dict[str, List[float]] = {}
     for rep in range(reps):
@@ -237,12 +242,8 @@ def on_embeddings(x: np.ndarray, reps: int, log: Callable[[str], None]) -> Dict[
             if rep == 0:
                 objectives[name] = path_objectives(x, p)
             log(f"embeddings rep {rep}: {name} {t:.1f}s")
-        objs = []
-        t0 = time.perf_counter()
-        for k in KS:
-            m = KMeans(k, random_state=SEED + rep).fit(x)
-            objs.append(objective(x, m.labels_, m.cluster_centers_))
-        times["sklearn 29 fits"].append(time.perf_counter() - t0)
+        objs, t = default_sklearn_fits(x, SEED + rep)
+        times["sklearn 29 fits"].append(t)
         if rep == 0:
             objectives["sklearn 29 fits"] = objs
         log(f"embeddings rep {rep}: sklearn 29 fits {times['sklearn 29 fits'][-1]:.1f}s")
