@@ -35,7 +35,7 @@ QUICK_SHAPE_SEEDS seeds instead of SHAPE_SEEDS; the report says so.
     its n, k = 2..30: the default path and the path with ``tol=2e-5`` (the
     tolerance ``cluster()`` stops at on problems this size) against 29
     default scikit-learn fits, alternating, and scikit-learn's ten starts
-    at EMBEDDING_TEN_START_KS (about ten minutes on two cores; left out by
+    at EMBEDDING_TEN_START_KS (about six minutes on two cores; left out by
     ``--quick``; run alone into an existing report with
     ``--only-embeddings``).
 
