@@ -65,8 +65,7 @@ def test_a_given_n_init_fits_every_k_of_a_large_problem() -> None:
     # 8000 x 20 at k >= 8 is above 2**20 multiply-adds per pass: without
     # n_init only the first k is a fit (k = 9 and 10 lie past the share of
     # the k searched that a larger problem fits once more); with it every
-    # k is no higher than
-    # cluster() with the same n_init and seed. The default path ends above
+    # k is no higher than cluster() with the same n_init and seed. The default path ends above
     # such a fit at some k here, so the check on `given` can fail.
     x = blobs(n=8000, d=20, centres=40, spread=1.0, seed=11)
     ks = range(8, 11)

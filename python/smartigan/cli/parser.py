@@ -110,13 +110,14 @@ def _add_data_options(p: argparse.ArgumentParser, method: bool, k_range: bool = 
         n_init_help += ("; for the first k, and at every k where n*d*k <= 2**20; a number also fits "
                         "every other k with that many restarts, keeping the path where it is lower")
     p.add_argument("--n-init", type=_n_init_arg, default=DEFAULT_N_INIT, help=n_init_help)
-    tol_help = ("stop a descent once a step lowers the objective by at most TOL times the objective "
-                f"(default auto: 0, until no point moves, while n*d*k <= 2**20, else {AUTO_TOL_LARGE})")
     if k_range:
         tol_help = ("stop every descent once a step lowers the objective by at most TOL times the objective "
                     "(default auto: the path searches at 1e-4 where n*d*k > 2**20, then continues every k "
                     "until no point moves; on large, heavily overlapping data that last pass is most of the "
                     f"time, and --tol {AUTO_TOL_LARGE} stops where fit does)")
+    else:
+        tol_help = ("stop a descent once a step lowers the objective by at most TOL times the objective "
+                    f"(default auto: 0, until no point moves, while n*d*k <= 2**20, else {AUTO_TOL_LARGE})")
     p.add_argument("--tol", type=_tol, default=DEFAULT_TOL, help=tol_help)
     p.add_argument("--no-refine", dest="refine", action="store_false",
                    help="skip the merge-split refinement after convergence (the paper's methods as printed)")
