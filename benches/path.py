@@ -50,8 +50,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -62,7 +60,7 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from peers import SEED, WORKLOADS, make_blobs, make_embeddings, objective  # noqa: E402
+from peers import SEED, WORKLOADS, make_blobs, make_embeddings, objective, this_machine  # noqa: E402
 
 import smartigan  # noqa: E402
 
@@ -88,13 +86,7 @@ CRITERIA = ("elbow", "gap", "silhouette", "calinski_harabasz", "davies_bouldin")
 
 
 def host() -> Dict[str, Any]:
-    try:
-        lscpu = subprocess.run(["lscpu"], capture_output=True, text=True, check=False).stdout
-        model = next((line.split(":", 1)[1].strip() for line in lscpu.splitlines() if line.startswith("Model name")), "")
-    except OSError:
-        model = platform.processor()
-    return {"cpu": model, "cores": os.cpu_count(), "python": platform.python_version(),
-            "numpy": np.__version__, "load_at_start": os.getloadavg()[0]}
+    return {**this_machine(), "numpy": np.__version__, "load_at_start": os.getloadavg()[0]}
 
 
 def workload(name: str) -> np.ndarray:

@@ -747,15 +747,24 @@ def plot(report: Dict[str, Any], path: Path) -> None:
 
 
 def this_machine() -> Dict[str, Any]:
-    """What a report says of the machine it was measured on."""
+    """What a report says of the machine it was measured on. The widest
+    vector extension is part of the CPU's name: hosts sold under one model
+    name ("AMD EPYC") come with AVX2 or AVX-512, and both libraries' kernels,
+    so their ratios, differ between the two."""
     cpu = platform.processor() or platform.machine()
+    flags: set = set()
     try:
         for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
+            if line.startswith("model name") and cpu == (platform.processor() or platform.machine()):
                 cpu = line.split(":", 1)[1].strip()
+            elif line.startswith("flags"):
+                flags = set(line.split(":", 1)[1].split())
                 break
     except OSError:
         pass
+    widest = next((name for flag, name in (("avx512f", "AVX-512"), ("avx2", "AVX2")) if flag in flags), None)
+    if widest:
+        cpu = f"{cpu} ({widest})"
     return {"cpu": cpu, "cores": os.cpu_count() or 1, "python": platform.python_version()}
 
 
