@@ -747,21 +747,23 @@ def plot(report: Dict[str, Any], path: Path) -> None:
 
 
 def this_machine() -> Dict[str, Any]:
-    """What a report says of the machine it was measured on. The widest
-    vector extension is part of the CPU's name: hosts sold under one model
-    name ("AMD EPYC") come with AVX2 or AVX-512, and both libraries' kernels,
-    so their ratios, differ between the two."""
-    cpu = platform.processor() or platform.machine()
-    flags: set = set()
+    """What a report says of the machine it was measured on. The CPU's name
+    carries its widest vector extension: hosts sold under one model name
+    ("AMD EPYC") come with AVX2 or with AVX-512, and the kernels of both
+    libraries, so their time ratios, differ between the two."""
+    model, flags = None, set()
     try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name") and cpu == (platform.processor() or platform.machine()):
-                cpu = line.split(":", 1)[1].strip()
-            elif line.startswith("flags"):
-                flags = set(line.split(":", 1)[1].split())
-                break
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                key, _, value = line.partition(":")
+                if key.strip() == "model name" and model is None:
+                    model = value.strip()
+                elif key.strip() == "flags":
+                    flags = set(value.split())
+                    break
     except OSError:
         pass
+    cpu = model or platform.processor() or platform.machine()
     widest = next((name for flag, name in (("avx512f", "AVX-512"), ("avx2", "AVX2")) if flag in flags), None)
     if widest:
         cpu = f"{cpu} ({widest})"
