@@ -51,7 +51,8 @@
 //!    other and the path is one draw among them; a second draw costs about
 //!    one step of the search at these `k`. The two are compared once both
 //!    are finished (the last pass of a path whose search stopped its
-//!    descents early: every `k` continued until no point moves), not
+//!    descents early: every `k` continued until no point moves, its long
+//!    tails by candidate sweeps, [`Restart::with_candidate_sweeps`]), not
 //!    before: the search's descents stop early on such problems and a
 //!    fit's descend further, and the tails' gains are as large as the
 //!    differences between draws; the fits also come after the merges, as
@@ -121,7 +122,7 @@ use crate::move_rule::STALL_REL_MARGIN;
 use crate::multistart::{best_restart, build_pool};
 use crate::params::{defaults, Init, Method, Params, ValidParams};
 use crate::refine::SplitCache;
-use crate::restart::Restart;
+use crate::restart::{Restart, CANDIDATE_AFTER_SWEEPS};
 use crate::rng::{Stream, Xoshiro256PlusPlus};
 use crate::source::Source;
 use crate::sparse::{checked_sparse, CsrView};
@@ -715,12 +716,28 @@ where
     /// The descent at `k` from `state` ([`Restart::descent`]), run until no
     /// point moves or a sweep gains at most `tol` of the objective.
     fn descend(&self, k: usize, state: S::State, tol: f64) -> Result<Restart<S::State>> {
+        self.descend_with(k, state, tol, false)
+    }
+
+    /// [`Steps::descend`], with candidate sweeps after
+    /// [`CANDIDATE_AFTER_SWEEPS`] where `candidates` (the last pass: its
+    /// long tails are most of a path's time on heavily overlapping data).
+    fn descend_with(
+        &self,
+        k: usize,
+        state: S::State,
+        tol: f64,
+        candidates: bool,
+    ) -> Result<Restart<S::State>> {
         if self.cancel.load(Ordering::Relaxed) {
             return Err(Error::Interrupted);
         }
         let order = Xoshiro256PlusPlus::stream(self.params.seed(), k as u64, Stream::PathOrder);
         let params = self.params.descent(k);
         let mut restart = Restart::descent(self.data, state, order, tol);
+        if candidates {
+            restart = restart.with_candidate_sweeps(CANDIDATE_AFTER_SWEEPS);
+        }
         self.pool
             .install(|| restart.run_to_end(self.data, &params, self.cancel))?;
         Ok(restart)
@@ -905,7 +922,8 @@ where
         if !self.finishes(k) {
             return Ok(searched);
         }
-        let more = self.clustering(&self.descend(k, self.state(&searched), self.final_tol())?);
+        let state = self.state(&searched);
+        let more = self.clustering(&self.descend_with(k, state, self.final_tol(), true)?);
         Ok(Solution::new(
             polished(searched.clustering, more),
             searched.origin,

@@ -49,6 +49,21 @@ pub(crate) trait Source: Sync {
     /// followed by a fresh recomputation of the statistics (so incremental
     /// updates never drift beyond one sweep). Returns the number of moves.
     fn sweep(&self, st: &mut Self::State, order: &[usize], factor: f64) -> usize;
+    /// A Hartigan sweep (factor 1) over the candidates `order`, a few of
+    /// many points, that may leave the recomputation of the statistics to
+    /// the next [`Source::sweep`] (which streams every member of each
+    /// cluster touched, however few points moved). Returns the moves and
+    /// the objective after them, given `objective`, the one before.
+    fn candidate_sweep(
+        &self,
+        st: &mut Self::State,
+        order: &[usize],
+        objective: f64,
+    ) -> (usize, f64) {
+        let _ = objective;
+        let moved = self.sweep(st, order, 1.0);
+        (moved, self.objective(st))
+    }
     /// Tells the state that its next sweep is expected to move about
     /// `share` of the points (a probe's estimate, before any sweep ran), so
     /// that the sweep can choose its bookkeeping as if it had seen one.
