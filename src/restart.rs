@@ -84,7 +84,8 @@ pub(crate) struct Restart<St> {
 /// A Hartigan descent's candidate sweeps. After its first `after` sweeps,
 /// each sweep of every point that moves something is followed by sweeps
 /// over the points then within [`CANDIDATE_SLACK`] of a move, until one of
-/// these moves nothing; then every point is visited again. Only a sweep of
+/// these moves nothing or no longer lowers the objective beyond rounding;
+/// then every point is visited again. Only a sweep of
 /// every point that moves nothing ends the descent, so it still ends at a
 /// Hartigan local optimum; the candidate sweeps make the tail of heavily
 /// overlapping data cheap, where hundreds of sweeps each move a few points

@@ -53,14 +53,14 @@ pub(crate) trait Source: Sync {
     /// many points, that may leave the recomputation of the statistics to
     /// the next [`Source::sweep`] (which streams every member of each
     /// cluster touched, however few points moved). Returns the moves and
-    /// the objective after them, given `objective`, the one before.
+    /// the objective after them, given the one before (which this default,
+    /// recomputing, does not need).
     fn candidate_sweep(
         &self,
         st: &mut Self::State,
         order: &[usize],
-        objective: f64,
+        _objective: f64,
     ) -> (usize, f64) {
-        let _ = objective;
         let moved = self.sweep(st, order, 1.0);
         (moved, self.objective(st))
     }
