@@ -59,8 +59,12 @@ if command -v qemu-x86_64 >/dev/null; then
   for cpu in Haswell Nehalem; do
     echo "emulated $cpu ($(qemu-x86_64 --version | head -n 1)):"
     # TCG warns about CPUID bits it does not emulate (TSX, INVPCID); irrelevant here.
-    qemu-x86_64 -cpu "$cpu" "$work/venv/bin/python" -c "$features" 2>/dev/null
-    qemu-x86_64 -cpu "$cpu" "$work/venv/bin/python" "$smoke" "$version" --no-sklearn \
+    # numpy's OpenBLAS is told the emulated CPU's kernel: its own detection,
+    # under qemu on an AVX-512 AMD host, picks AVX kernels for the emulated
+    # Nehalem, and importing numpy dies of an illegal instruction before our
+    # extension is loaded (the extension's dispatch reads CPUID alone).
+    OPENBLAS_CORETYPE="$cpu" qemu-x86_64 -cpu "$cpu" "$work/venv/bin/python" -c "$features" 2>/dev/null
+    OPENBLAS_CORETYPE="$cpu" qemu-x86_64 -cpu "$cpu" "$work/venv/bin/python" "$smoke" "$version" --no-sklearn \
       >"$work/qemu-$cpu.json" 2>"$work/qemu-$cpu.err" || { cat "$work/qemu-$cpu.err" >&2; exit 1; }
     digests+=("$work/qemu-$cpu.json")
   done
