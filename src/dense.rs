@@ -116,43 +116,28 @@ impl<T: Scalar> Source for Dense<'_, T> {
         order: &[usize],
         objective: f64,
     ) -> (usize, f64) {
+        // Without the recomputation the clusters' costs are not at hand. A
+        // cluster's cost is `Σ w·‖x‖² − ‖S‖²/W` over its members (`S` the
+        // weighted sum of its rows, `W` its weight), and moves leave the
+        // total of `w·‖x‖²` as it was: the objective falls by the rise of
+        // `Σ ‖S‖²/W`, from the sums the moves kept.
+        let explained = |p: &Partition| -> f64 {
+            p.sums
+                .chunks_exact(p.d)
+                .zip(&p.weights)
+                .filter(|(_, &w)| w > 0.0)
+                .map(|(s, w)| s.iter().map(|v| v * v).sum::<f64>() / w)
+                .sum()
+        };
         let (rows, p) = (&self.rows, &mut st.partition);
-        let labels: Vec<usize> = order.iter().map(|&i| p.labels[i]).collect();
-        let (sums, weights) = (p.sums.clone(), p.weights.clone());
+        let before = explained(p);
         let moved = if self.engine.accelerated {
             let spare = self.engine.spare_threads;
             hartigan_sweep(p, rows, order, 1.0, &mut st.cache, spare)
         } else {
             crate::reference::sweep(p, rows, order, 1.0)
         };
-        // Without the recomputation the clusters' costs are not at hand. A
-        // cluster's cost is `Σ w·‖x‖² − ‖S‖²/W` over its members (`S` the
-        // weighted sum of its rows, `W` its weight), and moves leave the
-        // total of `w·‖x‖²` as it was: the objective falls by the rise of
-        // `‖S‖²/W` over the clusters touched, whose sums the moves kept.
-        let mut touched = vec![false; p.k];
-        for (&i, &from) in order.iter().zip(&labels) {
-            if p.labels[i] != from {
-                touched[from] = true;
-                touched[p.labels[i]] = true;
-            }
-        }
-        let d = p.d;
-        let spread = |s: &[f64], w: f64| {
-            if w > 0.0 {
-                s.iter().map(|v| v * v).sum::<f64>() / w
-            } else {
-                0.0
-            }
-        };
-        let rise: f64 = (0..p.k)
-            .filter(|&j| touched[j])
-            .map(|j| {
-                let at = j * d..(j + 1) * d;
-                spread(&p.sums[at.clone()], p.weights[j]) - spread(&sums[at], weights[j])
-            })
-            .sum();
-        (moved, objective - rise)
+        (moved, objective - (explained(p) - before))
     }
 
     fn lloyd_iteration(&self, st: &mut DenseState) -> usize {
