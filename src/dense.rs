@@ -110,6 +110,11 @@ impl<T: Scalar> Source for Dense<'_, T> {
         moved
     }
 
+    fn refresh(&self, st: &mut DenseState) {
+        st.partition
+            .recompute_stale(&self.rows, self.engine.spare_threads);
+    }
+
     fn candidate_sweep(
         &self,
         st: &mut DenseState,
@@ -186,6 +191,14 @@ impl<T: Scalar> Source for Dense<'_, T> {
                 },
             )
             .collect()
+    }
+
+    fn move_ratios_below(&self, st: &DenseState, limit: f64) -> Vec<f64> {
+        if !self.engine.accelerated {
+            let all: Vec<usize> = (0..self.rows.n).collect();
+            return self.move_ratios(st, &all);
+        }
+        crate::accel::ratios::move_ratios_below(&st.partition, &self.rows, limit)
     }
 
     fn merge_split(

@@ -62,6 +62,9 @@ pub(crate) trait Source: Sync {
         order: &[usize],
         objective: f64,
     ) -> (usize, f64);
+    /// Recomputes the statistics that [`Source::candidate_sweep`]s left to
+    /// the next [`Source::sweep`], as that sweep ends by doing.
+    fn refresh(&self, st: &mut Self::State);
     /// Tells the state that its next sweep is expected to move about
     /// `share` of the points (a probe's estimate, before any sweep ran), so
     /// that the sweep can choose its bookkeeping as if it had seen one.
@@ -81,6 +84,13 @@ pub(crate) trait Source: Sync {
     /// state, in the sample's order (exact distances; the same for any
     /// thread count).
     fn move_ratios(&self, st: &Self::State, sample: &[usize]) -> Vec<f64>;
+    /// Every point's move ratio, exactly as [`Source::move_ratios`] gives
+    /// it where it is below `limit`, elsewhere some value at least `limit`
+    /// (a representation that can rule points out cheaply skips them).
+    fn move_ratios_below(&self, st: &Self::State, _limit: f64) -> Vec<f64> {
+        let all: Vec<usize> = (0..self.n()).collect();
+        self.move_ratios(st, &all)
+    }
     /// The state with one cluster fewer: the `rank`-th cheapest merge of
     /// two clusters ([`crate::refine::merge_labels`]), not yet
     /// re-converged; `None` when there is no such merge.

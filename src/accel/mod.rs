@@ -7,6 +7,7 @@
 //!   across clusters at once (few clusters and features; once moves are
 //!   rare, points skipped by the same bounds);
 //! * [`lloyd`]: the bounded, screened Lloyd assignment;
+//! * [`ratios`]: every point's move ratio below a limit, screened likewise;
 //! * [`bounds`]: the per-point bounds that let the sweep skip points;
 //! * [`panel`]: the `f32` panel products the screens are computed from,
 //!   and `block`: a block of points with its products and screens.
@@ -20,6 +21,7 @@ pub(crate) mod bounds;
 pub(crate) mod columns;
 pub(crate) mod lloyd;
 pub(crate) mod panel;
+pub(crate) mod ratios;
 pub(crate) mod sweep;
 
 use crate::data::{Data, Scalar};

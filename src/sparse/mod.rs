@@ -655,6 +655,10 @@ impl<T: Scalar> Source for SparseData<'_, T> {
         moves
     }
 
+    fn refresh(&self, st: &mut SparseState) {
+        self.recompute(st);
+    }
+
     fn candidate_sweep(&self, st: &mut SparseState, order: &[usize], _: f64) -> (usize, f64) {
         // The objective comes from the clusters' `‖S‖²`, which the moves
         // keep; the recomputation waits for the next full sweep.
