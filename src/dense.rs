@@ -38,6 +38,20 @@ impl<'a, T: Scalar> Dense<'a, T> {
             },
         }
     }
+
+    /// The moves of one Hartigan sweep with acceptance factor `factor` in
+    /// `order`, the statistics of the clusters touched left stale (the
+    /// recomputation is [`Source::refresh`]). Every accelerated kernel makes
+    /// exactly the plain sweep's moves, with or without sample weights.
+    fn sweep_moves(&self, st: &mut DenseState, order: &[usize], factor: f64) -> usize {
+        let (rows, p) = (&self.rows, &mut st.partition);
+        if self.engine.accelerated {
+            let spare = self.engine.spare_threads;
+            hartigan_sweep(p, rows, order, factor, &mut st.cache, spare)
+        } else {
+            crate::reference::sweep(p, rows, order, factor)
+        }
+    }
 }
 
 /// One restart's state on dense rows.
@@ -97,16 +111,8 @@ impl<T: Scalar> Source for Dense<'_, T> {
     }
 
     fn sweep(&self, st: &mut DenseState, order: &[usize], factor: f64) -> usize {
-        // Every accelerated kernel makes exactly the plain sweep's moves,
-        // with or without sample weights.
-        let (rows, p) = (&self.rows, &mut st.partition);
-        let moved = if self.engine.accelerated {
-            let spare = self.engine.spare_threads;
-            hartigan_sweep(p, rows, order, factor, &mut st.cache, spare)
-        } else {
-            crate::reference::sweep(p, rows, order, factor)
-        };
-        p.recompute_stale(rows, self.engine.spare_threads);
+        let moved = self.sweep_moves(st, order, factor);
+        self.refresh(st);
         moved
     }
 
@@ -134,15 +140,9 @@ impl<T: Scalar> Source for Dense<'_, T> {
                 .map(|(s, w)| s.iter().map(|v| v * v).sum::<f64>() / w)
                 .sum()
         };
-        let (rows, p) = (&self.rows, &mut st.partition);
-        let before = explained(p);
-        let moved = if self.engine.accelerated {
-            let spare = self.engine.spare_threads;
-            hartigan_sweep(p, rows, order, 1.0, &mut st.cache, spare)
-        } else {
-            crate::reference::sweep(p, rows, order, 1.0)
-        };
-        (moved, objective - (explained(p) - before))
+        let before = explained(&st.partition);
+        let moved = self.sweep_moves(st, order, 1.0);
+        (moved, objective - (explained(&st.partition) - before))
     }
 
     fn lloyd_iteration(&self, st: &mut DenseState) -> usize {

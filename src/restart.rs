@@ -108,20 +108,29 @@ struct Candidates {
     members: Vec<usize>,
     /// Their visiting order in the current candidate sweep.
     order: Vec<usize>,
-    /// Whether the next sweep visits every point (or starts with a screen).
-    full_next: bool,
+    /// What the next sweep starts from.
+    next: Due,
     /// Whether the current round of candidate sweeps has lowered the
     /// objective beyond rounding.
     round_lowered: bool,
-    /// Whether the next sweep of every point gives way to a screen: after
-    /// a round that lowered the objective. A round started by a screen that
-    /// lowers nothing is followed by a sweep of every point, so screens
-    /// cannot repeat without progress.
-    screen_next: bool,
     /// Candidate sweeps run so far.
     sweeps: usize,
     /// Screens run so far.
     screens: usize,
+}
+
+/// What a descent with candidate sweeps does next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Due {
+    /// A sweep of the current candidates (the round goes on).
+    Candidates,
+    /// A screen of every point's ratio, then the next round at once where
+    /// some point can move: after a round that lowered the objective. A
+    /// round started by a screen that lowers nothing is followed by a sweep
+    /// of every point, so screens cannot repeat without progress.
+    Screen,
+    /// A sweep of every point.
+    Every,
 }
 
 impl Candidates {
@@ -262,9 +271,8 @@ impl<St> Restart<St> {
             after,
             members: Vec::new(),
             order: Vec::new(),
-            full_next: true,
+            next: Due::Every,
             round_lowered: false,
-            screen_next: false,
             sweeps: 0,
             screens: 0,
         });
@@ -330,19 +338,18 @@ impl<St> Restart<St> {
         let Some(c) = self.candidates.as_mut() else {
             return (self.hartigan_sweep(data, 1.0), None);
         };
-        if c.full_next && c.screen_next {
+        if c.next == Due::Screen {
             // The statistics are recomputed first, as a sweep of every
             // point would have: the candidate sweeps' incremental updates
             // then never drift beyond one round, and the next round's
             // objective starts from a recomputed one.
-            c.screen_next = false;
             c.screens += 1;
             data.refresh(&mut self.part);
             previous = data.objective(&self.part);
             let movable = c.select(&data.move_ratios_below(&self.part, 1.0 + CANDIDATE_SLACK));
-            c.full_next = !movable;
+            c.next = if movable { Due::Candidates } else { Due::Every };
         }
-        if !c.full_next {
+        if c.next == Due::Candidates {
             // A fresh random order of the candidates, from the restart's
             // own stream (the same for any thread count).
             c.order.clear();
@@ -354,18 +361,22 @@ impl<St> Restart<St> {
             // near-identical points could otherwise cycle).
             let lowered = moved > 0 && objective < previous * (1.0 - STALL_REL_MARGIN);
             c.round_lowered |= lowered;
-            c.full_next = !lowered;
-            c.screen_next = c.full_next && c.round_lowered;
+            c.next = match (lowered, c.round_lowered) {
+                (true, _) => Due::Candidates,
+                (false, true) => Due::Screen,
+                (false, false) => Due::Every,
+            };
             c.sweeps += 1;
             return (moved, Some(objective));
         }
         let moved = self.hartigan_sweep(data, 1.0);
-        let Some(c) = self.candidates.as_mut() else {
-            return (moved, None);
-        };
-        if moved > 0 && self.n_sweeps + 1 >= c.after {
-            c.select(&data.move_ratios_below(&self.part, 1.0 + CANDIDATE_SLACK));
-            c.full_next = c.members.is_empty();
+        if let Some(c) = self.candidates.as_mut() {
+            if moved > 0 && self.n_sweeps + 1 >= c.after {
+                c.select(&data.move_ratios_below(&self.part, 1.0 + CANDIDATE_SLACK));
+                if !c.members.is_empty() {
+                    c.next = Due::Candidates;
+                }
+            }
         }
         (moved, None)
     }
