@@ -1,336 +1,300 @@
-//! The public entry points: [`fit`] and its variants, the k-means++ start on
-//! its own, and [`Run`], a fit advanced one step at a time.
+//! The operations, as methods of the validated parameters: a fit
+//! ([`ValidParams::fit`]), a path of fits over a range of `k`
+//! ([`ValidParams::path`]), the k-means++ start alone
+//! ([`ValidParams::plus_plus`]) and a fit advanced step by step
+//! ([`ValidParams::run`]), each on a [`Dataset`] of dense or sparse rows,
+//! each with a `*_with` form that takes a [`Control`] (cancellation,
+//! progress). Predictions are methods of the result
+//! ([`Clustering::predict`](crate::Clustering::predict)).
 
 use crate::clustering::Clustering;
-use crate::data::{check_finite, checked_weights, Data, Scalar};
-use crate::dense::{Dense, DenseState};
+use crate::control::{Control, Progress};
+use crate::data::Scalar;
+use crate::dataset::{Dataset, Setup, SourceJob};
 use crate::error::{Error, Result};
-use crate::multistart::{build_pool, fit_source, joint_starts};
-use crate::params::{Params, ValidParams};
-use crate::restart::{init_stream, Restart};
+use crate::multistart::{build_pool, fit_source};
+use crate::params::ValidParams;
+use crate::path::{checked_path, run_path, search_top, Path, PathKeep};
+use crate::restart::init_stream;
+use crate::run::Run;
 use crate::source::Source;
-use ndarray::{Array1, ArrayView1, ArrayView2};
-use rayon::prelude::*;
-use std::borrow::Cow;
+use ndarray::Array1;
+use std::ops::RangeInclusive;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// The validated parameters and data, and the exponent `e` by which the
-/// sample weights were scaled ([`Data::scale_weights`]; 0 for all but
-/// extreme weights): objectives computed from the data are `2^e` times the
-/// caller's.
-fn checked<'a, T: Scalar>(
-    x: ArrayView2<'a, T>,
-    sample_weight: Option<ArrayView1<'a, f64>>,
-    params: Params,
-) -> Result<(ValidParams, Data<'a, T>, i32)> {
-    let params = params.check()?;
-    let (data, exponent) = checked_data(x, sample_weight, &params, params.k())?;
-    Ok((params, data, exponent))
-}
-
-/// `x` and its weights checked for `params` (shape, finite entries, range)
-/// and for clusterings of up to `k_most` clusters (positive weights), with
-/// the power of two the weights were scaled by
-/// ([`Clustering::rescale_to_caller_units`] undoes it).
-pub(crate) fn checked_data<'a, T: Scalar>(
-    x: ArrayView2<'a, T>,
-    sample_weight: Option<ArrayView1<'a, f64>>,
-    params: &ValidParams,
-    k_most: usize,
-) -> Result<(Data<'a, T>, i32)> {
-    let (n, d) = x.dim();
-    params.check_data(n, d)?;
-    check_finite("x", x)?;
-    let weights = checked_weights(sample_weight, n, k_most)?;
-    let mut data = Data::new(x, weights);
-    data.check_range()?;
-    let exponent = data.scale_weights()?;
-    Ok((data, exponent))
-}
-
-/// Clusters the rows of `x` with every restart run in parallel on a per-call
-/// thread pool. Same seed and input give bit-identical results for any
-/// number of threads.
-///
-/// ```
-/// use ndarray::array;
-/// use smartigan::{fit, Method, Params};
-/// let x = array![[0.0, 0.0], [0.1, 0.0], [5.0, 5.0], [5.1, 5.0]];
-/// let c = fit(x.view(), Params::new(2).method(Method::Hartigan).seed(1)).unwrap();
-/// assert_eq!(c.labels[0], c.labels[1]);
-/// assert_ne!(c.labels[0], c.labels[2]);
-/// assert!((c.objective - 0.01).abs() < 1e-12);
-/// ```
-pub fn fit<T: Scalar>(x: ArrayView2<'_, T>, params: Params) -> Result<Clustering<T>> {
-    fit_cancellable(x, None, params, &AtomicBool::new(false))
-}
-
-/// [`fit`] with a non-negative weight per row: the objective becomes
-/// `Σ w_i‖x_i − μ‖²`, centroids are weighted means, Hartigan's transfer test
-/// uses cluster weights (`w·W_j/(W_j+w)·‖x−μ_j‖²` against
-/// `w·W_r/(W_r−w)·‖x−μ_r‖²`) and k-means++ samples by `w·D²`. An integer
-/// weight acts like repeating the row. Zero weights are allowed; at least `k`
-/// weights must be positive.
-///
-/// ```
-/// use ndarray::array;
-/// use smartigan::{fit_weighted, Method, Params};
-/// let x = array![[0.0f64], [1.0], [10.0]];
-/// let w = array![3.0, 1.0, 1.0];
-/// let c = fit_weighted(x.view(), w.view(), Params::new(2).method(Method::Hartigan).seed(0)).unwrap();
-/// assert!((c.centroids[[c.labels[0], 0]] - 0.25).abs() < 1e-12);
-/// assert!((c.objective - 0.75).abs() < 1e-12);
-/// ```
-pub fn fit_weighted<T: Scalar>(
-    x: ArrayView2<'_, T>,
-    sample_weight: ArrayView1<'_, f64>,
-    params: Params,
-) -> Result<Clustering<T>> {
-    fit_cancellable(x, Some(sample_weight), params, &AtomicBool::new(false))
-}
-
-/// The greedy k-means++ start on its own (what scikit-learn's
-/// `kmeans_plusplus` offers): the indices of the `k` rows chosen as centres,
-/// in the order chosen. They are the centres that restart 0 of [`fit`] (or
-/// [`fit_weighted`], with the same weights) starts from for the same `x` and
-/// `params` when `init` is k-means++ (the default): passing those rows as
-/// [`Init::Centroids`](crate::Init::Centroids) with `n_init(1)` reproduces
-/// that restart. Only `k`, `seed` and `n_threads` of `params` are used; the
-/// data and weights are checked as [`fit`] checks them.
-///
-/// ```
-/// use ndarray::{array, Axis};
-/// use smartigan::{fit, kmeans_plus_plus, Init, Params};
-/// let x = array![[0.0f64, 0.0], [0.1, 0.0], [5.0, 5.0], [5.1, 5.0]];
-/// let rows = kmeans_plus_plus(x.view(), None, Params::new(2).seed(3)).unwrap();
-/// assert_eq!(rows.len(), 2);
-/// let from_rows = Params::new(2).seed(3).n_init(1).init(Init::Centroids(x.select(Axis(0), rows.as_slice().unwrap())));
-/// let a = fit(x.view(), from_rows).unwrap();
-/// let b = fit(x.view(), Params::new(2).seed(3).n_init(1)).unwrap();
-/// assert_eq!(a.labels, b.labels);
-/// ```
-pub fn kmeans_plus_plus<T: Scalar>(
-    x: ArrayView2<'_, T>,
-    sample_weight: Option<ArrayView1<'_, f64>>,
-    params: Params,
-) -> Result<Array1<usize>> {
-    kmeans_plus_plus_cancellable(x, sample_weight, params, &AtomicBool::new(false))
-}
-
-/// [`kmeans_plus_plus`] that stops with [`Error::Interrupted`] soon after
-/// `cancel` is set (it is polled between centres and within each pass over
-/// the data, every few thousand points); the same rows otherwise.
-///
-/// ```
-/// use ndarray::array;
-/// use smartigan::{kmeans_plus_plus_cancellable, Error, Params};
-/// use std::sync::atomic::AtomicBool;
-/// let x = array![[0.0f64], [0.1], [5.0], [5.1]];
-/// let set = AtomicBool::new(true);
-/// let e = kmeans_plus_plus_cancellable(x.view(), None, Params::new(2), &set).unwrap_err();
-/// assert_eq!(e, Error::Interrupted);
-/// ```
-pub fn kmeans_plus_plus_cancellable<T: Scalar>(
-    x: ArrayView2<'_, T>,
-    sample_weight: Option<ArrayView1<'_, f64>>,
-    params: Params,
-    cancel: &AtomicBool,
-) -> Result<Array1<usize>> {
-    let (params, data, _) = checked(x, sample_weight, params)?;
-    let pool = build_pool(params.n_threads())?;
-    let mut rng = init_stream(&params, 0);
-    let rows = pool
-        .install(|| crate::plus_plus::kmeans_plus_plus_rows(&data, params.k(), &mut rng, cancel));
-    if cancel.load(Ordering::Relaxed) {
-        return Err(Error::Interrupted);
-    }
-    Ok(Array1::from(rows))
-}
-
-/// [`fit`] (or [`fit_weighted`]) that stops with [`Error::Interrupted`] soon
-/// after `cancel` is set (each restart checks it between sweeps, and its
-/// k-means++ start between centres and within each pass over the data).
-pub fn fit_cancellable<T: Scalar>(
-    x: ArrayView2<'_, T>,
-    sample_weight: Option<ArrayView1<'_, f64>>,
-    params: Params,
-    cancel: &AtomicBool,
-) -> Result<Clustering<T>> {
-    fit_with(x, sample_weight, params, cancel, true)
-}
-
-/// [`fit_cancellable`] through the accelerated kernels or the plain
-/// definitions (`accelerated`; the equivalence tests run both).
-pub(crate) fn fit_with<T: Scalar>(
-    x: ArrayView2<'_, T>,
-    sample_weight: Option<ArrayView1<'_, f64>>,
-    params: Params,
-    cancel: &AtomicBool,
-    accelerated: bool,
-) -> Result<Clustering<T>> {
-    let (params, data, exponent) = checked(x, sample_weight, params)?;
-    let mut result = fit_source(&Dense::new(data, &params, accelerated), &params, cancel)?;
-    result.rescale_to_caller_units(exponent)?;
-    Ok(result)
-}
-
-/// A fit advanced one sweep at a time: the state machine behind Python's
-/// `Clusterer.start/step/finish`. Every call must pass the same `x`; a run
-/// stepped to its end equals [`fit`] with the same parameters, bit for bit.
-///
-/// ```
-/// use ndarray::array;
-/// use smartigan::{fit, Params, Run};
-/// let x = array![[0.0f64], [0.2], [0.9], [4.0], [4.4], [5.0]];
-/// let p = Params::new(2).seed(3).n_init(2);
-/// let mut run = Run::new(x.view(), None, p.clone()).unwrap();
-/// while run.step(x.view()).unwrap() {
-///     let now = run.current(x.view()).unwrap();
-///     assert!(now.objective >= 0.0);
-/// }
-/// assert_eq!(run.current(x.view()).unwrap(), fit(x.view(), p).unwrap());
-/// ```
-#[derive(Debug)]
-pub struct Run {
-    params: ValidParams,
-    input: StepInput,
-    restarts: Vec<Restart<DenseState>>,
-    pool: rayon::ThreadPool,
-}
-
-impl Run {
-    /// Validates, then draws every restart's initial partition. Sample
-    /// weights, if given, are copied into the run.
-    pub fn new<T: Scalar>(
-        x: ArrayView2<'_, T>,
-        sample_weight: Option<ArrayView1<'_, f64>>,
-        params: Params,
-    ) -> Result<Self> {
-        Self::new_cancellable(x, sample_weight, params, &AtomicBool::new(false))
+impl ValidParams {
+    /// Clusters the rows of `data` (dense or sparse, optionally weighted)
+    /// with every restart run in parallel on a per-call thread pool. Same
+    /// seed and input give bit-identical results for any number of threads.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use smartigan::{Method, Params};
+    /// let x = array![[0.0, 0.0], [0.1, 0.0], [5.0, 5.0], [5.1, 5.0]];
+    /// let params = Params::new(2).method(Method::Hartigan).seed(1).check().unwrap();
+    /// let c = params.fit(&x).unwrap();
+    /// assert_eq!(c.labels[0], c.labels[1]);
+    /// assert_ne!(c.labels[0], c.labels[2]);
+    /// assert!((c.objective - 0.01).abs() < 1e-12);
+    /// ```
+    ///
+    /// Sparse rows are clustered without densifying them (centroids come
+    /// back dense); with the same seed the restarts draw the same starts
+    /// and visiting orders as on the dense copy, so results agree up to
+    /// floating-point ties.
+    ///
+    /// ```
+    /// use smartigan::{CsrView, Params};
+    /// // rows: [1, 0, 0], [1, 0, 0.1], [0, 5, 0], [0, 5, 0.1]
+    /// let x = CsrView::new(3, &[0, 1, 3, 4, 6], &[0, 0, 2, 1, 1, 2], &[1.0f64, 1.0, 0.1, 5.0, 5.0, 0.1]).unwrap();
+    /// let r = Params::new(2).seed(0).check().unwrap().fit(x).unwrap();
+    /// assert_eq!(r.labels[0], r.labels[1]);
+    /// assert_ne!(r.labels[0], r.labels[2]);
+    /// assert!((r.objective - 0.01).abs() < 1e-12);
+    /// ```
+    pub fn fit<'a, T: Scalar>(&self, data: impl Into<Dataset<'a, T>>) -> Result<Clustering<T>> {
+        self.fit_with(data, Control::default())
     }
 
-    /// [`Run::new`] that stops with [`Error::Interrupted`] soon after
-    /// `cancel` is set: every restart checks it before its initialisation
-    /// (k-means++ of many restarts on large data can take a while).
-    pub fn new_cancellable<T: Scalar>(
-        x: ArrayView2<'_, T>,
-        sample_weight: Option<ArrayView1<'_, f64>>,
-        params: Params,
+    /// [`ValidParams::fit`] under `control`: it stops with
+    /// [`Error::Interrupted`] soon after the control's flag is set (each
+    /// restart checks it between sweeps, and its k-means++ start between
+    /// centres and within each pass over the data).
+    pub fn fit_with<'a, T: Scalar>(
+        &self,
+        data: impl Into<Dataset<'a, T>>,
+        control: Control<'_>,
+    ) -> Result<Clustering<T>> {
+        let cancel = control.cancel_flag();
+        self.fit_in(data.into(), Setup::fit(cancel), cancel)
+    }
+
+    /// The fit of [`ValidParams::fit_with`] on the representation `setup`
+    /// builds (the equivalence tests run the plain definitions through it).
+    pub(crate) fn fit_in<'a, T: Scalar>(
+        &self,
+        data: Dataset<'a, T>,
+        setup: Setup<'_>,
         cancel: &AtomicBool,
-    ) -> Result<Self> {
-        let (params, data, weight_exponent) = checked(x, sample_weight, params)?;
-        let pool = build_pool(params.n_threads())?;
-        let weights = data.weights().map(<[f64]>::to_vec);
-        let data = Dense::new(data, &params, true);
-        let restarts = pool.install(|| {
-            joint_starts(
-                &data,
-                &params,
-                params.n_init(data.rows.n, data.rows.d),
+    ) -> Result<Clustering<T>> {
+        data.with_source(
+            self,
+            self.k(),
+            setup,
+            Fit {
+                params: self,
                 cancel,
-            )?
-            .into_par_iter()
-            .enumerate()
-            .map(|(i, start)| {
-                if cancel.load(Ordering::Relaxed) {
-                    return Err(Error::Interrupted);
-                }
-                Restart::new(&data, &params, i, start, cancel)
-            })
-            .collect::<Result<Vec<_>>>()
-        })?;
-        Ok(Run {
-            input: StepInput {
-                shape: (data.rows.n, data.rows.d),
-                weights,
-                weight_exponent,
-                max_abs: data.rows.max_abs_shifted(),
-                shift: data.rows.shift,
             },
-            params,
-            restarts,
-            pool,
-        })
+        )
     }
 
-    /// Advances every unfinished restart by one sweep (in parallel). Returns
-    /// whether any restart is still running.
-    pub fn step<T: Scalar>(&mut self, x: ArrayView2<'_, T>) -> Result<bool> {
-        let data = self.input.dense(x, &self.params)?;
-        let params = &self.params;
-        self.pool.install(|| {
-            self.restarts
-                .par_iter_mut()
-                .for_each(|r| r.step(&data, params))
-        });
-        Ok(!self.is_finished())
+    /// The solutions for every `k` of `ks` on the rows of `data`, each from
+    /// the one before: the usual fit at `k_min`, then for each next `k` the
+    /// split of the cluster whose 2-means split lowers the objective most
+    /// and Hartigan sweeps until no point moves; with refinement, then the
+    /// fits at each `k` (small problems, or every `k` with `n_init` given),
+    /// merges from the `k` above and growing again from below (see
+    /// `docs/choosing-k.md`, also for why the objective never rises with
+    /// `k`). `keep` says whether each `k`'s whole clustering is kept.
+    ///
+    /// The parameters' own `k` is not read: the fit at `k_min` uses them
+    /// with `k = k_min` (method, starts, restarts, schedule), and every
+    /// later `k` is reached by Hartigan sweeps whatever the method. With
+    /// `tol` left to the default, the search runs at the size's default
+    /// tolerance and every `k`'s solution is then finished by Hartigan
+    /// sweeps until no point moves, so each is a Hartigan local optimum; a
+    /// given `tol` is used throughout. Same seed and input give
+    /// bit-identical paths for any number of threads.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use smartigan::{Params, PathKeep};
+    /// let x = array![[0.0, 0.0], [0.2, 0.1], [5.0, 5.0], [5.1, 4.8], [9.0, 0.0], [9.2, 0.3]];
+    /// let params = Params::new(1).seed(7).check().unwrap();
+    /// let path = params.path(&x, 1..=4, PathKeep::Summaries).unwrap();
+    /// assert_eq!(path.ks(), vec![1, 2, 3, 4]);
+    /// let f = path.objectives();
+    /// assert!(f.windows(2).all(|w| w[1] <= w[0]));
+    /// assert!((f[2] - 0.115).abs() < 1e-9); // three pairs: 0.025 + 0.025 + 0.065
+    /// ```
+    pub fn path<'a, T: Scalar>(
+        &self,
+        data: impl Into<Dataset<'a, T>>,
+        ks: RangeInclusive<usize>,
+        keep: PathKeep,
+    ) -> Result<Path<T>> {
+        self.path_with(data, ks, keep, Control::default())
     }
 
-    /// Whether every restart has finished.
-    pub fn is_finished(&self) -> bool {
-        self.restarts.iter().all(Restart::is_done)
-    }
-
-    /// The parameters, with the seed and thread count resolved.
-    pub fn params(&self) -> &ValidParams {
-        &self.params
-    }
-
-    /// The best restart so far as a [`Clustering`]. Once the run is finished
-    /// this is the final result; before, restarts are ranked by their current
-    /// objective and `restart_objectives` holds current objectives.
-    pub fn current<T: Scalar>(&self, x: ArrayView2<'_, T>) -> Result<Clustering<T>> {
-        let data = self.input.dense(x, &self.params)?;
-        let objectives: Vec<f64> = if self.is_finished() {
-            self.restarts
-                .iter()
-                .map(|r| data.finalize(&r.part).1)
-                .collect()
-        } else {
-            self.restarts
-                .iter()
-                .map(Restart::current_objective)
-                .collect()
+    /// [`ValidParams::path`] under `control`: it stops with
+    /// [`Error::Interrupted`] soon after the control's flag is set (checked
+    /// between sweeps and between steps), and counts its work into the
+    /// control's [`Progress`] as it runs.
+    pub fn path_with<'a, T: Scalar>(
+        &self,
+        data: impl Into<Dataset<'a, T>>,
+        ks: RangeInclusive<usize>,
+        keep: PathKeep,
+        control: Control<'_>,
+    ) -> Result<Path<T>> {
+        let data = data.into();
+        let (params, k_max) = checked_path(&ks, self, data.shape())?;
+        let k_top = search_top(&params, k_max, data.shape().0, data.sample_weight());
+        let cancel = control.cancel_flag();
+        let own = Progress::default();
+        let setup = Setup {
+            accelerated: true,
+            // Most of a path is one descent at a time, whose steps may then
+            // use every thread (the bits are the same either way).
+            one_at_a_time: true,
+            cancel,
         };
-        let best = (0..objectives.len())
-            .reduce(|a, b| if objectives[b] < objectives[a] { b } else { a })
-            .unwrap_or(0);
-        let mut result =
-            self.restarts[best].clustering(&data, objectives, best, self.params.seed());
-        result.rescale_to_caller_units(self.input.weight_exponent)?;
+        let job = PathJob {
+            params: &params,
+            k_max,
+            k_top,
+            keep,
+            cancel,
+            progress: control.progress_counter().unwrap_or(&own),
+        };
+        data.with_source(&params, k_max, setup, job)
+    }
+
+    /// The greedy k-means++ start on its own (what scikit-learn's
+    /// `kmeans_plusplus` offers): the indices of the `k` rows chosen as
+    /// centres, in the order chosen (`2 + ln k` candidates per centre, the
+    /// one leaving the lowest potential kept). They are the centres that
+    /// restart 0 of [`ValidParams::fit`] starts from on the same data when
+    /// `init` is k-means++ (the default): passing those rows as
+    /// [`Init::Centroids`](crate::Init::Centroids) with `n_init(1)`
+    /// reproduces that restart. Only `k`, `seed` and `n_threads` are used;
+    /// the data and weights are checked as a fit checks them.
+    ///
+    /// ```
+    /// use ndarray::{array, Axis};
+    /// use smartigan::{Init, Params};
+    /// let x = array![[0.0f64, 0.0], [0.1, 0.0], [5.0, 5.0], [5.1, 5.0]];
+    /// let rows = Params::new(2).seed(3).check().unwrap().plus_plus(&x).unwrap();
+    /// assert_eq!(rows.len(), 2);
+    /// let start = Init::Centroids(x.select(Axis(0), rows.as_slice().unwrap()));
+    /// let a = Params::new(2).seed(3).n_init(1).init(start).check().unwrap().fit(&x).unwrap();
+    /// let b = Params::new(2).seed(3).n_init(1).check().unwrap().fit(&x).unwrap();
+    /// assert_eq!(a.labels, b.labels);
+    /// ```
+    pub fn plus_plus<'a, T: Scalar>(
+        &self,
+        data: impl Into<Dataset<'a, T>>,
+    ) -> Result<Array1<usize>> {
+        self.plus_plus_with(data, Control::default())
+    }
+
+    /// [`ValidParams::plus_plus`] under `control`: it stops with
+    /// [`Error::Interrupted`] soon after the control's flag is set (polled
+    /// between centres and within each pass over the data).
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use smartigan::{Control, Error, Params};
+    /// use std::sync::atomic::AtomicBool;
+    /// let x = array![[0.0f64], [0.1], [5.0], [5.1]];
+    /// let set = AtomicBool::new(true);
+    /// let p = Params::new(2).check().unwrap();
+    /// let e = p.plus_plus_with(&x, Control::default().cancel(&set)).unwrap_err();
+    /// assert_eq!(e, Error::Interrupted);
+    /// ```
+    pub fn plus_plus_with<'a, T: Scalar>(
+        &self,
+        data: impl Into<Dataset<'a, T>>,
+        control: Control<'_>,
+    ) -> Result<Array1<usize>> {
+        let cancel = control.cancel_flag();
+        let job = PlusPlus {
+            params: self,
+            cancel,
+        };
+        data.into()
+            .with_source(self, self.k(), Setup::fit(cancel), job)
+    }
+
+    /// A fit advanced one step at a time ([`Run`]), its restarts' starts
+    /// drawn: the state machine behind Python's `Clusterer.start/step/finish`.
+    pub fn run<'a, T: Scalar>(&self, data: impl Into<Dataset<'a, T>>) -> Result<Run> {
+        self.run_with(data, Control::default())
+    }
+
+    /// [`ValidParams::run`] under `control`: drawing the starts stops with
+    /// [`Error::Interrupted`] soon after the control's flag is set (every
+    /// restart checks it before its start; k-means++ of many restarts on
+    /// large data can take a while).
+    pub fn run_with<'a, T: Scalar>(
+        &self,
+        data: impl Into<Dataset<'a, T>>,
+        control: Control<'_>,
+    ) -> Result<Run> {
+        Run::start(self, data.into(), control.cancel_flag())
+    }
+}
+
+/// A multi-start fit on a representation.
+struct Fit<'p> {
+    params: &'p ValidParams,
+    cancel: &'p AtomicBool,
+}
+
+impl<T: Scalar> SourceJob<T> for Fit<'_> {
+    type Output = Clustering<T>;
+
+    fn run<S: Source<Out = T>>(self, source: S, exponent: i32) -> Result<Clustering<T>> {
+        let mut result = fit_source(&source, self.params, self.cancel)?;
+        result.rescale_to_caller_units(exponent)?;
         Ok(result)
     }
 }
 
-/// What a step-wise run keeps of its data between calls: every call passes
-/// `x` again, and gets the shift and weights of the first.
-#[derive(Debug)]
-struct StepInput {
-    shape: (usize, usize),
-    shift: Vec<f64>,
-    /// The data's largest shifted entry (sizes the screens' scale).
-    max_abs: f64,
-    /// The sample weights as used: scaled by `2^weight_exponent`.
-    weights: Option<Vec<f64>>,
-    weight_exponent: i32,
+/// A path over `k` on a representation.
+struct PathJob<'p> {
+    params: &'p ValidParams,
+    k_max: usize,
+    k_top: usize,
+    keep: PathKeep,
+    cancel: &'p AtomicBool,
+    progress: &'p Progress,
 }
 
-impl StepInput {
-    /// The run's data for this call, checking that `x` has the run's shape.
-    fn dense<'a, T: Scalar>(
-        &'a self,
-        x: ArrayView2<'a, T>,
-        params: &ValidParams,
-    ) -> Result<Dense<'a, T>> {
-        if x.dim() != self.shape {
-            return Err(Error::Shape {
-                name: "x",
-                expected: format!("{:?}, the shape the run was started with", self.shape),
-                got: format!("{:?}", x.dim()),
-            });
+impl<T: Scalar> SourceJob<T> for PathJob<'_> {
+    type Output = Path<T>;
+
+    fn run<S: Source<Out = T>>(self, source: S, exponent: i32) -> Result<Path<T>> {
+        let pool = build_pool(self.params.n_threads())?;
+        run_path(
+            &pool,
+            &source,
+            self.params,
+            (self.k_max, self.k_top),
+            self.keep,
+            (self.cancel, self.progress),
+        )?
+        .in_caller_units(exponent)
+    }
+}
+
+/// The k-means++ rows of restart 0 on a representation.
+struct PlusPlus<'p> {
+    params: &'p ValidParams,
+    cancel: &'p AtomicBool,
+}
+
+impl<T: Scalar> SourceJob<T> for PlusPlus<'_> {
+    type Output = Array1<usize>;
+
+    fn run<S: Source<Out = T>>(self, source: S, _exponent: i32) -> Result<Array1<usize>> {
+        let pool = build_pool(self.params.n_threads())?;
+        let mut rng = init_stream(self.params, 0);
+        let rows =
+            pool.install(|| source.plus_plus_rows(self.params.k(), &mut rng, self.cancel));
+        if self.cancel.load(Ordering::Relaxed) {
+            return Err(Error::Interrupted);
         }
-        let weights = self.weights.as_deref().map(Cow::Borrowed);
-        let data = Data::with_shift_and_max(x, weights, self.shift.clone(), self.max_abs);
-        Ok(Dense::new(data, params, true))
+        Ok(Array1::from(rows))
     }
 }

@@ -110,6 +110,15 @@ impl<T: Scalar> Source for Dense<'_, T> {
         shares.then(|| kmeans_plus_plus_joint(&self.rows, params.k(), rngs, cancel))
     }
 
+    fn plus_plus_rows(
+        &self,
+        k: usize,
+        rng: &mut Xoshiro256PlusPlus,
+        cancel: &AtomicBool,
+    ) -> Vec<usize> {
+        crate::plus_plus::kmeans_plus_plus_rows(&self.rows, k, rng, cancel)
+    }
+
     fn sweep(&self, st: &mut DenseState, order: &[usize], factor: f64) -> usize {
         let moved = self.sweep_moves(st, order, factor);
         self.refresh(st);
@@ -278,7 +287,7 @@ mod tests {
         let p = Params::new(6).check().unwrap();
         let dense = Dense::new(Data::new(x.view(), None), &p, true);
         // One blob per cluster: every merge-split move raises the objective.
-        let fit = crate::fit(x.view(), Params::new(6).seed(1)).unwrap();
+        let fit = Params::new(6).seed(1).check().unwrap().fit(&x).unwrap();
         let st = dense.labelled_state(6, fit.labels.to_vec());
         let current = dense.objective(&st);
         let propose = |below| dense.merge_split(&st, &mut SplitCache::default(), false, below);

@@ -3,11 +3,31 @@
 //! every method, input type, initialisation and thread count.
 #![allow(clippy::panic)]
 
-use crate::api::fit_with;
+use crate::clustering::Clustering;
+use crate::dataset::{Dataset, Setup};
+use crate::error::Result;
 use crate::testdata::blobs;
 use crate::{Init, Method, Params, Scalar};
 use ndarray::{Array1, ArrayView1, ArrayView2};
 use std::sync::atomic::AtomicBool;
+
+/// A fit of `x` through the accelerated kernels or the plain definitions.
+fn fit_with<T: Scalar>(
+    x: ArrayView2<'_, T>,
+    w: Option<ArrayView1<'_, f64>>,
+    params: Params,
+    never: &AtomicBool,
+    accelerated: bool,
+) -> Result<Clustering<T>> {
+    let setup = Setup {
+        accelerated,
+        one_at_a_time: false,
+        cancel: never,
+    };
+    params
+        .check()?
+        .fit_in(Dataset::new(x).maybe_weights(w), setup, never)
+}
 
 fn same<T: Scalar + PartialEq>(x: ArrayView2<'_, T>, params: Params) {
     same_weighted(x, None, params);

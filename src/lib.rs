@@ -13,14 +13,26 @@
 //!   by default it ends with Hartigan sweeps, so the result is always a
 //!   Hartigan local optimum.
 //!
+//! One shape for every operation: parameters built with [`Params`],
+//! validated once by [`Params::check`] into [`ValidParams`], whose methods
+//! run on a [`Dataset`] (dense or sparse rows, optional weights):
+//! [`ValidParams::fit`], [`ValidParams::path`] (every `k` of a range),
+//! [`ValidParams::plus_plus`] (the start alone) and [`ValidParams::run`]
+//! (step by step), each also as `*_with` under a [`Control`]
+//! (cancellation, progress). The result, a [`Clustering`], predicts
+//! ([`Clustering::predict`], [`Clustering::transform`]). Every failure is
+//! one [`Error`].
+//!
 //! ```
 //! use ndarray::array;
-//! use smartigan::{fit, Params};
+//! use smartigan::Params;
 //!
 //! let x = array![[1.0, 1.0], [1.2, 0.8], [0.9, 1.1], [8.0, 8.0], [8.2, 7.9], [7.9, 8.1]];
-//! let result = fit(x.view(), Params::new(2).seed(42)).unwrap();
+//! let model = Params::new(2).seed(42).check().unwrap();
+//! let result = model.fit(&x).unwrap();
 //! assert_eq!(result.labels[0], result.labels[2]);
 //! assert_ne!(result.labels[0], result.labels[3]);
+//! assert_eq!(result.predict(&array![[8.1, 8.0]]).unwrap()[0], result.labels[3]);
 //! println!("objective {:.3} after {} sweeps", result.objective, result.n_sweeps);
 //! ```
 //!
@@ -44,7 +56,10 @@ mod api;
 #[doc(hidden)]
 pub mod bench_api;
 mod clustering;
+mod compat;
+mod control;
 mod data;
+mod dataset;
 mod dense;
 #[cfg(test)]
 mod equiv;
@@ -62,6 +77,7 @@ mod reference;
 mod refine;
 mod restart;
 pub mod rng;
+mod run;
 mod schedule;
 mod source;
 mod sparse;
@@ -71,19 +87,23 @@ mod testdata;
 #[cfg(feature = "python")]
 mod py;
 
-pub use api::{
-    fit, fit_cancellable, fit_weighted, kmeans_plus_plus, kmeans_plus_plus_cancellable, Run,
-};
 pub use clustering::Clustering;
+pub use control::{Control, Progress};
 pub use data::Scalar;
+pub use dataset::{Dataset, Rows};
 pub use error::{Error, Result};
 pub use params::{
     defaults, Init, Method, Params, ValidParams, MAX_N_INIT, MAX_N_ITER, MAX_N_THREADS,
     MAX_POLISH_SWEEPS,
 };
-pub use path::{fit_path, fit_path_sparse, Path, PathKeep, PathOrigin, PathProgress, PathStep};
-pub use predict::{
-    predict, predict_cancellable, predict_sparse, predict_sparse_cancellable, transform,
-    transform_cancellable, transform_sparse, transform_sparse_cancellable,
+pub use path::{Path, PathKeep, PathOrigin, PathStep};
+pub use run::Run;
+pub use sparse::CsrView;
+
+#[allow(deprecated)]
+pub use compat::{
+    fit, fit_cancellable, fit_path, fit_path_sparse, fit_sparse, fit_weighted, kmeans_plus_plus,
+    kmeans_plus_plus_cancellable, predict, predict_cancellable, predict_sparse,
+    predict_sparse_cancellable, transform, transform_cancellable, transform_sparse,
+    transform_sparse_cancellable, PathProgress,
 };
-pub use sparse::{fit_sparse, CsrView};

@@ -617,6 +617,24 @@ impl ValidParams {
         with_k
     }
 
+    /// These parameters with `k` clusters, checked as [`Params::check`]
+    /// checks `k` (the first fit of a path at `k_min`).
+    pub(crate) fn for_k(&self, k: usize) -> Result<ValidParams> {
+        if k < 1 {
+            return Err(Error::invalid("k", k, "must be at least 1"));
+        }
+        if let Init::Centroids(c) = &self.p.init {
+            if c.nrows() != k {
+                return Err(Error::Shape {
+                    name: "init",
+                    expected: format!("({k}, n_features) for k={k}"),
+                    got: format!("({}, {})", c.nrows(), c.ncols()),
+                });
+            }
+        }
+        Ok(self.with_k(k))
+    }
+
     /// These parameters for a Hartigan descent at `k` from a given
     /// partition (a step of a path, [`crate::path`]): Hartigan sweeps
     /// (factor 1) until none moves, capped at [`MAX_POLISH_SWEEPS`] as

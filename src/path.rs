@@ -113,23 +113,20 @@
 //! depend on `(seed, k)` only, so the same seed and data give the same path
 //! for any thread count.
 
-use crate::api::checked_data;
+use crate::control::Progress;
 use crate::clustering::{objectives_in_caller_units, Clustering};
-use crate::data::Scalar;
-use crate::dense::Dense;
 use crate::error::{Error, Result};
 use crate::move_rule::STALL_REL_MARGIN;
 use crate::multistart::{best_restart, build_pool};
-use crate::params::{defaults, Init, Method, Params, ValidParams};
+use crate::params::{defaults, Init, Method, ValidParams};
 use crate::refine::SplitCache;
 use crate::restart::{Restart, CANDIDATE_AFTER_SWEEPS};
 use crate::rng::{Stream, Xoshiro256PlusPlus};
 use crate::source::Source;
-use crate::sparse::{checked_sparse, CsrView};
-use ndarray::{ArrayView1, ArrayView2};
+use ndarray::ArrayView1;
 use rayon::prelude::*;
 use std::ops::RangeInclusive;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// What a [`Path`] keeps of each `k`'s solution.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -197,9 +194,9 @@ pub struct PathStep<T> {
 ///
 /// ```
 /// use ndarray::array;
-/// use smartigan::{fit_path, Params, PathKeep};
+/// use smartigan::{Params, PathKeep};
 /// let x = array![[0.0, 0.0], [0.2, 0.1], [5.0, 5.0], [5.1, 4.8], [9.0, 0.0], [9.2, 0.3]];
-/// let path = fit_path(x.view(), None, 1..=4, Params::new(1).seed(7), PathKeep::Summaries, &Default::default(), &Default::default()).unwrap();
+/// let path = Params::new(1).seed(7).check().unwrap().path(&x, 1..=4, PathKeep::Summaries).unwrap();
 /// assert_eq!(path.ks(), vec![1, 2, 3, 4]);
 /// let f = path.objectives();
 /// assert!(f.windows(2).all(|w| w[1] <= w[0]));
@@ -232,7 +229,7 @@ impl<T> Path<T> {
 
     /// The path with its objectives in the caller's units, after a fit on
     /// weights scaled by `2^exponent` (see [`crate::data::weight_exponent`]).
-    fn in_caller_units(mut self, exponent: i32) -> Result<Self> {
+    pub(crate) fn in_caller_units(mut self, exponent: i32) -> Result<Self> {
         if exponent == 0 {
             return Ok(self);
         }
@@ -250,43 +247,11 @@ impl<T> Path<T> {
     }
 }
 
-/// How far a running path has got, for a progress display: `done` of
-/// `total` units of work, read with [`PathProgress::get`] from another
-/// thread while [`fit_path`] runs. A unit is one `k` of one pass: growing
-/// (the first fit counts as the first `k`) and, with `params.refine`, each
-/// of the three refining passes (fits at each `k`, merges from
-/// above, growing again from below); a pass that skips a `k` counts it as
-/// done, so `done` reaches `total` exactly when the path ends.
-#[derive(Debug, Default)]
-pub struct PathProgress {
-    done: AtomicUsize,
-    total: AtomicUsize,
-}
-
-impl PathProgress {
-    /// `(done, total)`; `(0, 0)` before the path starts.
-    pub fn get(&self) -> (usize, usize) {
-        (
-            self.done.load(Ordering::Relaxed),
-            self.total.load(Ordering::Relaxed),
-        )
-    }
-
-    fn start(&self, total: usize) {
-        self.done.store(0, Ordering::Relaxed);
-        self.total.store(total, Ordering::Relaxed);
-    }
-
-    fn advance(&self, units: usize) {
-        self.done.fetch_add(units, Ordering::Relaxed);
-    }
-}
-
 /// `params` for the path's first fit (`k = k_min`) and `k_max`, checked
 /// for data of shape `(n, d)`: `ks` non-empty, from 1, at most `n`.
-fn checked_path(
+pub(crate) fn checked_path(
     ks: &RangeInclusive<usize>,
-    params: Params,
+    params: &ValidParams,
     (n, d): (usize, usize),
 ) -> Result<(ValidParams, usize)> {
     let (k_min, k_max) = (*ks.start(), *ks.end());
@@ -296,96 +261,12 @@ fn checked_path(
             "must be a non-empty range k_min..=k_max with k_min >= 1".into(),
         ));
     }
-    let params = Params { k: k_min, ..params }.check()?;
+    let params = params.for_k(k_min)?;
     params.check_data(n, d)?;
     if k_max > n {
         return Err(bad(format!("k_max must be at most n_samples={n}")));
     }
     Ok((params, k_max))
-}
-
-/// The solutions for every `k` of `ks` on the rows of `x` (with optional
-/// sample weights), each from the one before: the usual fit at `k_min`,
-/// then for each next `k` the split of the cluster whose 2-means split
-/// lowers the objective most and Hartigan sweeps until no point moves;
-/// with `params.refine`, then the fits at each `k` (small problems, or
-/// every `k` with `n_init` given), merges from the
-/// `k` above and growing again from below (see the module documentation of
-/// `path.rs`, also for why the objective never rises with `k`).
-///
-/// `params.k` is not read: the fit at `k_min` uses `params` with
-/// `k = k_min` (its method, starts, restarts, schedule), and every later
-/// `k` is reached by Hartigan sweeps whatever the method. With
-/// `params.tol` left at `None`, the search runs at the size's default
-/// tolerance ([`crate::defaults::tol`] at each `k`) and every `k`'s
-/// solution is then finished by Hartigan sweeps until no point moves, so
-/// each is a Hartigan local optimum; a given `tol` is used throughout.
-/// Same seed and
-/// input give bit-identical paths for any number of threads. Stops with
-/// [`Error::Interrupted`] soon after `cancel` is set (checked between
-/// sweeps and between steps). `progress` counts the work done as it runs.
-pub fn fit_path<T: Scalar>(
-    x: ArrayView2<'_, T>,
-    sample_weight: Option<ArrayView1<'_, f64>>,
-    ks: RangeInclusive<usize>,
-    params: Params,
-    keep: PathKeep,
-    cancel: &AtomicBool,
-    progress: &PathProgress,
-) -> Result<Path<T>> {
-    let (params, k_max) = checked_path(&ks, params, x.dim())?;
-    let k_top = search_top(&params, k_max, x.nrows(), sample_weight);
-    let (data, exponent) = checked_data(x, sample_weight, &params, k_max)?;
-    let pool = build_pool(params.n_threads())?;
-    let mut dense = Dense::new(data, &params, true);
-    // Most of a path is one descent at a time, whose steps may then use
-    // every thread (the bits are the same either way).
-    dense.engine.spare_threads = params.n_threads() > 1;
-    run_path(
-        &pool,
-        &dense,
-        &params,
-        (k_max, k_top),
-        keep,
-        (cancel, progress),
-    )?
-    .in_caller_units(exponent)
-}
-
-/// [`fit_path`] for sparse rows, as [`crate::fit_sparse`] is [`crate::fit`]
-/// for them.
-///
-/// ```
-/// use smartigan::{fit_path_sparse, CsrView, Params, PathKeep};
-/// // rows: [1, 0, 0], [1, 0, 0.1], [0, 5, 0], [0, 5, 0.1]
-/// let x = CsrView::new(3, &[0, 1, 3, 4, 6], &[0, 0, 2, 1, 1, 2], &[1.0f64, 1.0, 0.1, 5.0, 5.0, 0.1]).unwrap();
-/// let path = fit_path_sparse(x, None, 1..=3, Params::new(1).seed(0), PathKeep::Clusterings, &Default::default(), &Default::default()).unwrap();
-/// assert!((path.objectives()[1] - 0.01).abs() < 1e-12);
-/// let two = path.step(2).unwrap().clustering.as_ref().unwrap();
-/// assert_eq!(two.labels[0], two.labels[1]);
-/// ```
-pub fn fit_path_sparse<T: Scalar>(
-    x: CsrView<'_, T>,
-    sample_weight: Option<ArrayView1<'_, f64>>,
-    ks: RangeInclusive<usize>,
-    params: Params,
-    keep: PathKeep,
-    cancel: &AtomicBool,
-    progress: &PathProgress,
-) -> Result<Path<T>> {
-    let (params, k_max) = checked_path(&ks, params, (x.n_rows(), x.n_cols()))?;
-    let k_top = search_top(&params, k_max, x.n_rows(), sample_weight);
-    let (data, exponent) = checked_sparse(x, sample_weight, &params, k_max, cancel)?;
-    let pool = build_pool(params.n_threads())?;
-    run_path(
-        &pool,
-        &data,
-        &params,
-        (k_max, k_top),
-        keep,
-        (cancel, progress),
-    )?
-    .in_caller_units(exponent)
 }
 
 /// Merges of the `k + 1` solution tried as starts of the `k` solution by
@@ -453,7 +334,7 @@ const SEARCH_TOL_LARGE: f64 = 1e-4;
 /// The largest `k` the search grows to: `k_max`, or with refinement
 /// [`SEARCH_PAST_K_MAX`] more, as far as `n` rows (of which those of
 /// positive weight) allow.
-fn search_top(
+pub(crate) fn search_top(
     params: &ValidParams,
     k_max: usize,
     n: usize,
@@ -471,13 +352,13 @@ fn search_top(
 /// [`search_top`]), with `params.refine()` the fits at the `k` that get
 /// one ([`fitted_ks`]) beside them and the refinement pass after, and the
 /// range `..=k_max` kept.
-fn run_path<S: Source>(
+pub(crate) fn run_path<S: Source>(
     pool: &rayon::ThreadPool,
     data: &S,
     params: &ValidParams,
     (k_max, k_top): (usize, usize),
     keep: PathKeep,
-    (cancel, progress): (&AtomicBool, &PathProgress),
+    (cancel, progress): (&AtomicBool, &Progress),
 ) -> Result<Path<S::Out>>
 where
     S::State: Send,
@@ -618,7 +499,7 @@ struct Steps<'a, S> {
     data: &'a S,
     params: &'a ValidParams,
     cancel: &'a AtomicBool,
-    progress: &'a PathProgress,
+    progress: &'a Progress,
 }
 
 impl<S: Source> Steps<'_, S>
@@ -971,13 +852,33 @@ fn polished<T>(fit: Clustering<T>, more: Clustering<T>) -> Clustering<T> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::data::Data;
+    use crate::data::{Data, Scalar};
+    use crate::dense::Dense;
+    use crate::sparse::{checked_sparse, CsrView};
+    use crate::params::Params;
     use crate::dense::DenseState;
     use crate::partition::Partition;
     use ndarray::Array2;
 
     fn never() -> AtomicBool {
         AtomicBool::new(false)
+    }
+
+    /// A path through the public operation, its arguments spelled out.
+    fn fit_path<'a, T: Scalar>(
+        x: impl Into<crate::Rows<'a, T>>,
+        w: Option<ArrayView1<'a, f64>>,
+        ks: RangeInclusive<usize>,
+        p: Params,
+        keep: PathKeep,
+        cancel: &AtomicBool,
+        progress: &Progress,
+    ) -> Result<Path<T>> {
+        let data = crate::Dataset::new(x).maybe_weights(w);
+        let control = crate::Control::default().cancel(cancel).progress(progress);
+        Params { k: (*ks.start()).max(1), ..p }
+            .check()?
+            .path_with(data, ks, keep, control)
     }
 
     fn dense_path(
@@ -1087,7 +988,7 @@ mod tests {
         assert_eq!(run(2), one);
         assert_eq!(run(3), one);
         let drawn = &one.steps[1];
-        let fit = crate::fit(x.view(), Params::new(drawn.k).seed(3)).unwrap();
+        let fit = Params::new(drawn.k).seed(3).check().unwrap().fit(&x).unwrap();
         assert!(drawn.objective <= fit.objective * (1.0 + 1e-9));
     }
 
@@ -1098,7 +999,7 @@ mod tests {
             for refine in [false, true] {
                 let p = Params::new(4).method(method).refine(refine).seed(8);
                 let path = dense_path(&x, None, 4..=6, p.clone());
-                let fit = crate::fit(x.view(), p).unwrap();
+                let fit = p.check().unwrap().fit(&x).unwrap();
                 let first = &path.steps[0];
                 if first.origin == PathOrigin::Fit {
                     assert_eq!(first.clustering.as_ref().unwrap(), &fit, "{method}");
@@ -1110,7 +1011,7 @@ mod tests {
         }
         // Lloyd's fit is polished: the same restarts, then Hartigan sweeps.
         let p = Params::new(4).method(Method::Lloyd).seed(8);
-        let fit = crate::fit(x.view(), p.clone()).unwrap();
+        let fit = p.clone().check().unwrap().fit(&x).unwrap();
         let first = dense_path(&x, None, 4..=4, p)
             .steps
             .remove(0)
@@ -1129,7 +1030,7 @@ mod tests {
         let x = crate::testdata::blobs(150, 4, 3, 12);
         let path = dense_path(&x, None, 2..=20, Params::new(1).seed(6));
         for step in &path.steps {
-            let fit = crate::fit(x.view(), Params::new(step.k).seed(6)).unwrap();
+            let fit = Params::new(step.k).seed(6).check().unwrap().fit(&x).unwrap();
             assert!(
                 step.objective <= fit.objective * (1.0 + 1e-9),
                 "k {}: {} > {}",
@@ -1161,7 +1062,7 @@ mod tests {
             .clone()
             .map(|k| {
                 let p = Params::new(k).n_init(2).seed(4);
-                crate::fit(x.view(), p).unwrap().objective
+                p.check().unwrap().fit(&x).unwrap().objective
             })
             .collect();
         let above = |path: &Path<f64>| {
@@ -1282,7 +1183,7 @@ mod tests {
         // those, growing again 6 of the 7 kept.
         let searched = 7 + SEARCH_PAST_K_MAX;
         for (refine, total) in [(false, 7), (true, searched + 2 * (searched - 1) + 6)] {
-            let progress = PathProgress::default();
+            let progress = Progress::default();
             let p = Params::new(1).seed(1).refine(refine);
             fit_path(
                 x.view(),
@@ -1321,7 +1222,7 @@ mod tests {
         let csr = CsrView::new(30, &indptr, &indices, &values).unwrap();
         let p = Params::new(1).seed(4).n_init(2);
         let dense = dense_path(&x, None, 2..=9, p.clone());
-        let sparse = fit_path_sparse(
+        let sparse = fit_path(
             csr,
             None,
             2..=9,

@@ -6,8 +6,11 @@
 //! computed, after an exact power-of-two scaling, so the nearest centroid
 //! and the distances are right for any finite input.
 
+use crate::clustering::Clustering;
+use crate::control::Control;
 use crate::data::{check_finite, exponent_above, pow2, sq_dist, times_pow2, Scalar};
 use crate::error::{Error, Result};
+use crate::dataset::Rows;
 use crate::nearest::nearest_by;
 use crate::sparse::{CsrView, SparseCentroids};
 use ndarray::{Array1, Array2, ArrayView2};
@@ -77,33 +80,91 @@ fn max_abs(wide: &[Vec<f64>]) -> f64 {
     wide.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs()))
 }
 
-/// Index of the nearest centroid for each row of `x` (ties to the lowest index).
-///
-/// ```
-/// use ndarray::array;
-/// let c = array![[0.0, 0.0], [10.0, 10.0]];
-/// let x = array![[1.0, 1.0], [9.0, 8.0]];
-/// assert_eq!(smartigan::predict(x.view(), c.view()).unwrap().to_vec(), vec![0, 1]);
-/// ```
-pub fn predict<T: Scalar>(
-    x: ArrayView2<'_, T>,
+/// The index of the nearest of `centroids` for each row of `rows` (ties
+/// to the lowest index); [`Error::Interrupted`] soon after `cancel` is set
+/// (it is polled before every row).
+pub(crate) fn nearest<T: Scalar>(
+    rows: Rows<'_, T>,
     centroids: ArrayView2<'_, T>,
+    cancel: &AtomicBool,
 ) -> Result<Array1<usize>> {
-    predict_cancellable(x, centroids, &AtomicBool::new(false))
+    match rows {
+        Rows::Dense(x) => nearest_dense(x, centroids, cancel),
+        Rows::Sparse(x) => nearest_sparse(x, centroids, cancel),
+    }
 }
 
-/// [`predict`] that stops with [`Error::Interrupted`] soon after `cancel`
-/// is set (it is polled before every row).
-///
-/// ```
-/// use ndarray::array;
-/// use smartigan::{predict_cancellable, Error};
-/// use std::sync::atomic::AtomicBool;
-/// let c = array![[0.0], [10.0]];
-/// let set = AtomicBool::new(true);
-/// assert_eq!(predict_cancellable(c.view(), c.view(), &set).unwrap_err(), Error::Interrupted);
-/// ```
-pub fn predict_cancellable<T: Scalar>(
+/// The Euclidean distance from each row of `rows` to each of `centroids`
+/// (`n × k`); [`Error::Interrupted`] soon after `cancel` is set (it is
+/// polled before every row).
+pub(crate) fn distances<T: Scalar>(
+    rows: Rows<'_, T>,
+    centroids: ArrayView2<'_, T>,
+    cancel: &AtomicBool,
+) -> Result<Array2<T>> {
+    match rows {
+        Rows::Dense(x) => distances_dense(x, centroids, cancel),
+        Rows::Sparse(x) => distances_sparse(x, centroids, cancel),
+    }
+}
+
+impl<T: Scalar> Clustering<T> {
+    /// The nearest centroid of each row of `rows`, dense or sparse (ties to
+    /// the lowest index): the cluster a new point falls in.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use smartigan::Params;
+    /// let x = array![[0.0, 0.0], [0.2, 0.0], [10.0, 10.0], [10.2, 10.0]];
+    /// let c = Params::new(2).seed(0).check().unwrap().fit(&x).unwrap();
+    /// let new = array![[1.0, 1.0], [9.0, 8.0]];
+    /// let labels = c.predict(&new).unwrap();
+    /// assert_eq!((labels[0], labels[1]), (c.labels[0], c.labels[2]));
+    /// ```
+    pub fn predict<'a>(&self, rows: impl Into<Rows<'a, T>>) -> Result<Array1<usize>> {
+        self.predict_with(rows, Control::default())
+    }
+
+    /// [`Clustering::predict`] that stops with [`Error::Interrupted`] soon
+    /// after the control's flag is set (it is polled before every row).
+    pub fn predict_with<'a>(
+        &self,
+        rows: impl Into<Rows<'a, T>>,
+        control: Control<'_>,
+    ) -> Result<Array1<usize>> {
+        nearest(rows.into(), self.centroids.view(), control.cancel_flag())
+    }
+
+    /// The Euclidean distance from each row of `rows`, dense or sparse, to
+    /// each centroid (`n × k`), in the rows' type; an `n × k` output that
+    /// cannot be allocated is an error, not an abort.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use smartigan::Params;
+    /// let x = array![[0.0, 0.0], [0.0, 0.5], [3.0, 4.0], [3.0, 4.5]];
+    /// let c = Params::new(2).seed(0).check().unwrap().fit(&x).unwrap();
+    /// let d = c.transform(&array![[0.0, 0.25], [3.0, 0.25]]).unwrap();
+    /// assert_eq!(d[[0, c.labels[0]]], 0.0);
+    /// assert_eq!(d[[1, c.labels[0]]], 3.0);
+    /// ```
+    pub fn transform<'a>(&self, rows: impl Into<Rows<'a, T>>) -> Result<Array2<T>> {
+        self.transform_with(rows, Control::default())
+    }
+
+    /// [`Clustering::transform`] that stops with [`Error::Interrupted`]
+    /// soon after the control's flag is set (it is polled before every row).
+    pub fn transform_with<'a>(
+        &self,
+        rows: impl Into<Rows<'a, T>>,
+        control: Control<'_>,
+    ) -> Result<Array2<T>> {
+        distances(rows.into(), self.centroids.view(), control.cancel_flag())
+    }
+}
+
+/// [`nearest`] for dense rows.
+fn nearest_dense<T: Scalar>(
     x: ArrayView2<'_, T>,
     centroids: ArrayView2<'_, T>,
     cancel: &AtomicBool,
@@ -189,24 +250,8 @@ fn into_matrix<T>(flat: Vec<T>, n: usize, k: usize) -> Result<Array2<T>> {
     })
 }
 
-/// Euclidean distance from each row of `x` to each centroid (`n × k`).
-///
-/// ```
-/// use ndarray::array;
-/// let c = array![[0.0, 0.0], [3.0, 4.0]];
-/// let x = array![[0.0, 0.0]];
-/// assert_eq!(smartigan::transform(x.view(), c.view()).unwrap()[[0, 1]], 5.0);
-/// ```
-pub fn transform<T: Scalar>(
-    x: ArrayView2<'_, T>,
-    centroids: ArrayView2<'_, T>,
-) -> Result<Array2<T>> {
-    transform_cancellable(x, centroids, &AtomicBool::new(false))
-}
-
-/// [`transform`] that stops with [`Error::Interrupted`] soon after `cancel`
-/// is set (it is polled before every row).
-pub fn transform_cancellable<T: Scalar>(
+/// [`distances`] for dense rows.
+fn distances_dense<T: Scalar>(
     x: ArrayView2<'_, T>,
     centroids: ArrayView2<'_, T>,
     cancel: &AtomicBool,
@@ -257,29 +302,11 @@ fn sparse_centroids<T: Scalar>(
     Ok(SparseCentroids::new(wide, x.n_cols()))
 }
 
-/// [`predict`] for sparse rows: the nearest centroid as exact distances
+/// [`nearest`] for sparse rows: the nearest centroid as exact distances
 /// decide it, though computed in O(nnz) per centroid where the fast form's
 /// error bound allows (see `SparseCentroids`), and row by row: no `n × k`
 /// matrix is held.
-///
-/// ```
-/// use ndarray::array;
-/// use smartigan::{predict_sparse, transform_sparse, CsrView};
-/// let x = CsrView::new(2, &[0, 1, 2], &[0, 1], &[1.0f64, 9.0]).unwrap(); // [[1, 0], [0, 9]]
-/// let c = array![[0.0, 0.0], [0.0, 10.0]];
-/// assert_eq!(predict_sparse(x, c.view()).unwrap().to_vec(), vec![0, 1]);
-/// assert_eq!(transform_sparse(x, c.view()).unwrap()[[1, 1]], 1.0);
-/// ```
-pub fn predict_sparse<T: Scalar>(
-    x: CsrView<'_, T>,
-    centroids: ArrayView2<'_, T>,
-) -> Result<Array1<usize>> {
-    predict_sparse_cancellable(x, centroids, &AtomicBool::new(false))
-}
-
-/// [`predict_sparse`] that stops with [`Error::Interrupted`] soon after
-/// `cancel` is set (it is polled before every row).
-pub fn predict_sparse_cancellable<T: Scalar>(
+fn nearest_sparse<T: Scalar>(
     x: CsrView<'_, T>,
     centroids: ArrayView2<'_, T>,
     cancel: &AtomicBool,
@@ -292,19 +319,9 @@ pub fn predict_sparse_cancellable<T: Scalar>(
     Ok(Array1::from(labels))
 }
 
-/// [`transform`] for sparse rows: Euclidean distances, `n × k`, each to a
-/// relative 4.5e-13 or better however far the data lie from the origin
-/// (refused, as for dense rows, when the output cannot be allocated).
-pub fn transform_sparse<T: Scalar>(
-    x: CsrView<'_, T>,
-    centroids: ArrayView2<'_, T>,
-) -> Result<Array2<T>> {
-    transform_sparse_cancellable(x, centroids, &AtomicBool::new(false))
-}
-
-/// [`transform_sparse`] that stops with [`Error::Interrupted`] soon after
-/// `cancel` is set (it is polled before every row).
-pub fn transform_sparse_cancellable<T: Scalar>(
+/// [`distances`] for sparse rows: each to a relative 4.5e-13 or better
+/// however far the data lie from the origin.
+fn distances_sparse<T: Scalar>(
     x: CsrView<'_, T>,
     centroids: ArrayView2<'_, T>,
     cancel: &AtomicBool,

@@ -45,6 +45,16 @@ pub(crate) trait Source: Sync {
     ) -> Option<Vec<Vec<f64>>> {
         None
     }
+    /// The rows greedy k-means++ chooses as the `k` centres of the start
+    /// drawn from `rng` (what [`Source::initial_state`] starts from with
+    /// `init = "k-means++"`). Once `cancel` is set it may return early
+    /// with fewer rows (the caller checks).
+    fn plus_plus_rows(
+        &self,
+        k: usize,
+        rng: &mut Xoshiro256PlusPlus,
+        cancel: &AtomicBool,
+    ) -> Vec<usize>;
     /// One Hartigan sweep with acceptance factor `factor` in the given order,
     /// followed by a fresh recomputation of the statistics (so incremental
     /// updates never drift beyond one sweep). Returns the number of moves.

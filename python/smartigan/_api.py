@@ -275,10 +275,9 @@ def kmeans_plusplus(
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
-        Dense real data (float32/float64 C-ordered arrays are used without a
-        copy). Sparse matrices are not supported here; :func:`cluster` seeds
-        sparse input itself.
+    X : array-like or SciPy sparse matrix of shape (n_samples, n_features)
+        Real data (float32/float64 C-ordered arrays are used without a
+        copy; sparse input is read without densifying it).
     k : int
         Number of centres, ``1 <= k <= n_samples``.
     seed : int or None
@@ -295,7 +294,7 @@ def kmeans_plusplus(
     Returns
     -------
     centers : ndarray of shape (k, n_features)
-        The chosen rows, in ``X``'s dtype (float32 or float64).
+        The chosen rows, dense, in ``X``'s dtype (float32 or float64).
     indices : ndarray of shape (k,), int64
         Their row indices in ``X``, in the order chosen.
 
@@ -309,12 +308,13 @@ def kmeans_plusplus(
     >>> bool((centers == X[indices]).all())
     True
     """
-    if is_sparse(X):
-        raise TypeError("kmeans_plusplus: X must be a dense array; sparse input is seeded by cluster() itself")
-    data = as_data(X)
+    points = as_points(X)
     params = core_params(k=k, seed=seed, n_init=1, n_threads=n_threads)
-    indices = _core.kmeans_plusplus(data, params, sample_weight=as_weights(sample_weight))
-    return data[indices], indices
+    indices = _core.kmeans_plusplus(points, params, sample_weight=as_weights(sample_weight))
+    if isinstance(points, _core.CsrMatrix):
+        rows = X.tocsr()[indices].toarray()
+        return rows.astype(np.float32 if rows.dtype == np.float32 else np.float64), indices
+    return points[indices], indices
 
 
 _FITTED = ("labels_", "centroids_", "objective_", "cluster_sizes_", "cluster_objectives_", "n_sweeps_",
@@ -420,14 +420,12 @@ class Clusterer:
     def start(self, X: npt.ArrayLike, sample_weight: Optional[npt.ArrayLike] = None) -> "Clusterer":
         """Draw every restart's start on ``X`` for step-wise fitting. Returns self.
 
-        ``X`` is referenced, not copied (for float32/float64 C-ordered input):
-        do not modify it until the run is finished. Sparse input is supported
-        by :meth:`fit` but not step by step. Ctrl-C stops the drawing between
-        two restarts' starts (``KeyboardInterrupt``; no run is kept).
+        ``X`` (dense or sparse) is referenced, not copied (for float32/float64
+        C-ordered input, and CSR input in canonical form): do not modify it
+        until the run is finished. Ctrl-C stops the drawing between two
+        restarts' starts (``KeyboardInterrupt``; no run is kept).
         """
-        if is_sparse(X):
-            raise TypeError("step-wise fitting needs dense X; use fit() for sparse input, or X.toarray()")
-        data = as_data(X)
+        data = as_points(X)
         params, weights = self._params(), as_weights(sample_weight)
         with self._lock:
             self._run = _core.Run(data, params, sample_weight=weights)

@@ -9,8 +9,7 @@
 //! points (centroids) are read as the same type by [`same_float`].
 
 use super::errors::BindingError;
-use crate::{CsrView, Scalar};
-use ndarray::ArrayView2;
+use crate::{CsrView, Rows, Scalar};
 use numpy::{
     dtype, Element, PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray2,
     PyUntypedArray, PyUntypedArrayMethods,
@@ -21,23 +20,6 @@ use pyo3::prelude::*;
 pub(super) trait Float: Scalar + Element {}
 impl Float for f32 {}
 impl Float for f64 {}
-
-/// Points of one float type, as the core reads them.
-pub(super) enum Rows<'a, T> {
-    Dense(ArrayView2<'a, T>),
-    Sparse(CsrView<'a, T>),
-}
-
-impl<'a, T> Rows<'a, T> {
-    /// The dense rows, for what only the dense core offers (`operation`
-    /// names it in the error).
-    pub(super) fn dense(self, operation: &'static str) -> PyResult<ArrayView2<'a, T>> {
-        match self {
-            Rows::Dense(x) => Ok(x),
-            Rows::Sparse(_) => Err(BindingError::NeedsDense { operation }.into()),
-        }
-    }
-}
 
 /// Work on points of either float type: [`RowsJob::run`] is instantiated
 /// for `f32` and `f64`, and [`Matrix::with_rows`] calls the one that matches

@@ -37,8 +37,6 @@ pub(super) enum BindingError {
     DtypeMismatch,
     /// An array that another thread holds writable (numpy's borrow check).
     Busy { name: &'static str },
-    /// Sparse rows given to an operation that only the dense core offers.
-    NeedsDense { operation: &'static str },
     /// The worker thread ended without sending its result.
     WorkerLost,
 }
@@ -55,9 +53,6 @@ impl From<BindingError> for PyErr {
             BindingError::Busy { name } => {
                 PyRuntimeError::new_err(format!("{name} is being written by another thread"))
             }
-            BindingError::NeedsDense { operation } => PyTypeError::new_err(format!(
-                "{operation} needs dense x (a 2-d numpy array), not a sparse matrix"
-            )),
             BindingError::WorkerLost => {
                 PyRuntimeError::new_err("smartigan worker thread stopped without a result")
             }

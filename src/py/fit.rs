@@ -1,11 +1,12 @@
 //! The one-shot calls: `fit`, `kmeans_plusplus`, `predict` and `transform`,
 //! each a [`RowsJob`] run on dense or sparse points of either float type.
 
-use super::arrays::{same_float, Float, Matrix, Rows, RowsJob};
+use super::arrays::{same_float, Float, Matrix, RowsJob};
 use super::interrupt::interruptible;
 use super::params::PyParams;
 use super::result::{int64, PyClustering};
-use crate::Params;
+use crate::predict::{distances, nearest};
+use crate::{Control, Dataset, Params, Rows};
 use ndarray::ArrayView1;
 use numpy::{IntoPyArray, PyReadonlyArray1};
 use pyo3::prelude::*;
@@ -26,7 +27,7 @@ pub(super) fn fit(
     x.with_rows(Fit(FitInputs::new(py, &params, &sample_weight)))
 }
 
-/// The rows greedy k-means++ chooses as centres (dense `x` only); see
+/// The rows greedy k-means++ chooses as centres; see
 /// `smartigan.kmeans_plusplus`.
 #[pyfunction]
 #[pyo3(signature = (x, params, sample_weight=None))]
@@ -76,11 +77,15 @@ impl<'a, 'py> FitInputs<'a, 'py> {
         }
     }
 
-    /// What the core's calls take: the weights as a view and the
-    /// parameters as a copy of their own (with the Python token).
-    pub(super) fn parts(&self) -> (Python<'py>, Option<ArrayView1<'_, f64>>, Params) {
-        let weights = self.weights.as_ref().map(|w| w.as_array());
-        (self.py, weights, self.params.core())
+    /// What the core's calls take: the Python token, the rows with their
+    /// weights, and the parameters as a copy of their own.
+    pub(super) fn parts<'r, T: Float>(
+        &'r self,
+        rows: Rows<'r, T>,
+    ) -> (Python<'py>, Dataset<'r, T>, Params) {
+        let weights: Option<ArrayView1<'r, f64>> = self.weights.as_ref().map(|w| w.as_array());
+        let data = Dataset::new(rows).maybe_weights(weights);
+        (self.py, data, self.params.core())
     }
 }
 
@@ -90,10 +95,11 @@ impl RowsJob for Fit<'_, '_> {
     type Output = PyClustering;
 
     fn run<T: Float>(self, rows: Rows<'_, T>) -> PyResult<PyClustering> {
-        let (py, weights, params) = self.0.parts();
-        let c = interruptible(py, |cancel| match rows {
-            Rows::Dense(x) => crate::fit_cancellable(x, weights, params, cancel),
-            Rows::Sparse(x) => crate::fit_sparse(x, weights, params, cancel),
+        let (py, data, params) = self.0.parts(rows.reborrow());
+        let c = interruptible(py, |cancel| {
+            params
+                .check()?
+                .fit_with(data, Control::default().cancel(cancel))
         })?;
         Ok(PyClustering::new(py, c))
     }
@@ -105,10 +111,11 @@ impl RowsJob for KMeansPlusPlus<'_, '_> {
     type Output = Py<PyAny>;
 
     fn run<T: Float>(self, rows: Rows<'_, T>) -> PyResult<Py<PyAny>> {
-        let x = rows.dense("kmeans_plusplus")?;
-        let (py, weights, params) = self.0.parts();
+        let (py, data, params) = self.0.parts(rows.reborrow());
         let chosen = interruptible(py, |cancel| {
-            crate::kmeans_plus_plus_cancellable(x, weights, params, cancel)
+            params
+                .check()?
+                .plus_plus_with(data, Control::default().cancel(cancel))
         })?;
         Ok(int64(py, chosen).into_any())
     }
@@ -147,18 +154,12 @@ impl RowsJob for ToCentroids<'_, '_> {
         let c = centroids.as_array();
         Ok(match self.output {
             Output::Nearest => {
-                let labels = interruptible(py, |cancel| match rows {
-                    Rows::Dense(x) => crate::predict_cancellable(x, c, cancel),
-                    Rows::Sparse(x) => crate::predict_sparse_cancellable(x, c, cancel),
-                })?;
+                let labels = interruptible(py, |cancel| nearest(rows, c, cancel))?;
                 int64(py, labels).into_any()
             }
             Output::Distances => {
-                let distances = interruptible(py, |cancel| match rows {
-                    Rows::Dense(x) => crate::transform_cancellable(x, c, cancel),
-                    Rows::Sparse(x) => crate::transform_sparse_cancellable(x, c, cancel),
-                })?;
-                distances.into_pyarray(py).into_any().unbind()
+                let d = interruptible(py, |cancel| distances(rows, c, cancel))?;
+                d.into_pyarray(py).into_any().unbind()
             }
         })
     }

@@ -1,15 +1,15 @@
 //! `_core.fit_path`: the path of solutions over a range of `k`
-//! ([`crate::fit_path`], [`crate::fit_path_sparse`]) as a [`RowsJob`] on
+//! ([`crate::ValidParams::path_with`]) as a [`RowsJob`] on
 //! dense or sparse points of either float type, returned as `_core.Path`.
 //! `smartigan.cluster_path` (python/smartigan/_path.py) is the documented
 //! front end.
 
-use super::arrays::{Float, Matrix, Rows, RowsJob};
+use super::arrays::{Float, Matrix, RowsJob};
 use super::fit::{FitInputs, Weights};
 use super::interrupt::interruptible_reporting;
 use super::params::{count, PyParams};
 use super::result::{int64, PyClustering};
-use crate::{Path, PathKeep, PathOrigin, PathProgress, PathStep};
+use crate::{Control, Params, Path, PathKeep, PathOrigin, PathStep, Progress, Rows};
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
@@ -83,7 +83,7 @@ impl PyPath {
 /// The path of solutions for `k_min..=k_max` on `x` (a 2-d array or a
 /// `CsrMatrix`); `keep_clusterings=False` keeps summaries only.
 /// `progress(done, total)`, if given, is called from this thread while the
-/// path runs and once at its end (see [`PathProgress`]); an exception it
+/// path runs and once at its end (see [`Progress`]); an exception it
 /// raises stops the path.
 #[pyfunction]
 #[pyo3(signature = (x, k_min, k_max, params, keep_clusterings=true, sample_weight=None, progress=None))]
@@ -124,9 +124,9 @@ impl RowsJob for FitPath<'_, '_> {
     type Output = PyPath;
 
     fn run<T: Float>(self, rows: Rows<'_, T>) -> PyResult<PyPath> {
-        let (py, weights, params) = self.inputs.parts();
+        let (py, data, params) = self.inputs.parts(rows.reborrow());
         let (ks, keep) = (self.ks, self.keep);
-        let counter = PathProgress::default();
+        let counter = Progress::default();
         let callback = self.progress;
         // Calls the callback only when the count moved.
         let mut shown = None;
@@ -142,11 +142,15 @@ impl RowsJob for FitPath<'_, '_> {
         };
         let path = interruptible_reporting(
             py,
-            |cancel| match rows {
-                Rows::Dense(x) => crate::fit_path(x, weights, ks, params, keep, cancel, &counter),
-                Rows::Sparse(x) => {
-                    crate::fit_path_sparse(x, weights, ks, params, keep, cancel, &counter)
+            |cancel| {
+                // The first fit is at `k_min`, whatever `k` Python passed.
+                let control = Control::default().cancel(cancel).progress(&counter);
+                Params {
+                    k: (*ks.start()).max(1),
+                    ..params
                 }
+                .check()?
+                .path_with(data, ks, keep, control)
             },
             report,
         )?;

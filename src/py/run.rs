@@ -1,18 +1,14 @@
 //! `_core.Run`: a fit advanced one sweep at a time (the state machine
-//! behind `Clusterer.start/step/finish`), on dense points only.
+//! behind `Clusterer.start/step/finish`), on dense or sparse points.
 
-use super::arrays::{Float, Matrix, Rows, RowsJob};
+use super::arrays::{Float, Matrix, RowsJob};
 use super::fit::{FitInputs, Weights};
 use super::interrupt::{detached, interruptible};
 use super::params::PyParams;
 use super::result::PyClustering;
-use crate::{Error, Run};
+use crate::{Control, Error, Rows, Run};
 use pyo3::prelude::*;
 use std::sync::atomic::Ordering;
-
-/// What [`Run.step`](PyRun::step) and [`Run.current`](PyRun::current)
-/// names in their errors.
-const STEP_WISE: &str = "step-wise fitting";
 
 /// A step-wise fit. Keeps a reference to `x`, which every step reads again
 /// (the core's [`Run`] owns no copy of the data).
@@ -23,8 +19,9 @@ pub(super) struct PyRun {
 }
 
 impl PyRun {
-    fn points<'py>(&self, py: Python<'py>) -> Matrix<'py> {
-        Matrix::Dense(self.x.bind(py).clone())
+    /// The points the run started on, as the matrix they were.
+    fn points<'py>(&self, py: Python<'py>) -> PyResult<Matrix<'py>> {
+        self.x.bind(py).extract()
     }
 }
 
@@ -50,7 +47,7 @@ impl PyRun {
     /// Advances every unfinished restart by one sweep; returns whether any
     /// restart is still running.
     fn step(&mut self, py: Python<'_>) -> PyResult<bool> {
-        self.points(py).with_rows(Advance {
+        self.points(py)?.with_rows(Advance {
             py,
             run: &mut self.run,
             to_end: false,
@@ -59,7 +56,7 @@ impl PyRun {
 
     /// Steps until every restart has finished (interruptible).
     fn finish(&mut self, py: Python<'_>) -> PyResult<()> {
-        self.points(py).with_rows(Advance {
+        self.points(py)?.with_rows(Advance {
             py,
             run: &mut self.run,
             to_end: true,
@@ -75,7 +72,7 @@ impl PyRun {
 
     /// The best restart so far (the final result once finished).
     fn current(&self, py: Python<'_>) -> PyResult<PyClustering> {
-        self.points(py).with_rows(Current { py, run: &self.run })
+        self.points(py)?.with_rows(Current { py, run: &self.run })
     }
 }
 
@@ -85,10 +82,11 @@ impl RowsJob for Start<'_, '_> {
     type Output = Run;
 
     fn run<T: Float>(self, rows: Rows<'_, T>) -> PyResult<Run> {
-        let x = rows.dense(STEP_WISE)?;
-        let (py, weights, params) = self.0.parts();
+        let (py, data, params) = self.0.parts(rows.reborrow());
         interruptible(py, |cancel| {
-            Run::new_cancellable(x, weights, params, cancel)
+            params
+                .check()?
+                .run_with(data, Control::default().cancel(cancel))
         })
     }
 }
@@ -104,13 +102,12 @@ impl RowsJob for Advance<'_, '_> {
     type Output = bool;
 
     fn run<T: Float>(self, rows: Rows<'_, T>) -> PyResult<bool> {
-        let x = rows.dense(STEP_WISE)?;
         let run = self.run;
         if !self.to_end {
-            return detached(self.py, || run.step(x));
+            return detached(self.py, || run.step(rows));
         }
         interruptible(self.py, |cancel| {
-            while run.step(x)? {
+            while run.step(rows.reborrow())? {
                 if cancel.load(Ordering::Relaxed) {
                     return Err(Error::Interrupted);
                 }
@@ -129,7 +126,6 @@ impl RowsJob for Current<'_, '_> {
     type Output = PyClustering;
 
     fn run<T: Float>(self, rows: Rows<'_, T>) -> PyResult<PyClustering> {
-        let x = rows.dense(STEP_WISE)?;
-        Ok(PyClustering::new(self.py, self.run.current(x)?))
+        Ok(PyClustering::new(self.py, self.run.current(rows)?))
     }
 }

@@ -25,16 +25,14 @@ mod centroids;
 
 pub(crate) use centroids::SparseCentroids;
 
-use crate::clustering::Clustering;
 use crate::data::{check_spread, checked_weights, weight_exponent, Scalar};
 use crate::error::{Error, Result};
 use crate::init::forgy_indices;
 use crate::move_rule::{
     choose_move, improves_beyond_rounding, join_weight, leave_weight, may_leave, move_ratio,
 };
-use crate::multistart::fit_source;
 use crate::nearest::nearest_by;
-use crate::params::{Init, Method, Params, ValidParams};
+use crate::params::{Init, Method, ValidParams};
 use crate::partition::refill;
 use crate::plus_plus::kmeans_plus_plus_indices;
 use crate::refine::{merge_labels, propose_labels, split_labels, Rows, SplitCache};
@@ -235,7 +233,9 @@ pub(crate) struct SparseState {
 }
 
 impl<'a, T: Scalar> SparseData<'a, T> {
-    fn new(x: CsrView<'a, T>, weights: Option<Cow<'a, [f64]>>, cancel: &'a AtomicBool) -> Self {
+    /// The rows with their weights (already scaled, if scaled), polling
+    /// `cancel` in their passes.
+    pub(crate) fn new(x: CsrView<'a, T>, weights: Option<Cow<'a, [f64]>>, cancel: &'a AtomicBool) -> Self {
         let norms = (0..x.n_rows())
             .map(|i| x.row(i).1.iter().map(|v| v.to_f64() * v.to_f64()).sum())
             .collect();
@@ -248,6 +248,11 @@ impl<'a, T: Scalar> SparseData<'a, T> {
         };
         data.set_total_norm();
         data
+    }
+
+    /// The weights as used (scaled by the fit's exponent).
+    pub(crate) fn weights(&self) -> Option<&[f64]> {
+        self.weights.as_deref()
     }
 
     fn set_total_norm(&mut self) {
@@ -649,6 +654,15 @@ impl<T: Scalar> Source for SparseData<'_, T> {
         self.state_from_labels(k, labels)
     }
 
+    fn plus_plus_rows(
+        &self,
+        k: usize,
+        rng: &mut Xoshiro256PlusPlus,
+        cancel: &AtomicBool,
+    ) -> Vec<usize> {
+        self.plus_plus(k, rng, cancel)
+    }
+
     fn sweep(&self, st: &mut SparseState, order: &[usize], factor: f64) -> usize {
         let moves = self.sweep_moves(st, order, factor);
         self.recompute(st);
@@ -920,33 +934,6 @@ fn check_sum_norms(r2: f64, n: usize) -> Result<()> {
             f64::MAX
         ),
     ))
-}
-
-/// [`crate::fit_cancellable`] for sparse rows: the same methods, parameters,
-/// seeds and guarantees, without densifying `x` (centroids come back dense).
-/// With the same seed the restarts draw the same starts and visiting orders
-/// as on the dense copy of `x`, so results agree up to floating-point ties.
-///
-/// ```
-/// use smartigan::{fit_sparse, CsrView, Params};
-/// // rows: [1, 0, 0], [1, 0, 0.1], [0, 5, 0], [0, 5, 0.1]
-/// let x = CsrView::new(3, &[0, 1, 3, 4, 6], &[0, 0, 2, 1, 1, 2], &[1.0f64, 1.0, 0.1, 5.0, 5.0, 0.1]).unwrap();
-/// let r = fit_sparse(x, None, Params::new(2).seed(0), &Default::default()).unwrap();
-/// assert_eq!(r.labels[0], r.labels[1]);
-/// assert_ne!(r.labels[0], r.labels[2]);
-/// assert!((r.objective - 0.01).abs() < 1e-12);
-/// ```
-pub fn fit_sparse<T: Scalar>(
-    x: CsrView<'_, T>,
-    sample_weight: Option<ArrayView1<'_, f64>>,
-    params: Params,
-    cancel: &AtomicBool,
-) -> Result<Clustering<T>> {
-    let params = params.check()?;
-    let (data, exponent) = checked_sparse(x, sample_weight, &params, params.k(), cancel)?;
-    let mut result = fit_source(&data, &params, cancel)?;
-    result.rescale_to_caller_units(exponent)?;
-    Ok(result)
 }
 
 /// `x` and its weights checked for `params` (shape, range) and for

@@ -107,8 +107,6 @@ def test_core_names_arrays_it_cannot_read():
     ]
     sparse = _core.CsrMatrix(2, np.array([0, 1, 1, 1], np.uintp), np.array([0], np.uintp), np.ones(1))
     cases += [
-        (lambda: _core.kmeans_plusplus(sparse, _core.Params(1)), "kmeans_plusplus needs dense x"),
-        (lambda: _core.Run(sparse, _core.Params(1)), "step-wise fitting needs dense x"),
         (lambda: _core.fit(_core.CsrMatrix(2, np.array([0, 1], np.uintp), np.array([0], np.uintp),
                                            np.ones(1, int)), _core.Params(1)), "x.data must be a contiguous 1-d"),
     ]

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from smartigan import Clusterer, cluster
+from smartigan import Clusterer, cluster, kmeans_plusplus
 
 from conftest import blobs
 
@@ -114,8 +114,20 @@ def test_sparse_float32_weights_duplicates_and_clusterer():
     np.testing.assert_allclose(m.transform(sparse.csr_matrix(D)), m.transform(D), rtol=1e-9, atol=1e-9)
     with pytest.raises(ValueError, match="Y has 3 features"):
         m.predict(sparse.csr_matrix(np.ones((2, 3))))
-    with pytest.raises(TypeError, match="step-wise fitting needs dense X"):
-        Clusterer(4).start(sparse.csr_matrix(D))
+    stepped = Clusterer(4, seed=0).start(sparse.csr_matrix(D)).finish()
+    np.testing.assert_array_equal(stepped.labels_, m.labels_)
+    assert stepped.objective_ == m.objective_
+
+
+def test_sparse_kmeans_plusplus_picks_the_dense_rows():
+    D = sparse_counts(seed=3)
+    w = np.arange(300) % 4 + 0.5
+    for weights in (None, w):
+        rows, idx = kmeans_plusplus(sparse.csr_matrix(D.astype(np.float32)), 5, seed=4, sample_weight=weights)
+        dense_rows, dense_idx = kmeans_plusplus(D.astype(np.float32), 5, seed=4, sample_weight=weights)
+        assert idx.tolist() == dense_idx.tolist()
+        assert rows.dtype == np.float32 and not sparse.issparse(rows)
+        np.testing.assert_array_equal(rows, dense_rows)
 
 
 def test_sparse_bad_input():

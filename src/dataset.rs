@@ -1,0 +1,229 @@
+//! The input of every operation: rows, dense or sparse, of `f32` or `f64`,
+//! with optional sample weights ([`Dataset`]); and the one place where
+//! dense and sparse rows part ways on their way to the engine
+//! ([`Dataset::with_source`]).
+
+use crate::data::{check_finite, checked_weights, Data, Scalar};
+use crate::dense::Dense;
+use crate::error::Result;
+use crate::params::ValidParams;
+use crate::source::Source;
+use crate::sparse::{checked_sparse, CsrView};
+use ndarray::{Array2, ArrayView1, ArrayView2};
+use std::sync::atomic::AtomicBool;
+
+/// The rows to cluster or to assign: a dense `n × d` array, or a matrix in
+/// compressed sparse row form ([`CsrView`]), which is never densified.
+///
+/// ```
+/// use ndarray::array;
+/// use smartigan::{CsrView, Rows};
+/// let x = array![[1.0, 0.0], [0.0, 2.0]];
+/// let dense = Rows::from(&x);
+/// let sparse = Rows::from(CsrView::new(2, &[0, 1, 2], &[0, 1], &[1.0, 2.0]).unwrap());
+/// assert_eq!(dense.shape(), sparse.shape());
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub enum Rows<'a, T> {
+    /// A dense array, one point per row.
+    Dense(ArrayView2<'a, T>),
+    /// A sparse matrix, one point per row.
+    Sparse(CsrView<'a, T>),
+}
+
+impl<T: Scalar> Rows<'_, T> {
+    /// The same rows, borrowed for a shorter time (an array view is
+    /// invariant over its lifetime, so this is not a coercion).
+    pub(crate) fn reborrow(&self) -> Rows<'_, T> {
+        match self {
+            Rows::Dense(x) => Rows::Dense(x.view()),
+            Rows::Sparse(x) => Rows::Sparse(*x),
+        }
+    }
+
+    /// `(n_rows, n_cols)`.
+    pub fn shape(&self) -> (usize, usize) {
+        match self {
+            Rows::Dense(x) => x.dim(),
+            Rows::Sparse(x) => (x.n_rows(), x.n_cols()),
+        }
+    }
+}
+
+impl<'a, T> From<ArrayView2<'a, T>> for Rows<'a, T> {
+    fn from(x: ArrayView2<'a, T>) -> Self {
+        Rows::Dense(x)
+    }
+}
+
+impl<'a, T> From<&'a Array2<T>> for Rows<'a, T> {
+    fn from(x: &'a Array2<T>) -> Self {
+        Rows::Dense(x.view())
+    }
+}
+
+impl<'a, T> From<CsrView<'a, T>> for Rows<'a, T> {
+    fn from(x: CsrView<'a, T>) -> Self {
+        Rows::Sparse(x)
+    }
+}
+
+/// Rows and, optionally, a non-negative weight per row: what a fit, a path
+/// over `k` or a step-wise run is given.
+///
+/// With weights the objective becomes `Σ w_i‖x_i − μ‖²`, centroids are
+/// weighted means, Hartigan's transfer test uses cluster weights
+/// (`w·W_j/(W_j+w)·‖x−μ_j‖²` against `w·W_r/(W_r−w)·‖x−μ_r‖²`) and
+/// k-means++ samples by `w·D²`. An integer weight acts like repeating the
+/// row. Zero weights are allowed; at least `k` weights must be positive.
+///
+/// Anything that converts into [`Rows`] converts into an unweighted
+/// `Dataset`, so operations take `&x`, `x.view()` or a [`CsrView`] as they
+/// are.
+///
+/// ```
+/// use ndarray::array;
+/// use smartigan::{Dataset, Method, Params};
+/// let x = array![[0.0f64], [1.0], [10.0]];
+/// let w = array![3.0, 1.0, 1.0];
+/// let p = Params::new(2).method(Method::Hartigan).seed(0).check().unwrap();
+/// let c = p.fit(Dataset::new(&x).weights(w.view())).unwrap();
+/// assert!((c.centroids[[c.labels[0], 0]] - 0.25).abs() < 1e-12);
+/// assert!((c.objective - 0.75).abs() < 1e-12);
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Dataset<'a, T> {
+    rows: Rows<'a, T>,
+    weights: Option<ArrayView1<'a, f64>>,
+}
+
+impl<'a, T: Scalar> Dataset<'a, T> {
+    /// The rows, unweighted.
+    pub fn new(rows: impl Into<Rows<'a, T>>) -> Self {
+        Dataset {
+            rows: rows.into(),
+            weights: None,
+        }
+    }
+
+    /// The same rows with a weight per row (`sample_weight`).
+    pub fn weights(self, sample_weight: ArrayView1<'a, f64>) -> Self {
+        Dataset {
+            weights: Some(sample_weight),
+            ..self
+        }
+    }
+
+    /// The same rows, weighted by `sample_weight` if it is given.
+    pub fn maybe_weights(self, sample_weight: Option<ArrayView1<'a, f64>>) -> Self {
+        Dataset {
+            weights: sample_weight,
+            ..self
+        }
+    }
+
+    /// The rows.
+    pub fn rows(&self) -> Rows<'a, T> {
+        self.rows
+    }
+
+    /// The weights, if any.
+    pub fn sample_weight(&self) -> Option<ArrayView1<'a, f64>> {
+        self.weights
+    }
+
+    /// `(n_rows, n_cols)`.
+    pub fn shape(&self) -> (usize, usize) {
+        self.rows.shape()
+    }
+
+    /// Checks the rows and weights for `params` and for clusterings of up
+    /// to `k_most` clusters (shape, finite entries, range, positive
+    /// weights), builds their representation and hands it to `job`,
+    /// with the power of two the weights were scaled by
+    /// ([`crate::Clustering`]'s objectives are rescaled by it).
+    pub(crate) fn with_source<J: SourceJob<T>>(
+        self,
+        params: &ValidParams,
+        k_most: usize,
+        setup: Setup<'_>,
+        job: J,
+    ) -> Result<J::Output> {
+        match self.rows {
+            Rows::Dense(x) => {
+                let (n, d) = x.dim();
+                params.check_data(n, d)?;
+                check_finite("x", x)?;
+                let weights = checked_weights(self.weights, n, k_most)?;
+                let mut data = Data::new(x, weights);
+                data.check_range()?;
+                let exponent = data.scale_weights()?;
+                let mut dense = Dense::new(data, params, setup.accelerated);
+                if setup.one_at_a_time {
+                    dense.engine.spare_threads = params.n_threads() > 1;
+                }
+                job.run(dense, exponent)
+            }
+            Rows::Sparse(x) => {
+                let (data, exponent) =
+                    checked_sparse(x, self.weights, params, k_most, setup.cancel)?;
+                job.run(data, exponent)
+            }
+        }
+    }
+}
+
+impl<'a, T: Scalar> From<Rows<'a, T>> for Dataset<'a, T> {
+    fn from(rows: Rows<'a, T>) -> Self {
+        Dataset::new(rows)
+    }
+}
+
+impl<'a, T: Scalar> From<ArrayView2<'a, T>> for Dataset<'a, T> {
+    fn from(x: ArrayView2<'a, T>) -> Self {
+        Dataset::new(x)
+    }
+}
+
+impl<'a, T: Scalar> From<&'a Array2<T>> for Dataset<'a, T> {
+    fn from(x: &'a Array2<T>) -> Self {
+        Dataset::new(x)
+    }
+}
+
+impl<'a, T: Scalar> From<CsrView<'a, T>> for Dataset<'a, T> {
+    fn from(x: CsrView<'a, T>) -> Self {
+        Dataset::new(x)
+    }
+}
+
+/// How [`Dataset::with_source`] builds the representation.
+#[derive(Clone, Copy)]
+pub(crate) struct Setup<'a> {
+    /// The accelerated kernels (the equivalence tests turn them off).
+    pub accelerated: bool,
+    /// The work is mostly one restart at a time (a path's descents): dense
+    /// steps may then use every thread inside a step.
+    pub one_at_a_time: bool,
+    /// The cancellation flag that sparse rows poll inside their passes.
+    pub cancel: &'a AtomicBool,
+}
+
+impl<'a> Setup<'a> {
+    /// A fit's setup: accelerated, restarts side by side.
+    pub fn fit(cancel: &'a AtomicBool) -> Self {
+        Setup {
+            accelerated: true,
+            one_at_a_time: false,
+            cancel,
+        }
+    }
+}
+
+/// Work on a checked representation of either kind: [`SourceJob::run`] is
+/// instantiated for dense and for sparse rows.
+pub(crate) trait SourceJob<T: Scalar> {
+    type Output;
+    /// The work on `source`, whose weights were scaled by `2^exponent`.
+    fn run<S: Source<Out = T>>(self, source: S, exponent: i32) -> Result<Self::Output>;
+}
