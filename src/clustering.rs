@@ -57,9 +57,9 @@ pub struct Clustering<T> {
     /// the start of the schedule it ran. It is the start of
     /// [`Params::schedule`](crate::Params::schedule) unless the schedule
     /// adapted to the data (larger problems, no `n_iter` given), which
-    /// lowers it where nearly every point would pass the relaxed test
-    /// ([`defaults::START_SHARE`](crate::defaults::START_SHARE)). `None`
-    /// for Lloyd and Hartigan.
+    /// lowers it where nearly every point would pass the relaxed test, so
+    /// that the schedule explores instead of walking at random. `None` for
+    /// Lloyd and Hartigan.
     pub schedule_start: Option<f64>,
     /// Final objective of every restart, by restart index.
     pub restart_objectives: Vec<f64>,

@@ -227,7 +227,10 @@ pub fn transform_sparse<T: Scalar>(
 }
 
 /// [`transform_sparse`], stopping soon after `cancel` is set.
-#[deprecated(since = "0.2.0", note = "use `clustering.transform_with(csr, control)`")]
+#[deprecated(
+    since = "0.2.0",
+    note = "use `clustering.transform_with(csr, control)`"
+)]
 pub fn transform_sparse_cancellable<T: Scalar>(
     x: CsrView<'_, T>,
     centroids: ArrayView2<'_, T>,

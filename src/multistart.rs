@@ -14,8 +14,8 @@ use std::sync::Mutex;
 
 /// Threads of a per-call pool for `n_threads` requested: no more than the
 /// machine runs at once ([`std::thread::available_parallelism`]). Threads
-/// beyond that add no parallel work, only start-up, memory and switching
-/// (issue 32 measured the cost); results do not depend on the count.
+/// beyond that add no parallel work, only start-up, memory and switching;
+/// results do not depend on the count.
 pub(crate) fn pool_threads(n_threads: usize) -> usize {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     n_threads.clamp(1, cores.max(1))

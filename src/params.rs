@@ -176,25 +176,26 @@ pub struct Params {
     pub tol: Option<f64>,
 }
 
-/// The defaults, chosen by the measurements in `benches/PAPER.md` (§4):
-/// the cheapest setting, in time, whose expected objective is within 0.25 %
-/// of the best known on every data set and k of the paper's Tables 1–3 and
-/// below the paper's Smartigan means. Twenty-sweep schedules restarted twenty
-/// times reached that bar in less time than 50-sweep schedules restarted ten
-/// times (the previous defaults), which missed it on one cell.
+/// What every parameter left unset means. The values a user sets have
+/// their defaults here as public items; the rules by which `n_iter`,
+/// `n_init` and `tol` follow the problem's size when they are not given are
+/// the functions [`n_iter_for`](defaults::n_iter_for),
+/// [`n_init`](defaults::n_init) and [`tol`](defaults::tol). The defaults
+/// are the cheapest settings, in time, whose objective is within the
+/// project's bar of the best known on the paper's data sets
+/// (`benches/PAPER.md`, §4) and below scikit-learn's default on the
+/// benchmark workloads (`benches/README.md`).
 pub mod defaults {
     use super::{Init, Method};
     /// Default method.
     pub const METHOD: Method = Method::Smartigan;
-    /// Default length of Smartigan's schedule: the cheapest length that met
-    /// the bar with restarts among those measured (`benches/PAPER.md` §4).
+    /// Default length of Smartigan's schedule on small problems: the
+    /// shortest schedule that, restarted [`N_INIT_SMALL`] times, met the
+    /// bar on every paper cell.
     pub const N_ITER: usize = 20;
     /// Default cap on Lloyd iterations and Hartigan sweeps (scikit-learn's
     /// `max_iter`). Both stop as soon as nothing changes, so the cap only
-    /// matters on data that converges very slowly; a short cap (the schedule
-    /// length, before) stopped them short of convergence on the benchmark's
-    /// larger workloads, which `converged = false` reported but users did
-    /// not expect.
+    /// matters on data that converge very slowly.
     pub const MAX_ITER: usize = 300;
     /// `n_iter` when none is given: [`N_ITER`] for Smartigan (its schedule
     /// length), [`MAX_ITER`] for Lloyd and Hartigan (a cap).
@@ -212,15 +213,13 @@ pub mod defaults {
     }
     /// Smartigan's schedule length on larger problems (`n·d·k` above
     /// [`SMALL_PROBLEM`]) when `n_iter` is not given: its factors 1.5, 1.4,
-    /// …, 1.1. There one restart is refined by merge-split moves, which do
-    /// the escaping that a long schedule does on small problems; on the
-    /// benchmark's W1–W3 the default ended at the same objective with 5,
-    /// 10 or 20 schedule sweeps, and on W5 within 0.02 % (figures in
-    /// benches/JOURNAL.md, session 22).
-    pub const N_ITER_LARGE: usize = 5;
+    /// …, 1.1. There merge-split refinement does the escaping that a long
+    /// schedule does on small problems.
+    pub(crate) const N_ITER_LARGE: usize = 5;
     /// `n_iter` when none is given, for `n` rows of `d` features and `k`
-    /// clusters: [`n_iter`], except Smartigan's schedule on larger
-    /// problems, [`N_ITER_LARGE`].
+    /// clusters: [`n_iter`], except Smartigan's schedule on larger problems,
+    /// which is 5 sweeps long unless its first sweep finds the clusters
+    /// overlapping (then 20).
     ///
     /// ```
     /// use smartigan::{defaults, Method};
@@ -236,70 +235,50 @@ pub mod defaults {
     }
     /// The share of all points moved by the schedule's first sweep above
     /// which the clusters count as overlapping: [`schedule_length`] then
-    /// runs the paper's full schedule. On separated blobs (the benchmark's
-    /// W1–W3) the first sweep at factor 3/2 moves at most a fifth of the
-    /// points and the short schedule ends at the same objective as the
-    /// long one, sooner; on W4 (k = 1,000 in 8 dimensions) it moves 71 %,
-    /// and the long schedule ends 0.6 % lower in less time, its slowly
-    /// falling factor letting the boundaries reorganise
-    /// (`benches/JOURNAL.md`, session 24).
-    pub const OVERLAP_SHARE: f64 = 0.5;
-    /// The share above which the first sweep was a random walk: nearly
-    /// every point passed the relaxed test (structureless noise: 99.9 %;
-    /// embeddings, W5: 98.7 %), so the relaxed sweeps explore nothing and
-    /// the short schedule is kept.
-    pub const RANDOM_WALK_SHARE: f64 = 0.9;
+    /// runs the paper's full schedule, whose slowly falling factor lets
+    /// overlapping boundaries reorganise; on separated blobs the first
+    /// sweep moves few points and the short schedule ends as low, sooner.
+    pub(crate) const OVERLAP_SHARE: f64 = 0.5;
+    /// The share above which the first sweep was a random walk (nearly
+    /// every point passed the relaxed test, as on structureless noise): the
+    /// relaxed sweeps then explore nothing and the short schedule is kept.
+    pub(crate) const RANDOM_WALK_SHARE: f64 = 0.9;
     /// The share of points that may pass the first relaxed test of an
     /// adaptive schedule: its start is lowered to the factor below which
     /// this share of the points' move ratios lie at the start (a point
     /// passes the relaxed test at factor `c` when its lowest join cost is
-    /// below `c` times its leave gain). Three quarters keeps the first sweep inside
-    /// the exploring band (`OVERLAP_SHARE`, `RANDOM_WALK_SHARE`], so the
-    /// full schedule follows; on Gaussian noise and embeddings, where 3/2
-    /// moved 98–100 % of the points, starts found this way (about 1.09 and
-    /// 1.002) took less time than 3/2, at a lower objective on noise and
-    /// within 0.02 % on W5; separated blobs keep 3/2 (their quantile lies
-    /// above it) (`benches/JOURNAL.md`, session 29).
-    pub const START_SHARE: f64 = 0.75;
+    /// below `c` times its leave gain). Three quarters keeps the first
+    /// sweep inside the exploring band (`OVERLAP_SHARE`,
+    /// `RANDOM_WALK_SHARE`], so the full schedule follows instead of a
+    /// random walk; separated blobs keep the start given (their quantile
+    /// lies above it).
+    pub(crate) const START_SHARE: f64 = 0.75;
     /// Smartigan's schedule length on larger problems when `n_iter` is not
     /// given, once its first sweep (at the schedule's starting factor,
     /// whatever the length) has moved `share` of all points: [`N_ITER`]
     /// where `OVERLAP_SHARE < share ≤ RANDOM_WALK_SHARE`, else
     /// [`N_ITER_LARGE`] (what [`n_iter_for`] gives before that sweep).
-    ///
-    /// ```
-    /// use smartigan::defaults;
-    /// assert_eq!(defaults::schedule_length(0.2), 5);
-    /// assert_eq!(defaults::schedule_length(0.7), 20);
-    /// assert_eq!(defaults::schedule_length(0.99), 5);
-    /// ```
-    pub fn schedule_length(share: f64) -> usize {
+    pub(crate) fn schedule_length(share: f64) -> usize {
         if share > OVERLAP_SHARE && share <= RANDOM_WALK_SHARE {
             N_ITER
         } else {
             N_ITER_LARGE
         }
     }
-    /// Restarts on small problems: restarts bought more objective per unit
-    /// of time than longer schedules (`benches/PAPER.md` §4.4–4.5), and
-    /// twenty of them met the bar above on every paper cell.
-    pub const N_INIT_SMALL: usize = 20;
-    /// Restarts on larger problems: one. scikit-learn's default (one
-    /// k-means++ run since 1.4) is the time users expect; one restart,
-    /// stopped by [`TOL_LARGE`] and then refined by merge-split moves,
-    /// reached a lower objective than it on every benchmark workload
-    /// (`benches/RESULTS-default.md`), and more restarts would cost their
-    /// number in time on a machine whose cores the one restart already
-    /// keeps busy. Users who want more ask for them (`n_init`).
-    pub const N_INIT_LARGE: usize = 1;
+    /// Restarts on small problems: there restarts bought more objective per
+    /// unit of time than longer schedules, and twenty met the bar on every
+    /// paper cell.
+    pub(crate) const N_INIT_SMALL: usize = 20;
+    /// Restarts on larger problems: one, stopped by [`TOL_LARGE`] and then
+    /// refined by merge-split moves, which keeps the time users expect
+    /// from scikit-learn's default (one k-means++ run).
+    pub(crate) const N_INIT_LARGE: usize = 1;
     /// The largest `n·d·k` (multiply-adds of one pass) that counts as small:
     /// below it twenty fully converged restarts together take a fraction of
-    /// a second. Above it each restart costs real time, and the defaults
-    /// budget one restart with a relative tolerance ([`N_INIT_LARGE`],
-    /// [`TOL_LARGE`]). Every paper cell is small.
-    pub const SMALL_PROBLEM: usize = 1 << 20;
-    /// The number of restarts when none is given: [`N_INIT_SMALL`] while
-    /// `n·d·k ≤ SMALL_PROBLEM`, else [`N_INIT_LARGE`].
+    /// a second. Every paper cell is small.
+    pub(crate) const SMALL_PROBLEM: usize = 1 << 20;
+    /// The number of restarts when none is given: 20 while one pass costs
+    /// at most `2^20` multiply-adds (`n·d·k`), else 1.
     ///
     /// ```
     /// use smartigan::defaults;
@@ -325,21 +304,15 @@ pub mod defaults {
     pub const POLISH: bool = true;
     /// Default: refine every restart by merge-split moves after it converges.
     pub const REFINE: bool = true;
-    /// The tolerance on larger problems (`n·d·k > SMALL_PROBLEM`): a descent
-    /// ends when a step gains less than this share of the objective. On
-    /// overlapping clusters (embeddings, noise) Hartigan's tail moves a few
-    /// points per sweep for hundreds of sweeps and gains a few hundredths
-    /// of a percent in all; refinement's merge-split moves, which the
-    /// saved sweeps pay for, gain tenths (`benches/JOURNAL.md`, issue 28).
-    /// On Gaussian noise the polishing sweeps' gains level off just above
-    /// `1e-5` of the objective and stay there for a dozen sweeps or more;
-    /// at `2e-5` they end where that plateau begins. The objectives rose by
-    /// under 0.03 % there and on W4 (1,000 blobs), by nothing on W1-W3, and
-    /// stayed below scikit-learn's default everywhere (JOURNAL, session 35).
-    pub const TOL_LARGE: f64 = 2e-5;
+    /// The tolerance on larger problems: a descent ends when a step gains
+    /// less than this share of the objective. On overlapping clusters
+    /// Hartigan's tail moves a few points per sweep for hundreds of sweeps
+    /// and gains far less than the merge-split moves that the saved sweeps
+    /// pay for; this value ends the polish where its gains level off.
+    pub(crate) const TOL_LARGE: f64 = 2e-5;
     /// The tolerance when none is given: 0 (descend until nothing moves)
-    /// while `n·d·k ≤ SMALL_PROBLEM`, where a full descent is cheap and
-    /// every paper cell lies, else [`TOL_LARGE`].
+    /// while one pass costs at most `2^20` multiply-adds (`n·d·k`), where a
+    /// full descent is cheap and every paper cell lies, else `2e-5`.
     ///
     /// ```
     /// use smartigan::defaults;

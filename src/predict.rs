@@ -9,8 +9,8 @@
 use crate::clustering::Clustering;
 use crate::control::Control;
 use crate::data::{check_finite, exponent_above, pow2, sq_dist, times_pow2, Scalar};
-use crate::error::{Error, Result};
 use crate::dataset::Rows;
+use crate::error::{Error, Result};
 use crate::nearest::nearest_by;
 use crate::sparse::{CsrView, SparseCentroids};
 use ndarray::{Array1, Array2, ArrayView2};

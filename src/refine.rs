@@ -17,9 +17,8 @@
 //! Candidates `(split c, merge a+b)` are ranked by their predicted change
 //! `gain(c) − cost(a, b)`, computed exactly from the current partition, and
 //! the best is tried. After an accepted move everything is recomputed;
-//! refinement ends at the first rejected candidate (on the benchmark's blobs
-//! and the paper's data sets every kept move came before the first
-//! rejection), or when it has taken as many steps as the method did before
+//! refinement ends at the first rejected candidate (the moves worth keeping
+//! come first), or when it has taken as many steps as the method did before
 //! it ([`crate::restart`]). This is our extension, not part of the paper (its tables
 //! use `refine=False`); breathing k-means (Fritzke) and the split/merge
 //! steps of ISODATA follow the same idea.
@@ -113,9 +112,9 @@ impl<T: Scalar> Rows for Data<'_, T> {
 
 /// [`split_cluster`] on dense rows, compiled once per vector extension: a
 /// proposal splits every changed cluster, up to eleven passes over its
-/// members, and in the baseline build its distances, row loads and sums ran
-/// two lanes wide (benches/JOURNAL.md, session 34). The same operations in
-/// the same order in every copy (no fused multiply-add), so the same bits.
+/// members, and in the baseline build its distances, row loads and sums run
+/// two lanes wide. The same operations in the same order in every copy (no
+/// fused multiply-add), so the same bits.
 #[inline(always)]
 fn split_dense<T: Scalar>(rows: &Data<'_, T>, members: &[usize], mean: &[f64]) -> Option<Split> {
     split_cluster(rows, members, mean)
@@ -129,8 +128,8 @@ fn sq_norm(c: &[f64]) -> f64 {
 
 /// Starts loading the row of the member [`SPLIT_LOOKAHEAD`] places after
 /// member `m`: a cluster's members lie scattered over the data, and every
-/// pass of a split walks them all, so without it each row's load waited on
-/// memory (a path's splits on 100,000 rows: benches/JOURNAL.md, session 35).
+/// pass of a split walks them all, so without it each row's load waits on
+/// memory.
 #[inline(always)]
 fn prefetch_member<R: Rows>(rows: &R, members: &[usize], m: usize) {
     if let Some(&ahead) = members.get(m + SPLIT_LOOKAHEAD) {

@@ -116,14 +116,20 @@ impl Run {
         let never = Control::default();
         let (params, pool) = (&self.params, &self.pool);
         let rows = rows.into();
-        let current = self.input.rows(rows.reborrow(), params, never.cancel_flag())?;
+        let current = self
+            .input
+            .rows(rows.reborrow(), params, never.cancel_flag())?;
         match (&mut self.restarts, current) {
-            (Restarts::Dense(restarts), Representation::Dense(source)) => {
-                pool.install(|| restarts.par_iter_mut().for_each(|r| r.step(&source, params)))
-            }
-            (Restarts::Sparse(restarts), Representation::Sparse(source)) => {
-                pool.install(|| restarts.par_iter_mut().for_each(|r| r.step(&source, params)))
-            }
+            (Restarts::Dense(restarts), Representation::Dense(source)) => pool.install(|| {
+                restarts
+                    .par_iter_mut()
+                    .for_each(|r| r.step(&source, params))
+            }),
+            (Restarts::Sparse(restarts), Representation::Sparse(source)) => pool.install(|| {
+                restarts
+                    .par_iter_mut()
+                    .for_each(|r| r.step(&source, params))
+            }),
             _ => return Err(self.input.kind_error()),
         }
         Ok(!self.is_finished())
@@ -148,7 +154,9 @@ impl Run {
     pub fn current<'a, T: Scalar>(&self, rows: impl Into<Rows<'a, T>>) -> Result<Clustering<T>> {
         let never = Control::default();
         let rows = rows.into();
-        let current = self.input.rows(rows.reborrow(), &self.params, never.cancel_flag())?;
+        let current = self
+            .input
+            .rows(rows.reborrow(), &self.params, never.cancel_flag())?;
         let mut result = match (&self.restarts, current) {
             (Restarts::Dense(restarts), Representation::Dense(source)) => {
                 self.best_so_far(&source, restarts)
@@ -162,9 +170,16 @@ impl Run {
         Ok(result)
     }
 
-    fn best_so_far<S: Source>(&self, source: &S, restarts: &[Restart<S::State>]) -> Clustering<S::Out> {
+    fn best_so_far<S: Source>(
+        &self,
+        source: &S,
+        restarts: &[Restart<S::State>],
+    ) -> Clustering<S::Out> {
         let objectives: Vec<f64> = if self.is_finished() {
-            restarts.iter().map(|r| source.finalize(&r.part).1).collect()
+            restarts
+                .iter()
+                .map(|r| source.finalize(&r.part).1)
+                .collect()
         } else {
             restarts.iter().map(Restart::current_objective).collect()
         };
@@ -181,16 +196,21 @@ fn starts<S: Source>(
     params: &ValidParams,
     cancel: &AtomicBool,
 ) -> Result<Vec<Restart<S::State>>> {
-    joint_starts(source, params, params.n_init(source.n(), source.d()), cancel)?
-        .into_par_iter()
-        .enumerate()
-        .map(|(i, start)| {
-            if cancel.load(Ordering::Relaxed) {
-                return Err(Error::Interrupted);
-            }
-            Restart::new(source, params, i, start, cancel)
-        })
-        .collect()
+    joint_starts(
+        source,
+        params,
+        params.n_init(source.n(), source.d()),
+        cancel,
+    )?
+    .into_par_iter()
+    .enumerate()
+    .map(|(i, start)| {
+        if cancel.load(Ordering::Relaxed) {
+            return Err(Error::Interrupted);
+        }
+        Restart::new(source, params, i, start, cancel)
+    })
+    .collect()
 }
 
 /// The rows of one call, as the representation the run started with.

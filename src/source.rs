@@ -64,8 +64,7 @@ pub(crate) trait Source: Sync {
     /// the next [`Source::sweep`] (which streams every member of each
     /// cluster touched, however few points moved). Returns the moves and
     /// the objective after them, given the one before. (Recomputing after
-    /// each candidate sweep cost more than the candidates saved,
-    /// benches/JOURNAL.md, session 40.)
+    /// each candidate sweep would cost more than the candidates save.)
     fn candidate_sweep(
         &self,
         st: &mut Self::State,

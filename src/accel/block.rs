@@ -13,10 +13,9 @@ pub(super) const MAX_BLOCK: usize = 256;
 pub(super) const MIN_BLOCK: usize = 8;
 /// Most products (rows × clusters) of one block: 256 KB of `f32`, so that
 /// a block's products stay in the core's cache between the product, which
-/// writes them, and the processing, which reads them. Without this cap a
-/// block at k = 1000 wrote up to 1 MB, and the product kernel spent most of
-/// its time on those stores; halving or doubling the cap was slower
-/// (benches/JOURNAL.md). Up to k = 256 it never binds.
+/// writes them, and the processing, which reads them; without it, blocks
+/// at large `k` spend the product kernel's time on those stores. Up to
+/// k = 256 it never binds.
 pub(super) const MAX_BLOCK_PRODUCTS: usize = 1 << 16;
 
 /// Scratch for one block: a run of positions of the visiting order, the

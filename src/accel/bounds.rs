@@ -288,8 +288,8 @@ impl Bounds {
     /// point in one pass in index order, and the bounds stored against a
     /// new checkpoint. Otherwise every point of the next sweep fails the
     /// first test on the jumped displacements and takes the second one,
-    /// loading its row at a random position: that made the first sweep of a
-    /// merge-split candidate on W2 cost eight times a converged sweep.
+    /// loading its row at a random position, which makes the first sweep of
+    /// a merge-split candidate many times as dear as a converged one.
     /// Does nothing when no cluster or more than [`TOP`] clusters changed
     /// (the next sweep's own tests then apply). Only speed depends on it:
     /// the bounds stay valid.

@@ -105,11 +105,9 @@ impl Columns {
 
 /// The most clusters for which a sweep that keeps no bounds (most points
 /// moved in the last one), or one of moderate `k·d`
-/// (`accel::COLUMN_SWEEP_MAX_KD`), runs as a column sweep: on Gaussian
-/// noise at factor 1.5 it scored every point in 0.8× the blocked sweep's
-/// time at k = 20 and 40 (d = 32, 48) and in 1.2–1.6× at k = 100
-/// (benches/JOURNAL.md, session 24); in tail sweeps it was faster up to
-/// k = 48 and slower from k = 64 (session 28).
+/// (`accel::COLUMN_SWEEP_MAX_KD`), runs as a column sweep: scoring every
+/// point exactly beats the blocked sweep's bookkeeping for few clusters,
+/// and loses to it as `k` grows.
 pub(crate) const MAX_K_UNBOUNDED: usize = 48;
 
 /// Whether [`sweep_columns`] can take a partition of `k` clusters in `d`

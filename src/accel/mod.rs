@@ -31,8 +31,7 @@ use lloyd::LloydBounds;
 
 /// Up to this `k·d` the plain sweep runs, its distances computed across
 /// clusters at once ([`columns`]): scoring a point against every cluster is
-/// then cheaper than the blocked sweep's bookkeeping (the A/B runs that set
-/// it are in benches/JOURNAL.md).
+/// then cheaper than the blocked sweep's bookkeeping.
 const PLAIN_SWEEP_MAX_KD: usize = 128;
 
 /// Up to this `k·d`, with at most [`columns::MAX_K_UNBOUNDED`] clusters,
@@ -41,8 +40,7 @@ const PLAIN_SWEEP_MAX_KD: usize = 128;
 /// the share of points its bounds cannot skip, which on overlapping data is
 /// most of them for most of the descent; where the bounds skip nearly every
 /// point (separated blobs, converged) the descent is a few sweeps long, so
-/// the column sweep's extra cost there is small against the fit
-/// (benches/JOURNAL.md, session 28).
+/// the column sweep's extra cost there is small against the fit.
 const COLUMN_SWEEP_MAX_KD: usize = 1024;
 
 /// One Hartigan sweep with acceptance factor `factor`, visiting `order`:
@@ -111,8 +109,7 @@ impl Cache {
     /// sweep then keeps bounds, chooses its kernel and sizes its blocks
     /// as after such a sweep. Without it a first sweep assumes few moves
     /// and keeps bounds; where nearly every point moves, each move then
-    /// pays for bounds nobody reads (on Gaussian noise that made the
-    /// first sweep the slowest of its schedule by far; benches/JOURNAL.md).
+    /// pays for bounds nobody reads.
     pub fn expect_moved_share(&mut self, share: f64) {
         if self.bounds.is_none() && share.is_finite() {
             self.moved_share = share;

@@ -19,9 +19,7 @@ pub(crate) const F32_SCREEN_MAX_ABS: f64 = (1u64 << 40) as f64;
 /// Fewest features for which the production passes take the screen's
 /// products in `f32`. Only there are the products most of a pass: below,
 /// reading the rows dominates, and the second read (in `f64`) of the rows
-/// that pass the screen costs what the narrower products save (k-means++
-/// on the benchmark's W1, 16 features, took longer in `f32`; on W3 and W5,
-/// 256 and 384 features, 7–13 % less time: benches/JOURNAL.md).
+/// that pass the screen costs what the narrower products save.
 pub(crate) const F32_SCREEN_MIN_D: usize = 64;
 
 /// Lanes of the k-means++ pass for `trials` trials: 4, 8 or [`PP_LANES`].

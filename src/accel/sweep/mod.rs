@@ -28,320 +28,37 @@
 //! `decide_weighted`); the bounds take the clusters' weights and the
 //! point's ([`super::bounds`]).
 
-use super::block::{
-    gather, max_block_rows, screen, screened_candidates, screened_min, Block, Prepared, MIN_BLOCK,
-};
+use super::block::{max_block_rows, Block, MIN_BLOCK};
 use super::bounds::{Bounds, SkipTests};
-use super::panel::{scale_for, Panel};
+use super::panel::scale_for;
 use super::Cache;
 use crate::data::{sq_dist, Data, Scalar};
-use crate::move_rule::{choose_move, join_weight, leave_weight, may_leave};
+use crate::move_rule::{choose_move, join_weight, may_leave};
 use crate::partition::Partition;
-use rayon::prelude::*;
+
+mod decide;
+mod fill;
+
+use decide::{decide, decide_prepared, decide_weighted, decide_weighted_prepared, Decision};
 
 /// Positions ahead of selection and processing whose bounds and label are
 /// prefetched.
-const LOOKAHEAD: usize = 12;
+pub(super) const LOOKAHEAD: usize = 12;
 
 /// Starts loading the bounds and the label of the point [`LOOKAHEAD`]
 /// positions after `pos` in `order`: the visiting order is random, so that
 /// they are in cache when its turn comes (it matters once these arrays
-/// outgrow the L2 cache; figures in benches/JOURNAL.md).
+/// outgrow the L2 cache).
 #[inline(always)]
-fn prefetch_ahead(order: &[usize], pos: usize, bounds: &Bounds, labels: &[usize]) {
+pub(super) fn prefetch_ahead(order: &[usize], pos: usize, bounds: &Bounds, labels: &[usize]) {
     if let Some(&ahead) = order.get(pos + LOOKAHEAD) {
         bounds.prefetch(ahead);
         crate::data::prefetch(std::slice::from_ref(&labels[ahead]));
     }
 }
 
-impl Block {
-    /// Brings the panel up to the current centroids: only the clusters
-    /// changed since its last snapshot are re-packed.
-    fn snapshot(&mut self, p: &Partition, live: &Live, max_abs: f64) {
-        // When the panel was taken at the current epoch, the clusters
-        // changed since are exactly `live.touched` (no scan over all k).
-        let refreshable = self.panel.k == p.k && self.epoch > 0;
-        self.follows = refreshable && self.epoch == live.epoch;
-        let fresh = refreshable
-            && if self.follows {
-                let touched = live.touched.iter().copied();
-                self.panel.refresh_clusters(&p.centroids, touched)
-            } else {
-                self.panel.refresh(&p.centroids, &live.stamp, self.epoch)
-            };
-        if !fresh {
-            self.follows = false;
-            self.panel.pack(&p.centroids, p.k, p.d, max_abs);
-        }
-    }
-
-    /// Chooses the block's positions: from `start`, every point the bounds
-    /// cannot rule out becomes a member, until `cap` members (or `MAX_SPAN`
-    /// positions, or the end of the sweep). The choice is only a
-    /// prediction, made before earlier moves of the sweep are known; the
-    /// processing re-checks every point.
-    fn select<T: Scalar>(
-        &mut self,
-        bounds: &Bounds,
-        p: &Partition,
-        pass: &mut Pass<'_, '_, T>,
-        start: usize,
-        cap: usize,
-    ) {
-        let (data, order, factor) = (pass.data, pass.order, pass.factor);
-        let row = &mut pass.scratch;
-        self.start = start;
-        self.members.clear();
-        self.points.clear();
-        let limit = (start + MAX_SPAN).min(order.len());
-        let mut pos = start;
-        while pos < limit && self.members.len() < cap {
-            prefetch_ahead(order, pos, bounds, &p.labels);
-            let i = order[pos];
-            let (r, w) = (p.labels[i], data.weight(i));
-            if may_leave(&p.counts, &p.weights, r, w)
-                && !bounds.predicts_stay(i, r, w, p, factor, data, row)
-            {
-                self.members.push(pos);
-                self.points.push(i);
-                data.prefetch(i);
-            }
-            pos += 1;
-        }
-        self.end = pos;
-    }
-
-    /// Chooses the block starting at position `start` and takes its
-    /// centroid snapshot at a new epoch of `live`.
-    fn open<T: Scalar>(
-        &mut self,
-        live: &mut Live,
-        bounds: &Bounds,
-        p: &Partition,
-        pass: &mut Pass<'_, '_, T>,
-        start: usize,
-        cap: usize,
-    ) {
-        self.select(bounds, p, pass, start, cap);
-        self.snapshot(p, live, pass.data.max_abs_shifted());
-        live.next_epoch();
-        self.epoch = live.epoch;
-    }
-
-    /// Gathers the rows of the block's points and computes their products,
-    /// over the pool's threads when `spare_threads` and the block is large
-    /// enough for the split to pay (then each row's decision work is
-    /// prepared as well, see [`Block::fill_prepared`]); otherwise on the
-    /// calling thread.
-    fn fill_for<T: Scalar>(&mut self, pass: &Pass<'_, '_, T>, p: &Partition, live: &Live) {
-        let work = self.members.len() * self.panel.kp * p.d;
-        let split =
-            work >= PREPARE_MIN_WORK && self.members.len() > prepare_rows(self.members.len());
-        if pass.spare_threads && split {
-            self.fill_prepared(pass.data, p, &live.w, pass.factor);
-        } else {
-            self.fill_members(pass.data);
-        }
-    }
-
-    /// Gathers the block's rows, computes their products and prepares each
-    /// row's decision against the snapshot ([`Prepared`]), split over the
-    /// pool: the rows of a block are independent until they are decided,
-    /// which happens afterwards, in order. Each row is computed on its own,
-    /// so no bit depends on the split. `w` are the live join weights, which
-    /// at the snapshot are the snapshot's (as are the cluster weights, which
-    /// weighted rows take their factors from).
-    fn fill_prepared<T: Scalar>(
-        &mut self,
-        data: &Data<'_, T>,
-        p: &Partition,
-        w: &[f32],
-        factor: f64,
-    ) {
-        let points = std::mem::take(&mut self.points);
-        let (d, kp) = (p.d, self.panel.kp);
-        self.resize(d, points.len());
-        let rows = prepare_rows(points.len());
-        self.w0.clear();
-        self.w0.extend_from_slice(w);
-        let weighted = data.is_weighted();
-        self.weights0.clear();
-        if weighted {
-            self.weights0.extend_from_slice(&p.weights);
-        }
-        self.prepared.resize(points.len(), Prepared::default());
-        let (panel, w0) = (&self.panel, &self.w0);
-        let max_abs = self
-            .x64
-            .par_chunks_mut(rows * d)
-            .zip(self.x32.par_chunks_mut(rows * d))
-            .zip(self.a.par_chunks_mut(rows))
-            .zip(self.g.par_chunks_mut(rows * kp))
-            .zip(self.prepared.par_chunks_mut(rows))
-            .zip(points.par_chunks(rows))
-            .map_init(
-                // Weighted rows' factors need a row of scratch per task.
-                || {
-                    let point_w = if weighted { w0.clone() } else { Vec::new() };
-                    (panel.h.clone(), Vec::with_capacity(p.k), point_w)
-                },
-                |(h, cand, point_w), (((((x64, x32), a), g), prepared), idx)| {
-                    let max_abs = gather(data, idx, panel, x64, x32, a);
-                    if panel.usable {
-                        panel.product(x32, idx.len(), g);
-                        for (t, (out, &i)) in prepared.iter_mut().zip(idx).enumerate() {
-                            let row = Row::at(x64, a, g, t, d, kp);
-                            let (r, wi) = (p.labels[i], data.weight(i));
-                            *out = if !weighted {
-                                prepare(p, panel, (w0, h), cand, row, r, factor)
-                            } else if wi != 0.0 {
-                                point_factors(point_w, &p.weights, wi);
-                                let screen = (&point_w[..], &mut h[..]);
-                                prepare_weighted(p, panel, screen, cand, row, (r, wi), factor)
-                            } else {
-                                // Zero-weight points are decided exactly.
-                                Prepared::default()
-                            };
-                        }
-                    }
-                    max_abs
-                },
-            )
-            .reduce(|| 0.0, f64::max);
-        self.usable = self.panel.usable && max_abs * self.panel.scale <= 2.0;
-        self.has_prepared = self.panel.usable;
-        self.points = points;
-    }
-
-    /// Gathered row `t` (of `d` features).
-    #[inline(always)]
-    fn row(&self, t: usize, d: usize) -> Row<'_> {
-        Row::at(&self.x64, &self.a, &self.g, t, d, self.panel.kp)
-    }
-}
-
-/// Rows of one task of [`Block::fill_prepared`] for a block of `len` rows:
-/// about two tasks per thread, and at least a few of the product kernel's
-/// row tiles, so that each task reads the packed centroids once for many
-/// rows. (Each row's products accumulate in the same order in any tile, so
-/// the split, which depends on the thread count, changes no bit.)
-fn prepare_rows(len: usize) -> usize {
-    len.div_ceil(2 * rayon::current_num_threads()).clamp(16, 64)
-}
-
-/// Least multiply-adds in a block's products (rows × padded clusters ×
-/// features) for its fill to be split over the pool (and it must make more
-/// than one task): below it the hand-offs cost more than the split saves
-/// (benches/JOURNAL.md). The crate's own tests split every block of more
-/// than one task, so that the equivalence tests exercise it.
-#[cfg(not(test))]
-const PREPARE_MIN_WORK: usize = 1 << 21;
-#[cfg(test)]
-const PREPARE_MIN_WORK: usize = 1;
-
-/// One gathered row of a block: shifted `f64` entries, screen-unit
-/// `‖x‖²·scale²/2`, and products with the panel.
-struct Row<'b> {
-    x: &'b [f64],
-    a: f64,
-    g: &'b [f32],
-}
-
-impl<'b> Row<'b> {
-    /// Row `t` of a block's buffers (`d` features, `kp` products a row).
-    #[inline(always)]
-    fn at(x64: &'b [f64], a: &[f64], g: &'b [f32], t: usize, d: usize, kp: usize) -> Self {
-        Row {
-            x: &x64[t * d..(t + 1) * d],
-            a: a[t],
-            g: &g[t * kp..(t + 1) * kp],
-        }
-    }
-}
-
-/// The [`Prepared`] work of one row in cluster `r` against the snapshot
-/// `panel` with join weights `w` and `h` (its `h_j`; `h[r]` is masked while
-/// screening and restored): the expressions of [`decide`] with no cluster
-/// dirty.
-#[inline(always)]
-fn prepare(
-    p: &Partition,
-    panel: &Panel,
-    (w, h): (&[f32], &mut [f32]),
-    cand: &mut Vec<usize>,
-    row: Row<'_>,
-    r: usize,
-    factor: f64,
-) -> Prepared {
-    let own_dist = sq_dist(row.x, p.centroid(r));
-    let half = panel.half_scale2();
-    let saved = h[r];
-    h[r] = f32::INFINITY;
-    let a32 = row.a as f32;
-    let m = f64::from(screened_min(w, h, row.g, a32));
-    let e = panel.error_bound(row.a);
-    let own = factor * leave_weight(1.0, p.counts[r] as f64) * own_dist;
-    // Where the screen alone shows the point stays, the candidates are
-    // left out (a dirty cluster beating the own cost makes `decide` list
-    // them then).
-    let best = (m - e < own * half).then(|| {
-        cand.clear();
-        screened_candidates(w, h, row.g, a32, m + e + e, p.k, cand);
-        lowest_cost(p, row.x, 1.0, r, cand, (f64::INFINITY, usize::MAX))
-    });
-    h[r] = saved;
-    Prepared { own_dist, m, best }
-}
-
-/// [`prepare`] for a point of weight `w > 0` in cluster `r` with sample
-/// weights, whose factors `W_j/(W_j + w)` are `point_w`: the expressions of
-/// [`decide_weighted`] with no cluster dirty.
-#[inline(always)]
-fn prepare_weighted(
-    p: &Partition,
-    panel: &Panel,
-    (point_w, h): (&[f32], &mut [f32]),
-    cand: &mut Vec<usize>,
-    row: Row<'_>,
-    (r, w): (usize, f64),
-    factor: f64,
-) -> Prepared {
-    let own_dist = sq_dist(row.x, p.centroid(r));
-    let own = factor * leave_weight(w, p.weights[r]) * own_dist;
-    let half = panel.half_scale2();
-    let saved = h[r];
-    h[r] = f32::INFINITY;
-    let a32 = row.a as f32;
-    let m = f64::from(screened_min(point_w, h, row.g, a32));
-    let e = 2.0 * panel.error_bound(row.a);
-    let best = (m - e < (own / w * WEIGHTED_ROOM) * half).then(|| {
-        cand.clear();
-        screened_candidates(point_w, h, row.g, a32, m + e + e, p.k, cand);
-        lowest_cost(p, row.x, w, r, cand, (f64::INFINITY, usize::MAX))
-    });
-    h[r] = saved;
-    Prepared { own_dist, m, best }
-}
-
-/// A point of weight `w`'s factors `W_j/(W_j + w)` (its join weights over
-/// `w`) for the cluster weights `weights`, as `f32`; `out` keeps its
-/// padding.
-#[inline(always)]
-fn point_factors(out: &mut [f32], weights: &[f64], w: f64) {
-    for (f, &big_w) in out.iter_mut().zip(weights) {
-        *f = point_factor(big_w, w);
-    }
-}
-
-/// One factor of [`point_factors`].
-#[inline(always)]
-fn point_factor(big_w: f64, w: f64) -> f32 {
-    (big_w / (big_w + w)) as f32
-}
-
 /// Per-cluster bookkeeping of a blocked sweep.
-struct Live {
+pub(super) struct Live {
     /// `join_weight(counts[j])` as `f32`, kept current, padded with 1 to `kp`.
     w: Vec<f32>,
     /// With sample weights, the current point's `W_j/(W_j + w)` as `f32`
@@ -390,7 +107,8 @@ impl Live {
         // from its panel, then processed) `h` is the previous panel except
         // at the previous block's dirty clusters, which are exactly the
         // clusters the new panel re-packed, and nothing changed since the
-        // snapshot: O(dirty) instead of O(k) per block (W4 has k = 1,000).
+        // snapshot: O(dirty) instead of O(k) per block (`k` may be in the
+        // thousands).
         if block.follows
             && self.clean_start
             && block.epoch == self.epoch
@@ -437,286 +155,6 @@ impl Live {
     }
 }
 
-/// The decision for one point and what was learnt on the way: the
-/// computed `sq_dist` to the own centroid and a lower bound on every other
-/// cluster's computed cost (used by [`Bounds::record`]).
-struct Decision {
-    /// The cluster the point moves to, if any.
-    to: Option<usize>,
-    own_dist: f64,
-    lower: f64,
-}
-
-/// The lowest of `best` (a cost and its cluster) and the reference's join
-/// costs `join_weight(w, W_j)·sq_dist` of the clusters `js` other than `r`,
-/// ties to the lower index (so the order of `js` does not matter). Without
-/// sample weights `W_j` is the cluster's size, exactly.
-#[inline(always)]
-fn lowest_cost(
-    p: &Partition,
-    x: &[f64],
-    w: f64,
-    r: usize,
-    js: &[usize],
-    (mut best, mut best_j): (f64, usize),
-) -> (f64, usize) {
-    for &j in js {
-        if j == r {
-            continue;
-        }
-        let cost = join_weight(w, p.weights[j]) * sq_dist(x, p.centroid(j));
-        (best, best_j) = lower_of((cost, j), (best, best_j));
-    }
-    (best, best_j)
-}
-
-/// The lower of two (cost, cluster) pairs, ties to the lower index.
-#[inline(always)]
-fn lower_of(a: (f64, usize), b: (f64, usize)) -> (f64, usize) {
-    if a.0 < b.0 || (a.0 == b.0 && a.1 < b.1) {
-        a
-    } else {
-        b
-    }
-}
-
-/// The decision of [`crate::reference::best_move`] for member `t` of
-/// `block` (in cluster `r`), via the screen.
-#[inline(always)]
-fn decide(
-    p: &Partition,
-    live: &mut Live,
-    block: &Block,
-    t: usize,
-    r: usize,
-    factor: f64,
-) -> Decision {
-    let (Row { x, a, g }, panel) = (block.row(t, p.d), &block.panel);
-    let n_r = p.counts[r];
-    let own_dist = sq_dist(x, p.centroid(r));
-    if n_r <= 1 {
-        return Decision {
-            to: None,
-            own_dist,
-            lower: 0.0,
-        };
-    }
-    // Exactly the reference's expressions.
-    let own = factor * leave_weight(1.0, n_r as f64) * own_dist;
-    let (mut best, mut best_j) =
-        lowest_cost(p, x, 1.0, r, &live.dirty, (f64::INFINITY, usize::MAX));
-    let half = panel.half_scale2();
-    let saved = live.h[r];
-    live.h[r] = f32::INFINITY;
-    let a32 = a as f32;
-    let m = f64::from(screened_min(&live.w, &live.h, g, a32));
-    let e = panel.error_bound(a);
-    // Every clean cost is at least `(m − e)/half`, every dirty one at least
-    // `best` (`half` is a power of two: the division is exact).
-    let lower = ((m - e) / half).min(best);
-    if m - e >= own * half && best >= own {
-        live.h[r] = saved;
-        return Decision {
-            to: None,
-            own_dist,
-            lower,
-        };
-    }
-    let limit = (m + e).min(best * half) + e;
-    live.cand.clear();
-    screened_candidates(&live.w, &live.h, g, a32, limit, p.k, &mut live.cand);
-    live.h[r] = saved;
-    (best, best_j) = lowest_cost(p, x, 1.0, r, &live.cand, (best, best_j));
-    Decision {
-        to: (best < own).then_some(best_j),
-        own_dist,
-        lower: lower.min(best),
-    }
-}
-
-/// [`decide`] from the row's [`Prepared`] work, where it still holds: the
-/// row's own cluster is clean, and no dirty cluster is one its snapshot
-/// screen listed (every cluster screened within `m + 2E`, among them the one
-/// screened at `m`). Then the clean clusters' screens, their minimum `m`
-/// and their exact costs are what `decide` reads now, and `decide` lists a
-/// subset of the prepared candidates (its limit is at most `m + 2E`); the
-/// clean clusters it leaves out cost strictly more than its best (that is
-/// what makes `decide` exact), so the lowest over the prepared ones and the
-/// dirty ones is its lowest, ties included. Otherwise it is `decide`.
-#[inline(always)]
-fn decide_prepared(
-    p: &Partition,
-    live: &mut Live,
-    block: &Block,
-    t: usize,
-    r: usize,
-    factor: f64,
-) -> Decision {
-    let (Row { x, a, g }, panel) = (block.row(t, p.d), &block.panel);
-    let prepared = block.prepared[t];
-    let (a32, e, m) = (a as f32, panel.error_bound(a), prepared.m);
-    // The bound `screened_candidates` compares with, for `decide`'s widest
-    // limit.
-    let listed = ((m + e + e) as f32).min(f32::MAX);
-    let changed = live.stamp[r] >= block.epoch
-        || live
-            .dirty
-            .iter()
-            .any(|&j| screen(block.w0[j], panel.h[j], g[j], a32) <= listed);
-    #[cfg(test)]
-    tests::count_prepared(changed);
-    if changed {
-        return decide(p, live, block, t, r, factor);
-    }
-    let (n_r, own_dist) = (p.counts[r], prepared.own_dist);
-    if n_r <= 1 {
-        return Decision {
-            to: None,
-            own_dist,
-            lower: 0.0,
-        };
-    }
-    let own = factor * leave_weight(1.0, n_r as f64) * own_dist;
-    let (best, best_j) = lowest_cost(p, x, 1.0, r, &live.dirty, (f64::INFINITY, usize::MAX));
-    let half = panel.half_scale2();
-    let lower = ((m - e) / half).min(best);
-    if m - e >= own * half && best >= own {
-        return Decision {
-            to: None,
-            own_dist,
-            lower,
-        };
-    }
-    let Some((clean, clean_j)) = prepared.best else {
-        return decide(p, live, block, t, r, factor);
-    };
-    let (best, best_j) = lower_of((clean, clean_j), (best, best_j));
-    Decision {
-        to: (best < own).then_some(best_j),
-        own_dist,
-        lower: lower.min(best),
-    }
-}
-
-/// [`decide`] for a point of weight `w > 0` with sample weights. The
-/// reference's costs are `w·(W_j/(W_j + w))·‖x − μ_j‖²`; the screen works
-/// over `w` (per-point factors `W_j/(W_j + w) ≤ 1`, which the panel's error
-/// bound covers as it covers unit join weights), and every threshold taken
-/// from a computed full cost is divided by `w` with room for the rounding
-/// of that division and of the reference's product by `w`, on the safe
-/// side: a point stays on the screen's word only if every clean cost is
-/// provably at least its own, and every clean cluster that could beat the
-/// best cost found is evaluated exactly. Costs that decide are computed
-/// by the reference's expressions, so the decision is the reference's.
-#[inline(always)]
-fn decide_weighted(
-    p: &Partition,
-    live: &mut Live,
-    block: &Block,
-    t: usize,
-    r: usize,
-    w: f64,
-    factor: f64,
-) -> Decision {
-    const ROOM: f64 = WEIGHTED_ROOM;
-    let (Row { x, a, g }, panel) = (block.row(t, p.d), &block.panel);
-    let own_dist = sq_dist(x, p.centroid(r));
-    // Exactly the reference's expressions.
-    let own = factor * leave_weight(w, p.weights[r]) * own_dist;
-    let (mut best, mut best_j) = lowest_cost(p, x, w, r, &live.dirty, (f64::INFINITY, usize::MAX));
-    point_factors(&mut live.point_w, &p.weights, w);
-    let half = panel.half_scale2();
-    let saved = live.h[r];
-    live.h[r] = f32::INFINITY;
-    let a32 = a as f32;
-    let m = f64::from(screened_min(&live.point_w, &live.h, g, a32));
-    // Twice the panel's bound: room for the reference's product by `w` on
-    // top of what the bound covers, so that candidates left out are
-    // strictly above the best, as with unit weights.
-    let e = 2.0 * panel.error_bound(a);
-    // Over `w`: every clean cost is at least `(m − e)/half`, every dirty
-    // one at least `best/w` (rounded down), and neither exceeds the
-    // distance itself.
-    let lower = ((m - e) / half).min(best / w / ROOM);
-    if m - e >= (own / w * ROOM) * half && best >= own {
-        live.h[r] = saved;
-        return Decision {
-            to: None,
-            own_dist,
-            lower,
-        };
-    }
-    let limit = (m + e).min(best / w * ROOM * half) + e;
-    live.cand.clear();
-    screened_candidates(&live.point_w, &live.h, g, a32, limit, p.k, &mut live.cand);
-    live.h[r] = saved;
-    (best, best_j) = lowest_cost(p, x, w, r, &live.cand, (best, best_j));
-    Decision {
-        to: (best < own).then_some(best_j),
-        own_dist,
-        lower: lower.min(best / w / ROOM),
-    }
-}
-
-/// Relative room, in the weighted decisions, for the divisions by `w` and
-/// the reference's products by `w` (a few roundings of `ε` each).
-const WEIGHTED_ROOM: f64 = 1.0 + 8.0 * f64::EPSILON;
-
-/// [`decide_weighted`] from the row's [`Prepared`] work, where it still
-/// holds; the argument of [`decide_prepared`], with the point's factors
-/// `W_j/(W_j + w)` in place of the join weights: a clean cluster's factor
-/// and screen are the snapshot's, so the clean clusters' minimum is the
-/// prepared `m` while no dirty cluster screened within `m + 2E` at the
-/// snapshot (`E` the weighted decision's doubled bound), and the
-/// candidates `decide_weighted` lists are a subset of the prepared ones.
-#[inline(always)]
-fn decide_weighted_prepared(
-    p: &Partition,
-    live: &mut Live,
-    block: &Block,
-    t: usize,
-    r: usize,
-    w: f64,
-    factor: f64,
-) -> Decision {
-    let (Row { x, a, g }, panel) = (block.row(t, p.d), &block.panel);
-    let prepared = block.prepared[t];
-    let (a32, e, m) = (a as f32, 2.0 * panel.error_bound(a), prepared.m);
-    let listed = ((m + e + e) as f32).min(f32::MAX);
-    let changed = live.stamp[r] >= block.epoch
-        || live.dirty.iter().any(|&j| {
-            let f = point_factor(block.weights0[j], w);
-            screen(f, panel.h[j], g[j], a32) <= listed
-        });
-    #[cfg(test)]
-    tests::count_prepared(changed);
-    if changed {
-        return decide_weighted(p, live, block, t, r, w, factor);
-    }
-    let own_dist = prepared.own_dist;
-    // Exactly the reference's expressions (`W_r` is the snapshot's).
-    let own = factor * leave_weight(w, p.weights[r]) * own_dist;
-    let (best, best_j) = lowest_cost(p, x, w, r, &live.dirty, (f64::INFINITY, usize::MAX));
-    let half = panel.half_scale2();
-    let lower = ((m - e) / half).min(best / w / WEIGHTED_ROOM);
-    if m - e >= (own / w * WEIGHTED_ROOM) * half && best >= own {
-        return Decision {
-            to: None,
-            own_dist,
-            lower,
-        };
-    }
-    let Some((clean, clean_j)) = prepared.best else {
-        return decide_weighted(p, live, block, t, r, w, factor);
-    };
-    let (best, best_j) = lower_of((clean, clean_j), (best, best_j));
-    Decision {
-        to: (best < own).then_some(best_j),
-        own_dist,
-        lower: lower.min(best / w / WEIGHTED_ROOM),
-    }
-}
-
 /// Block size for the observed fraction of points that move: small blocks
 /// while many points move (each move makes two clusters dirty for the rest of
 /// the block, and every later point of the block evaluates a dirty cluster
@@ -724,9 +162,8 @@ fn decide_weighted_prepared(
 /// that about `k·d/2048` clusters (at least 2, at most `k/8`) are dirty by
 /// its end: a dirty cluster costs an exact evaluation per later point, which
 /// weighs more the more features there are, so few dirty clusters pay at
-/// small `d` and `k/8` at large `d` (the A/B runs that chose this are in
-/// benches/JOURNAL.md). At most [`max_block_rows`] rows. Only speed
-/// depends on it.
+/// small `d` and `k/8` at large `d`. At most [`max_block_rows`] rows. Only
+/// speed depends on it.
 fn block_size(k: usize, d: usize, rate: f64) -> usize {
     let target_dirty = (k as f64 * d as f64 / 2048.0).min(k as f64 / 8.0).max(2.0);
     let b = target_dirty / (2.0 * rate.max(1e-9));
@@ -736,7 +173,7 @@ fn block_size(k: usize, d: usize, rate: f64) -> usize {
 /// What every block of one sweep reads: the rows, the visiting order and
 /// the acceptance factor, and a row of scratch for the points decided
 /// outside a block.
-struct Pass<'s, 'a, T: Scalar> {
+pub(super) struct Pass<'s, 'a, T: Scalar> {
     data: &'s Data<'a, T>,
     order: &'s [usize],
     factor: f64,
@@ -804,9 +241,8 @@ pub(super) fn keeps_bounds(cache: &Cache) -> bool {
 }
 
 /// Share of all points that moved in the last sweep above which the next
-/// sweep keeps no bounds. On Gaussian blobs under Smartigan's schedule at
-/// most a sixth of the points move in a sweep; on W5 (issue 28) nearly all
-/// of them.
+/// sweep keeps no bounds: a sweep that moves most points invalidates most
+/// bounds, and keeping them then costs more than it saves.
 const BOUNDS_MAX_MOVED_SHARE: f64 = 0.5;
 
 multiversion!(sweep_body, dispatch_sweep, (p: &mut Partition, data: &Data<'_, T>, order: &[usize], factor: f64, cache: &mut Cache, bounds: &mut Bounds, spare_threads: bool) -> usize);
@@ -878,7 +314,7 @@ fn sweep_body<T: Scalar>(
 /// processing. Its bounds and label lines (up to 512 KB for a whole span,
 /// in random order) stay in a 1–2 MB L2 cache for that time; with a smaller
 /// one the processing loads them ahead again.
-const MAX_SPAN: usize = 4096;
+pub(super) const MAX_SPAN: usize = 4096;
 
 /// Processes the positions of `block` in order against the live partition:
 /// points the bounds rule out are skipped, members are decided through the

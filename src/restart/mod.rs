@@ -5,7 +5,6 @@
 
 use crate::clustering::Clustering;
 use crate::error::{Error, Result};
-use crate::move_rule::STALL_REL_MARGIN;
 use crate::params::{defaults, Method, ValidParams, MAX_POLISH_SWEEPS};
 use crate::refine::SplitCache;
 use crate::rng::{Stream, Xoshiro256PlusPlus};
@@ -14,29 +13,12 @@ use crate::source::Source;
 use ndarray::Array1;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Steps a merge-split candidate may take to re-converge (the cap on Lloyd
-/// iterations and Hartigan sweeps).
-const MAX_TRIAL_STEPS: usize = defaults::MAX_ITER;
-/// Refinement's step budget is the method's own step count, but at least
-/// this: Lloyd converges in a handful of iterations on separated groups,
-/// exactly where refinement pays most.
-const MIN_REFINE_STEPS: usize = 50;
-/// A descent with candidate sweeps ([`Restart::with_candidate_sweeps`])
-/// starts narrowing after this many sweeps of every point: descents that
-/// end sooner (separated groups) make exactly the moves of a plain descent.
-/// Narrowing early pays once a round of candidate sweeps starts from a
-/// screened pass over the ratios rather than from a sweep of every point
-/// and an exact pass (the A/B that moved it from 40 is in
-/// benches/JOURNAL.md, session 41).
-pub(crate) const CANDIDATE_AFTER_SWEEPS: usize = 10;
-/// A point is a candidate while its move ratio
-/// ([`crate::move_rule::move_ratio`]) is below `1 + CANDIDATE_SLACK`: its
-/// best alternative costs at most 0.3 % more than staying. In a long tail a
-/// sweep moves a few points out of many thousands, so centroids drift by
-/// little between full sweeps, and the points that move next are those
-/// already within a small margin of a boundary (benches/JOURNAL.md, session
-/// 40).
-const CANDIDATE_SLACK: f64 = 3e-3;
+mod candidates;
+mod refinement;
+
+use candidates::Candidates;
+pub(crate) use candidates::CANDIDATE_AFTER_SWEEPS;
+use refinement::Refinement;
 
 /// Where a restart is in its method.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,100 +64,6 @@ pub(crate) struct Restart<St> {
     schedule_start: Option<f64>,
     /// Candidate sweeps of a Hartigan descent, if it has them.
     candidates: Option<Candidates>,
-}
-
-/// A Hartigan descent's candidate sweeps. After its first `after` sweeps,
-/// each sweep of every point that moves something is followed by sweeps
-/// over the points then within [`CANDIDATE_SLACK`] of a move, until one of
-/// these moves nothing or no longer lowers the objective beyond rounding.
-/// A round of candidate sweeps that lowered the objective is followed by a
-/// screen of every point's move ratio: where some point can move, the
-/// points within the slack start the next round at once; only where none
-/// can is every point swept again. Only a sweep of every point that moves
-/// nothing ends the descent, so it still ends at a Hartigan local optimum;
-/// the candidate sweeps make the tail of heavily overlapping data cheap,
-/// where hundreds of sweeps each move a few points out of thousands, and
-/// the screens spare the sweep of every point that each round would
-/// otherwise start with: picking the next candidates needs every point's
-/// ratio anyway, and the ratios show whether any point can move (where
-/// none can, the sweep of every point that follows moves nothing and ends
-/// the descent).
-#[derive(Debug, Clone)]
-struct Candidates {
-    /// Sweeps of every point before narrowing.
-    after: usize,
-    /// The points of the current candidate sweeps, in increasing index.
-    members: Vec<usize>,
-    /// Their visiting order in the current candidate sweep.
-    order: Vec<usize>,
-    /// What the next sweep starts from.
-    next: Due,
-    /// Whether the current round of candidate sweeps has lowered the
-    /// objective beyond rounding.
-    round_lowered: bool,
-    /// Candidate sweeps run so far.
-    sweeps: usize,
-    /// Screens run so far.
-    screens: usize,
-}
-
-/// What a descent with candidate sweeps does next.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Due {
-    /// A sweep of the current candidates (the round goes on).
-    Candidates,
-    /// A screen of every point's ratio, then the next round at once where
-    /// some point can move: after a round that lowered the objective. A
-    /// round started by a screen that lowers nothing is followed by a sweep
-    /// of every point, so screens cannot repeat without progress.
-    Screen,
-    /// A sweep of every point.
-    Every,
-}
-
-impl Candidates {
-    /// The points of `ratios` (one per point, in index order) within
-    /// [`CANDIDATE_SLACK`] of a move, as the next round's members; whether
-    /// one of them can move now (ratio below 1).
-    fn select(&mut self, ratios: &[f64]) -> bool {
-        self.members.clear();
-        self.members.extend(
-            ratios
-                .iter()
-                .enumerate()
-                .filter(|&(_, &r)| r < 1.0 + CANDIDATE_SLACK)
-                .map(|(i, _)| i),
-        );
-        self.round_lowered = false;
-        self.members.iter().any(|&i| ratios[i] < 1.0)
-    }
-}
-
-/// Where a restart's merge-split refinement stands.
-#[derive(Debug, Clone)]
-struct Refinement<St> {
-    /// The candidate being re-converged, if any.
-    trial: Option<Trial<St>>,
-    /// Candidates kept.
-    accepted: usize,
-    /// Steps refinement has taken.
-    steps: usize,
-    /// Whether proposals batch disjoint moves ([`crate::refine::propose_labels`]):
-    /// with a tolerance, until a batch of several is rejected.
-    batch: bool,
-    /// Splits of earlier proposals (speed only).
-    cache: SplitCache,
-}
-
-/// A merge-split candidate being re-converged by the method's own steps.
-#[derive(Debug, Clone)]
-struct Trial<St> {
-    state: St,
-    /// Its objective after the last step.
-    objective: f64,
-    steps: usize,
-    /// Merge-split moves it is made of (several when batched).
-    moves: usize,
 }
 
 impl<St> Restart<St> {
@@ -264,40 +152,6 @@ impl<St> Restart<St> {
         }
     }
 
-    /// The descent with candidate sweeps ([`Candidates`]) after its first
-    /// `after` sweeps.
-    pub(crate) fn with_candidate_sweeps(mut self, after: usize) -> Self {
-        self.candidates = Some(Candidates {
-            after,
-            members: Vec::new(),
-            order: Vec::new(),
-            next: Due::Every,
-            round_lowered: false,
-            sweeps: 0,
-            screens: 0,
-        });
-        self
-    }
-
-    /// How many of its sweeps visited candidates only.
-    #[cfg(test)]
-    pub(crate) fn candidate_sweeps(&self) -> usize {
-        self.candidates.as_ref().map_or(0, |c| c.sweeps)
-    }
-
-    /// How many rounds of candidate sweeps started from a screen.
-    #[cfg(test)]
-    pub(crate) fn screens(&self) -> usize {
-        self.candidates.as_ref().map_or(0, |c| c.screens)
-    }
-
-    /// The splits its refinement computed, for later use on the same data
-    /// (they stay valid: a split is reused only for the exact members and
-    /// mean it was computed for).
-    pub(crate) fn take_split_cache(&mut self) -> SplitCache {
-        std::mem::take(&mut self.refinement.cache)
-    }
-
     /// Whether its last step ended the method on its own terms (see
     /// [`Clustering::converged`]).
     pub(crate) fn converged(&self) -> bool {
@@ -327,58 +181,6 @@ impl<St> Restart<St> {
     fn hartigan_sweep<S: Source<State = St>>(&mut self, data: &S, factor: f64) -> usize {
         self.draw_order();
         data.sweep(&mut self.part, &self.order, factor)
-    }
-
-    /// One sweep of a Hartigan descent at factor 1: of every point, or of
-    /// the candidates where the descent has candidate sweeps and they are
-    /// due. Returns the points moved and, for a sweep of candidates, the
-    /// objective its moves left ([`Source::candidate_sweep`]).
-    fn descent_sweep<S: Source<State = St>>(&mut self, data: &S) -> (usize, Option<f64>) {
-        let mut previous = self.current_objective();
-        let Some(c) = self.candidates.as_mut() else {
-            return (self.hartigan_sweep(data, 1.0), None);
-        };
-        if c.next == Due::Screen {
-            // The statistics are recomputed first, as a sweep of every
-            // point would have: the candidate sweeps' incremental updates
-            // then never drift beyond one round, and the next round's
-            // objective starts from a recomputed one.
-            c.screens += 1;
-            data.refresh(&mut self.part);
-            previous = data.objective(&self.part);
-            let movable = c.select(&data.move_ratios_below(&self.part, 1.0 + CANDIDATE_SLACK));
-            c.next = if movable { Due::Candidates } else { Due::Every };
-        }
-        if c.next == Due::Candidates {
-            // A fresh random order of the candidates, from the restart's
-            // own stream (the same for any thread count).
-            c.order.clear();
-            c.order.extend_from_slice(&c.members);
-            self.order_rng.shuffle(&mut c.order);
-            let (moved, objective) = data.candidate_sweep(&mut self.part, &c.order, previous);
-            // A round ends when its candidates settle, or when its moves
-            // no longer lower the objective beyond rounding (moves between
-            // near-identical points could otherwise cycle).
-            let lowered = moved > 0 && objective < previous * (1.0 - STALL_REL_MARGIN);
-            c.round_lowered |= lowered;
-            c.next = match (lowered, c.round_lowered) {
-                (true, _) => Due::Candidates,
-                (false, true) => Due::Screen,
-                (false, false) => Due::Every,
-            };
-            c.sweeps += 1;
-            return (moved, Some(objective));
-        }
-        let moved = self.hartigan_sweep(data, 1.0);
-        if let Some(c) = self.candidates.as_mut() {
-            if moved > 0 && self.n_sweeps + 1 >= c.after {
-                c.select(&data.move_ratios_below(&self.part, 1.0 + CANDIDATE_SLACK));
-                if !c.members.is_empty() {
-                    c.next = Due::Candidates;
-                }
-            }
-        }
-        (moved, None)
     }
 
     /// Whether the adaptive schedule lowered this restart's start (a start
@@ -538,97 +340,6 @@ impl<St> Restart<St> {
             (true, true) => Phase::Refine,
             (true, false) => Phase::Done,
         };
-    }
-
-    /// One step of the refinement: draws the next merge-split candidate if
-    /// none is being re-converged, then gives the candidate one Lloyd
-    /// iteration or Hartigan sweep (by method). A candidate that has settled
-    /// replaces the partition if its objective is lower by more than
-    /// rounding error, else it is dropped. `history` records the objective of
-    /// the kept partition after every step, so it never rises.
-    fn refine_step<S: Source<State = St>>(&mut self, data: &S, params: &ValidParams) {
-        let lloyd = params.method() == Method::Lloyd;
-        // Budget: refinement takes at most as many steps as the method took
-        // before it (or MIN_REFINE_STEPS), so on long runs it at most doubles
-        // a restart's sweeps. Where it pays (separated groups) candidates
-        // settle in a few sweeps; a candidate whose move raises the
-        // objective (overlapping groups, tried only with `tol = 0`) ripples
-        // for dozens of sweeps and gains hundredths of a percent.
-        let method_steps = self.n_sweeps - self.refinement.steps;
-        if self.refinement.steps >= method_steps.max(MIN_REFINE_STEPS) {
-            self.refinement.trial = None;
-            self.phase = Phase::Done;
-            return;
-        }
-        let mut trial = match self.refinement.trial.take() {
-            Some(trial) => trial,
-            None => {
-                let batch = self.refinement.batch;
-                // With a tolerance, only a move that by itself lowers the
-                // objective is tried: the structural repair refinement is
-                // for (a group cut in two merges for less than a cluster
-                // holding two groups gains by splitting). Where the data
-                // have no groups at the scale of `k` (noise; W4's
-                // overlapping clusters), the best move raises the objective
-                // and its re-converging sweeps only walk to a nearby local
-                // optimum, gaining per sweep what the tolerance already
-                // gives up. Candidates are ranked by this change, so the
-                // best one failing (no candidate below the current
-                // objective) ends refinement. `tol = 0` asks for the
-                // lowest objective the budget reaches, and tries it.
-                let below = (self.tol > 0.0).then(|| self.current_objective());
-                let proposal =
-                    data.merge_split(&self.part, &mut self.refinement.cache, batch, below);
-                let Some((state, moves)) = proposal else {
-                    self.phase = Phase::Done;
-                    return;
-                };
-                let objective = data.objective(&state);
-                Trial {
-                    objective,
-                    state,
-                    steps: 0,
-                    moves,
-                }
-            }
-        };
-        self.refinement.steps += 1;
-        let moved = if lloyd {
-            data.lloyd_iteration(&mut trial.state)
-        } else {
-            self.draw_order();
-            data.sweep(&mut trial.state, &self.order, 1.0)
-        };
-        let objective = data.objective(&trial.state);
-        // The same stopping rule as the method's own descent (see `step`).
-        let stalled =
-            moved > 0 && objective >= trial.objective && !data.can_improve(&trial.state, lloyd);
-        let within_tol = self.within_tol(trial.objective, objective, moved);
-        trial.objective = objective;
-        trial.steps += 1;
-        let settled = moved == 0 || stalled || within_tol;
-        let base = self.current_objective();
-        let mut kept = base;
-        if !settled && trial.steps < MAX_TRIAL_STEPS {
-            self.refinement.trial = Some(trial);
-        } else if trial.objective < base * (1.0 - STALL_REL_MARGIN) {
-            kept = trial.objective;
-            self.part = trial.state;
-            self.converged = settled;
-            self.refinement.accepted += trial.moves;
-        } else if trial.moves > 1 {
-            // A rejected batch is retried one move at a time, the best
-            // first, as without a tolerance.
-            self.refinement.batch = false;
-        } else {
-            // Candidates are tried best-predicted first; on the benchmark's
-            // blobs and the paper's data sets every kept move came before
-            // the first rejection, so the first one ends refinement.
-            self.phase = Phase::Done;
-        }
-        self.n_sweeps += 1;
-        self.moves.push(moved);
-        self.history.push(kept);
     }
 
     /// Runs to the end, checking the cancellation flag between sweeps.

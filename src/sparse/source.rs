@@ -1,0 +1,267 @@
+//! Sparse rows as a [`Source`] (what a restart needs) and as [`Rows`]
+//! (what merge-split refinement reads).
+
+use super::centroids::sparse_sq_dist;
+use super::{cancelled, SparseCentroids, SparseData, SparseState, POLL_POINTS};
+use crate::data::Scalar;
+use crate::error::Result;
+use crate::init::forgy_indices;
+use crate::move_rule::{improves_beyond_rounding, move_ratio};
+use crate::nearest::nearest_by;
+use crate::params::{Init, ValidParams};
+use crate::refine::{merge_labels, propose_labels, split_labels, Rows, SplitCache};
+use crate::rng::Xoshiro256PlusPlus;
+use crate::source::Source;
+use ndarray::Array2;
+use rayon::prelude::*;
+use std::sync::atomic::AtomicBool;
+
+impl<T: Scalar> Rows for SparseData<'_, T> {
+    type Row<'r>
+        = (&'r [usize], &'r [T])
+    where
+        Self: 'r;
+
+    fn dim(&self) -> usize {
+        self.x.n_cols()
+    }
+
+    fn weight(&self, i: usize) -> f64 {
+        SparseData::weight(self, i)
+    }
+
+    fn row<'r>(&'r self, i: usize, _buf: &'r mut [f64]) -> Self::Row<'r> {
+        self.x.row(i)
+    }
+
+    fn sq_dist_to(x: &(&[usize], &[T]), c: &[f64], c_norm: f64) -> f64 {
+        sparse_sq_dist(*x, c, c_norm)
+    }
+
+    fn add_to(x: &(&[usize], &[T]), w: f64, sum: &mut [f64]) {
+        for (&col, v) in x.0.iter().zip(x.1) {
+            sum[col] += w * v.to_f64();
+        }
+    }
+}
+
+impl<T: Scalar> Source for SparseData<'_, T> {
+    type State = SparseState;
+    type Out = T;
+
+    fn n(&self) -> usize {
+        self.x.n_rows()
+    }
+
+    fn d(&self) -> usize {
+        self.x.n_cols()
+    }
+
+    fn initial_state(
+        &self,
+        params: &ValidParams,
+        rng: &mut Xoshiro256PlusPlus,
+        _start: Option<Vec<f64>>,
+        cancel: &AtomicBool,
+    ) -> SparseState {
+        // `joint_starts` is not implemented here: `_start` is always `None`.
+        let (n, k) = (self.x.n_rows(), params.k());
+        let centroids = match params.init() {
+            Init::RandomPartition => {
+                let labels = (0..n).map(|_| rng.below(k)).collect();
+                return self.state_from_labels(k, labels);
+            }
+            Init::Forgy => self.densify(&forgy_indices(n, k, rng)),
+            Init::KMeansPlusPlus => self.densify(&self.plus_plus(k, rng, cancel)),
+            Init::Centroids(c) => c.iter().copied().collect(),
+        };
+        let centroids = SparseCentroids::new(centroids, self.x.n_cols());
+        let labels = self.x.nearest_rows(&centroids, cancel);
+        if cancelled(cancel) {
+            // Never used: the restart sees the flag and stops.
+            return self.state_from_labels(k, (0..n).map(|i| i % k).collect());
+        }
+        self.state_from_labels(k, labels)
+    }
+
+    fn plus_plus_rows(
+        &self,
+        k: usize,
+        rng: &mut Xoshiro256PlusPlus,
+        cancel: &AtomicBool,
+    ) -> Vec<usize> {
+        self.plus_plus(k, rng, cancel)
+    }
+
+    fn sweep(&self, st: &mut SparseState, order: &[usize], factor: f64) -> usize {
+        let moves = self.sweep_moves(st, order, factor);
+        self.recompute(st);
+        moves
+    }
+
+    fn refresh(&self, st: &mut SparseState) {
+        self.recompute(st);
+    }
+
+    fn candidate_sweep(&self, st: &mut SparseState, order: &[usize], _: f64) -> (usize, f64) {
+        // The objective comes from the clusters' `‖S‖²`, which the moves
+        // keep; the recomputation waits for the next full sweep.
+        let moves = self.sweep_moves(st, order, 1.0);
+        (moves, self.objective(st))
+    }
+
+    fn can_improve(&self, st: &SparseState, lloyd: bool) -> bool {
+        // Distances through dot products in unshifted coordinates round to
+        // within a few ε·(‖x‖² + ‖μ‖²), hence a margin on the largest norm.
+        let abs_margin = 1e-14 * self.norms.iter().fold(0.0f64, |m, &v| m.max(v));
+        let mut dots = vec![0.0; st.k];
+        (0..self.x.n_rows()).any(|i| {
+            if i % POLL_POINTS == 0 && cancelled(self.cancel) {
+                // Ends the run; the restart then stops on the flag.
+                return true;
+            }
+            self.dots(i, st, &mut dots);
+            let (r, w) = (st.labels[i], self.weight(i));
+            improves_beyond_rounding(&st.counts, &st.weights, r, w, lloyd, abs_margin, |j| {
+                self.dist(i, st, j, dots[j])
+            })
+        })
+    }
+
+    fn move_ratios(&self, st: &SparseState, sample: &[usize]) -> Vec<f64> {
+        sample
+            .par_iter()
+            .map_init(
+                || vec![0.0; st.k],
+                |dots, &i| {
+                    self.dots(i, st, dots);
+                    let (r, w) = (st.labels[i], self.weight(i));
+                    move_ratio(&st.counts, &st.weights, r, w, |j| {
+                        self.dist(i, st, j, dots[j])
+                    })
+                },
+            )
+            .collect()
+    }
+
+    fn lloyd_iteration(&self, st: &mut SparseState) -> usize {
+        let k = st.k;
+        let snapshot = &*st;
+        // Chunks of points, each polling the flag first; a skipped chunk
+        // keeps its labels (the restart stops on the flag anyway).
+        let mut new_labels = st.labels.clone();
+        new_labels
+            .par_chunks_mut(POLL_POINTS)
+            .enumerate()
+            .for_each_init(
+                || vec![0.0; k],
+                |dots, (c, chunk)| {
+                    if cancelled(self.cancel) {
+                        return;
+                    }
+                    for (o, l) in chunk.iter_mut().enumerate() {
+                        let i = c * POLL_POINTS + o;
+                        self.dots(i, snapshot, dots);
+                        *l = nearest_by(k, Some(snapshot.labels[i]), |j| {
+                            self.dist(i, snapshot, j, dots[j])
+                        });
+                    }
+                },
+            );
+        let changed = new_labels
+            .iter()
+            .zip(&st.labels)
+            .filter(|(a, b)| a != b)
+            .count();
+        st.labels = new_labels;
+        self.recompute(st);
+        changed + self.fill_empty_clusters(st)
+    }
+
+    /// Since `Σ_{i∈j} w_i·x_i = S_j`, the objective is
+    /// `Σ_i w_i‖x_i‖² − Σ_j ‖S_j‖²/W_j`: O(k) instead of a second O(nnz·k)
+    /// pass per sweep. When that difference cancels badly (data far from
+    /// the origin, tight clusters) the per-point exact distances to the
+    /// means are summed instead (O(k·d + nnz·log d)).
+    fn objective(&self, st: &SparseState) -> f64 {
+        let total = self.total_norm;
+        let explained: f64 = st
+            .sum_norms
+            .iter()
+            .zip(&st.weights)
+            .filter(|(_, w)| **w > 0.0)
+            .map(|(s, w)| s / w)
+            .sum();
+        let fast = total - explained;
+        if fast > 1e-6 * total {
+            return fast;
+        }
+        let means = SparseCentroids::new(self.dense_centroids(st), self.x.n_cols());
+        self.weighted_sum(&self.own_distances(st, &means))
+    }
+
+    /// The dense merge-split move ([`crate::refine`]) with sparse rows; the
+    /// new state's sums are recomputed from its labels.
+    fn merge_split(
+        &self,
+        st: &SparseState,
+        cache: &mut SplitCache,
+        batch: bool,
+        below: Option<f64>,
+    ) -> Option<(SparseState, usize)> {
+        let centroids = self.dense_centroids(st);
+        let (labels, touched) =
+            propose_labels(self, &st.labels, &st.weights, &centroids, cache, batch)?;
+        let state = self.state_from_labels(st.k, labels);
+        if below.is_some_and(|b| self.objective(&state) >= b) {
+            return None;
+        }
+        Some((state, touched.len()))
+    }
+
+    fn labels(st: &SparseState) -> &[usize] {
+        &st.labels
+    }
+
+    /// [`crate::refine::split_labels`] with sparse rows; the new state's
+    /// sums are recomputed from its labels (an empty new cluster is filled).
+    fn split(&self, st: &SparseState, cache: &mut SplitCache) -> (SparseState, Option<usize>) {
+        let centroids = self.dense_centroids(st);
+        let (labels, split) = split_labels(self, &st.labels, &centroids, st.k, cache);
+        (self.state_from_labels(st.k + 1, labels), split)
+    }
+
+    fn merge(&self, st: &SparseState, rank: usize) -> Option<SparseState> {
+        let centroids = self.dense_centroids(st);
+        let labels = merge_labels(&st.labels, &st.weights, &centroids, rank)?;
+        Some(self.state_from_labels(st.k - 1, labels))
+    }
+
+    fn labelled_state(&self, k: usize, labels: Vec<usize>) -> SparseState {
+        self.state_from_labels(k, labels)
+    }
+
+    /// The objective from the returned centroids, as the dense finalize
+    /// computes it: every point's distance summed in point order, each
+    /// distance in the exact form (no cancellation however far the data
+    /// lie from the origin).
+    fn finalize(&self, st: &SparseState) -> (Array2<T>, f64, Vec<f64>) {
+        let (k, d) = (st.k, self.x.n_cols());
+        let means = self.dense_centroids(st);
+        let centroids = Array2::from_shape_fn((k, d), |(j, c)| T::from_f64(means[j * d + c]));
+        let wide = SparseCentroids::new(centroids.iter().map(|v| v.to_f64()).collect(), d);
+        let own = self.own_distances(st, &wide);
+        let mut objective = 0.0;
+        let mut per_cluster = vec![0.0; k];
+        for (i, (&l, v)) in st.labels.iter().zip(&own).enumerate() {
+            let cost = self.weight(i) * v;
+            objective += cost;
+            per_cluster[l] += cost;
+        }
+        (centroids, objective, per_cluster)
+    }
+
+    fn check_precision(&self, st: &SparseState, params: &ValidParams) -> Result<()> {
+        self.decisions_are_sound(st, params)
+    }
+}
