@@ -70,8 +70,8 @@ def test_bad_parameters_name_the_parameter(kwargs, exc, words):
 def test_bad_data_is_an_error():
     with pytest.raises(ValueError, match="NaN|finite"):
         kmeans_plusplus(np.array([[0.0, np.nan], [1.0, 1.0]]), 1, seed=0)
-    with pytest.raises(TypeError, match="dense"):
-        kmeans_plusplus(sp.csr_matrix(np.eye(4)), 2, seed=0)
+    with pytest.raises(ValueError, match="non-finite"):
+        kmeans_plusplus(sp.csr_matrix(np.array([[0.0, np.inf], [1.0, 0.0]])), 1, seed=0)
     with pytest.raises(TypeError):
         kmeans_plusplus(np.array([["a", "b"]]), 1, seed=0)
 
