@@ -4,7 +4,7 @@
 
 use super::super::block::{gather, Block, Prepared};
 use super::super::bounds::Bounds;
-use super::decide::{point_factors, prepare, prepare_weighted, Row};
+use super::decide::{point_factors, prepare, Row, Weighting, UNIT};
 use super::{prefetch_ahead, Live, Pass, MAX_SPAN};
 use crate::data::{Data, Scalar};
 use crate::move_rule::may_leave;
@@ -155,11 +155,12 @@ impl Block {
                             let row = Row::at(x64, a, g, t, d, kp);
                             let (r, wi) = (p.labels[i], data.weight(i));
                             *out = if !weighted {
-                                prepare(p, panel, (w0, h), cand, row, r, factor)
+                                prepare(p, panel, (w0, h), cand, row, (r, UNIT), factor)
                             } else if wi != 0.0 {
                                 point_factors(point_w, &p.weights, wi);
                                 let screen = (&point_w[..], &mut h[..]);
-                                prepare_weighted(p, panel, screen, cand, row, (r, wi), factor)
+                                let weighting = Weighting::<true> { w: wi };
+                                prepare(p, panel, screen, cand, row, (r, weighting), factor)
                             } else {
                                 // Zero-weight points are decided exactly.
                                 Prepared::default()

@@ -25,7 +25,7 @@
 //!
 //! With sample weights a point of weight `w` screens with its own factors
 //! `W_j/(W_j + w)` in place of the clusters' join weights (see
-//! `decide_weighted`); the bounds take the clusters' weights and the
+//! [`decide::Weighting`]); the bounds take the clusters' weights and the
 //! point's ([`super::bounds`]).
 
 use super::block::{max_block_rows, Block, MIN_BLOCK};
@@ -39,7 +39,7 @@ use crate::partition::Partition;
 mod decide;
 mod fill;
 
-use decide::{decide, decide_prepared, decide_weighted, decide_weighted_prepared, Decision};
+use decide::{decide, decide_prepared, Decision, Weighting, UNIT};
 
 /// Positions ahead of selection and processing whose bounds and label are
 /// prefetched.
@@ -359,14 +359,15 @@ fn process_block<T: Scalar>(
         // A zero-weight point follows the nearest centroid whatever the
         // factor: decided exactly below.
         let moved = if is_member && block.usable && w != 0.0 {
+            let weighted = Weighting::<true> { w };
             let decision = if data.is_weighted() && block.has_prepared {
-                decide_weighted_prepared(p, live, block, t, r, w, factor)
+                decide_prepared(p, live, block, (t, r), weighted, factor)
             } else if data.is_weighted() {
-                decide_weighted(p, live, block, t, r, w, factor)
+                decide(p, live, block, (t, r), weighted, factor)
             } else if block.has_prepared {
-                decide_prepared(p, live, block, t, r, factor)
+                decide_prepared(p, live, block, (t, r), UNIT, factor)
             } else {
-                decide(p, live, block, t, r, factor)
+                decide(p, live, block, (t, r), UNIT, factor)
             };
             settle(p, live, bounds, i, (block.row(t, d).x, w), r, decision)
         } else {
