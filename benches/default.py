@@ -6,7 +6,7 @@ and structureless Gaussian noise; plus the time-quality picture on W2 and W5.
 
     python benches/default.py                       # everything (long; not for CI)
     python benches/default.py --scale 0.2 --reps 1  # a smoke run on a fifth of every n
-    python benches/default.py --only tradeoff --workloads W5
+    python benches/default.py --only tradeoff --tradeoff-workloads W5
 
 Every fit runs in this process, one after the other, on the same array; the
 two defaults alternate rep by rep and the medians are compared, so both see
