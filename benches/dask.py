@@ -7,7 +7,7 @@ is a fresh process with a fresh LocalCluster of 2 worker processes with 1
 thread each and a memory limit; every run's centres are then scored by ONE
 evaluator (float64, exact nearest centre) so that objectives compare.
 
-Commands (see benches/RESULTS-dask.md for the ones used and the results):
+Commands (see benches/results/dask.md for the ones used and the results):
 
     python benches/dask.py generate --rows 1000000 --out benches/out/dask-1M
     python benches/dask.py run --data benches/out/dask-1M --k 100 --tool ours --out benches/out/runs

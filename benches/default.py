@@ -6,7 +6,7 @@ and structureless Gaussian noise; plus the time-quality picture on W2 and W5.
 
     python benches/default.py                       # everything (long; not for CI)
     python benches/default.py --scale 0.2 --reps 1  # a smoke run on a fifth of every n
-    python benches/default.py --only tradeoff --workloads W5
+    python benches/default.py --only tradeoff --tradeoff-workloads W5
 
 Every fit runs in this process, one after the other, on the same array; the
 two defaults alternate rep by rep and the medians are compared, so both see
@@ -15,8 +15,9 @@ labels and centres each fit returns. scikit-learn and smartigan both use all
 cores (OpenMP / rayon). faiss, if installed, is timed with 25 iterations on
 all points (no subsampling), one start and three.
 
-Writes ``benches/RESULTS-default.md`` (tables, targets hit or missed),
-``benches/RESULTS-default.json`` and ``benches/tradeoff.png``.
+Writes ``benches/results/default-2core.md`` (tables, targets hit or missed),
+its ``.json`` and, with the time-quality part, its ``.png`` (every file named
+after ``--out``; benches/README.md lists the committed reports and their commands).
 """
 
 from __future__ import annotations
@@ -364,7 +365,7 @@ def write_report(rep: Dict[str, Any], path: Path) -> None:
                              f"{100 * (v['objective'] / sk['objective'] - 1):+.3f} % | {v['steps']}{conv} |")
         lines.append("")
     if rep["trade"]:
-        lines += ["## Time and quality", "", f"![objective against time]({rep.get('picture', 'tradeoff.png')})", "",
+        lines += ["## Time and quality", "", f"![objective against time]({rep.get('picture', path.with_suffix('.png').name)})", "",
                   "| workload | peer | setting | time (s) | objective above the lowest here |",
                   "|---|---|---|---:|---:|"]
         for name, t in rep["trade"].items():
@@ -411,9 +412,10 @@ def main() -> None:
                     help="in the defaults table, no scikit-learn n_init=10 (the single restarts stay): "
                          "target 2 on a machine lent for minutes")
     ap.add_argument("--tradeoff-workloads", default="W2,W5")
-    ap.add_argument("--out", default=str(HERE / "RESULTS-default.md"))
-    ap.add_argument("--picture", default="tradeoff.png",
-                    help="file name of the time-quality picture, written next to --out")
+    ap.add_argument("--out", default=str(HERE / "results" / "default-2core.md"))
+    ap.add_argument("--picture", default=None,
+                    help="file name of the time-quality picture, written next to --out "
+                         "(default: --out's name with .png)")
     ap.add_argument("--render", default=None, metavar="JSON",
                     help="only write the markdown (and picture) from a saved report's .json, e.g. one "
                          "measured on another machine")
@@ -426,6 +428,7 @@ def main() -> None:
     names = args.workloads.split(",")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
+    args.picture = args.picture or out.with_suffix(".png").name
     if args.render:
         rep = json.loads(Path(args.render).read_text())
         if rep.get("trade"):

@@ -2,9 +2,9 @@
 """Choosing k (issue 30): the path of solutions against independent fits,
 its cost, and the criteria's hit rates. Not run in CI.
 
-    python benches/path.py                       # writes benches/RESULTS-path.md and .json
+    python benches/path.py                       # writes benches/results/path.md and .json
     python benches/path.py --quick               # the reduced run (below), for a small shared host
-    python benches/path.py --from-json benches/RESULTS-path.json   # re-render only
+    python benches/path.py --from-json benches/results/path.json   # re-render only
 
 ``--quick`` leaves out W2 from (a) (ten scikit-learn starts at 14 k) and the
 gap statistic's cost on W2, and draws each synthetic shape of (c) with
@@ -540,7 +540,7 @@ def write_with_notes(report: Dict[str, Any], out: Path) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", default=str(HERE / "RESULTS-path.md"))
+    ap.add_argument("--out", default=str(HERE / "results" / "path.md"))
     ap.add_argument("--from-json", help="re-render a saved report")
     ap.add_argument("--reps", type=int, default=1, help="repetitions of the W2 timing (alternating)")
     ap.add_argument("--quick", action="store_true", help="the reduced run (see the module's documentation)")

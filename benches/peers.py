@@ -4,15 +4,15 @@ IBM's hartigan-kmeans, on the workloads of issue 4.
 
     python benches/peers.py            # full run (long; not for CI)
     python benches/peers.py --quick    # W1 and a small scaling series
-    python benches/peers.py --fits-only --workloads W4 --reps 1 --out benches/RESULTS-W4-ten-starts.md
-    python benches/peers.py --single-start --workloads W4 --reps 1 --out benches/RESULTS-W4.md
+    python benches/peers.py --fits-only --workloads W4 --reps 1 --out benches/results/peers-W4-ten-starts.md
+    python benches/peers.py --single-start --workloads W4 --reps 1 --out benches/results/peers-W4-one-start.md
 
 Every peer runs in its own process on the same bytes (``.npy`` / raw files in
 ``--workdir``); wall time is measured inside that process around the fit
 only; peak RSS comes from ``wait4`` on that process; the objective is
 recomputed here from the labels and centres each peer returns. Results go to
-``benches/RESULTS.md`` (tables plus the targets of issue 4, hit or missed) and
-``benches/sweep_scaling.png``.
+``benches/results/peers.md`` (tables plus the targets of issue 4, hit or missed), its
+``.json`` and ``benches/results/peers-sweep-scaling.png``.
 
 IBM_INSTALL: IBM's ``hartigan-kmeans`` (module ``hkmeans``) has wheels only
 up to Python 3.10, and its sdist (0.0.6) stops at ``setup.py`` because
@@ -43,6 +43,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results"  # the committed reports (benches/README.md)
 SEED = 20240611
 # Label prefixes of the single-process Hartigan peers (R's and IBM's): float64
 # only, and fewer iterations per timed sweep (each takes long).
@@ -479,38 +480,38 @@ def main() -> None:
     ap.add_argument("--workloads", default=None, help="comma-separated subset, e.g. W1,W3")
     ap.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "smartigan-bench"))
     ap.add_argument("--out", default=None,
-                    help="markdown report (default benches/RESULTS.md; required with --single-start and "
-                         "--fits-only, whose reports are not RESULTS.md)")
+                    help="markdown report (default benches/results/peers.md; required with --single-start "
+                         "and --fits-only, whose reports are not peers.md)")
     ap.add_argument("--timeout", type=float, default=None, help="seconds per peer process")
     ap.add_argument("--reuse-fits", default=None, metavar="JSON",
-                    help="take the whole-fit tables from a saved RESULTS.json and run only the rest")
+                    help="take the whole-fit tables from a saved peers.json and run only the rest")
     ap.add_argument("--single-start", action="store_true",
                     help="whole fits only, every peer with one start, ratios to sklearn n_init=1 (used for W4)")
     ap.add_argument("--fits-only", action="store_true",
                     help="whole fits only, every peer with its usual starts (R with 10 even on W4), "
                          "ratios to sklearn lloyd n_init=10 and the whole-fit targets (used for W4)")
-    ap.add_argument("--from-json", default=None, help="only rewrite the markdown from a saved RESULTS.json")
+    ap.add_argument("--from-json", default=None, help="only rewrite the markdown from a saved peers.json")
     args = ap.parse_args()
     if args.child:
         child_main(args)
         return
     if args.single_start and args.fits_only:
         ap.error("--single-start and --fits-only are different reports: pass one")
-    # The whole-fits-only reports (not RESULTS.md), by their flag.
+    # The whole-fits-only reports (not peers.md), by their flag.
     fits_mode = "--single-start" if args.single_start else "--fits-only" if args.fits_only else None
     out_given = args.out is not None
     if args.out is None:
         if fits_mode:
             ap.error("--single-start and --fits-only write their own report: pass --out, "
-                     "e.g. --out benches/RESULTS-W4.md")
-        args.out = str(HERE / "RESULTS.md")
+                     "e.g. --out benches/results/peers-W4-one-start.md")
+        args.out = str(RESULTS / "peers.md")
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     if args.from_json:
         saved = json.loads(Path(args.from_json).read_text())
         # Reports saved before `mode` existed name their ratio peer instead.
         if "mode" in saved or "baseline" in saved:
             if not out_given:
-                ap.error(f"{args.from_json} holds a whole-fits report, not RESULTS.md: pass --out")
+                ap.error(f"{args.from_json} holds a whole-fits report, not peers.md: pass --out")
             write_fits_report(saved, Path(args.out))
             return
         saved["multistart"] = {(int(k) if k.isdigit() else k): v for k, v in saved["multistart"].items()}
@@ -703,7 +704,7 @@ def main() -> None:
 
 def scaling_png(quick: bool) -> str:
     """File name of the scaling plot, written beside the report."""
-    return "sweep_scaling_quick.png" if quick else "sweep_scaling.png"
+    return "peers-sweep-scaling-quick.png" if quick else "peers-sweep-scaling.png"
 
 
 def shown(path: Path) -> str:
@@ -863,8 +864,8 @@ def write_markdown(report: Dict[str, Any], path: Path, quick: bool) -> None:
     L.append("")
     # The hand-written notes describe the committed tables: not appended to a
     # report written anywhere else.
-    notes = HERE / "RESULTS-notes.md"
-    if notes.exists() and not quick and path.resolve() == (HERE / "RESULTS.md").resolve():
+    notes = RESULTS / "peers-notes.md"
+    if notes.exists() and not quick and path.resolve() == (RESULTS / "peers.md").resolve():
         L.append(notes.read_text())
     path.write_text("\n".join(L))
 

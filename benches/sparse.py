@@ -1,6 +1,6 @@
 """Sparse input: smartigan vs scikit-learn KMeans on a TF-IDF-like matrix.
 
-    python benches/sparse.py [--quick] [--repeats N] [--out benches/sparse_results.md]
+    python benches/sparse.py [--quick] [--repeats N] [--out benches/results/sparse.md]
 
 A random 20,000 × 50,000 CSR matrix with 0.1 % density (about 50 nonzeros a
 row) whose rows come from 50 topics (each topic favours its own block of
@@ -85,7 +85,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="5,000 × 20,000 instead of 20,000 × 50,000")
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--out", default=str(Path(__file__).with_name("sparse_results.md")))
+    ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "sparse.md"))
     args = ap.parse_args()
     n, d = (5000, 20000) if args.quick else (20000, 50000)
     X = make_tfidf(n, d, 0.001, K, 1)

@@ -1,7 +1,7 @@
 //! Sweep by sweep: time, moves and points evaluated (not skipped by their
 //! bounds) of one restart on the Rust benchmarks' Gaussian blobs
 //! ([`blobs`]), one thread, from the k-means++ start of restart 0. The
-//! numbers of the speed journal's per-sweep analyses (`benches/JOURNAL.md`)
+//! numbers of the speed journal's per-sweep analyses (`benches/journal/`)
 //! come from it; the label hash at the end checks that a change to the
 //! sweeps kept their moves.
 //!

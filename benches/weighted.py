@@ -2,7 +2,7 @@
 """Weighted fits against unweighted ones on the same points (issue 28,
 target 6: a weighted fit within 1.2x of the unweighted time).
 
-    python benches/weighted.py            # writes benches/RESULTS-weighted.md
+    python benches/weighted.py            # writes benches/results/weighted.md
     python benches/weighted.py --reps 1   # a smoke run
 
 The issue's case: 50,000 x 32 blobs (100 centres, unit noise), k = 100, one
@@ -16,7 +16,7 @@ The same points as a SciPy CSR matrix (every entry stored) show what the
 sparse path costs against the dense one: it has no screen, so each sweep
 scores every point against every cluster. Not run in CI.
 
-    python benches/weighted.py --embeddings 0.25   # writes benches/RESULTS-weighted-embeddings.md
+    python benches/weighted.py --embeddings 0.25   # writes benches/results/weighted-embeddings-2core.md
 
 The embeddings case: W5's recipe (``benches/peers.py``: float32 rows of 384
 features, unit length, k = 256) at a fraction of its n, default fits
@@ -96,15 +96,15 @@ def embeddings(scale: float, reps: int, out: str) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--out", default=None, help="default: benches/RESULTS-weighted.md, or "
-                    "benches/RESULTS-weighted-embeddings.md with --embeddings")
+    ap.add_argument("--out", default=None, help="default: benches/results/weighted.md, or "
+                    "benches/results/weighted-embeddings-2core.md with --embeddings")
     ap.add_argument("--embeddings", type=float, default=None, metavar="SCALE",
                     help="run the embeddings case at this fraction of W5's n instead")
     args = ap.parse_args()
     if args.embeddings is not None:
-        embeddings(args.embeddings, args.reps, args.out or str(HERE / "RESULTS-weighted-embeddings.md"))
+        embeddings(args.embeddings, args.reps, args.out or str(HERE / "results" / "weighted-embeddings-2core.md"))
         return
-    args.out = args.out or str(HERE / "RESULTS-weighted.md")
+    args.out = args.out or str(HERE / "results" / "weighted.md")
     x, weights = data()
     times: Dict[Tuple[str, str], List[float]] = {}
     results = {}

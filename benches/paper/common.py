@@ -33,7 +33,7 @@ def load(name: str) -> np.ndarray:
     return np.ascontiguousarray(table, dtype=np.float64)
 
 
-# The paper protocol that reproduces Tables 1-3 (see PAPER.md): random
+# The paper protocol that reproduces Tables 1-3 (see results/paper.md): random
 # partition, a fresh permutation per sweep shared by both methods (same seed),
 # at most 10 sweeps, stop after a sweep without a move, no Hartigan polish,
 # Smartigan factor 1.5 - 0.5*(t+2)/10 for t = 0..9.

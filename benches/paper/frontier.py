@@ -234,7 +234,7 @@ def candidates(frontier: dict, target_pct: float) -> List[dict]:
 # When these defaults were chosen, `n_iter` was one default for all methods:
 # Smartigan's schedule length, but also the cap on Lloyd iterations and
 # Hartigan sweeps when a user changed only the method. A cap of 10 measurably
-# stopped Lloyd before convergence (PAPER.md §4.5, "the shared cap"), hence
+# stopped Lloyd before convergence (results/paper.md §4.5, "the shared cap"), hence
 # this floor. Since then Lloyd and Hartigan default to a cap of 300, so the
 # floor only keeps the choice comparable with the recorded runs.
 MIN_DEFAULT_N_ITER = 20
@@ -245,7 +245,7 @@ def eligible(c: dict) -> bool:
     Smartigan is excluded: its result need not be Hartigan-stable (a single
     point move could still lower the objective), a guarantee the library
     documents through `converged` and that polishing buys for a few percent
-    of the time (PAPER.md §4.3). So is n_iter below MIN_DEFAULT_N_ITER."""
+    of the time (results/paper.md §4.3). So is n_iter below MIN_DEFAULT_N_ITER."""
     return not c["name"].endswith("/no-polish") and _parse(c["name"])[2] >= MIN_DEFAULT_N_ITER
 
 

@@ -1,4 +1,4 @@
-"""Rendering: benches/PAPER.md and the objective-vs-time figure, from the
+"""Rendering: benches/results/paper.md and the objective-vs-time figure, from the
 records built by reproduce.py and frontier.py. No measurement happens here."""
 
 from __future__ import annotations
@@ -542,7 +542,7 @@ def document(res: dict, target_pct: float, figure_rel: str) -> str:
     w("## Running it\n")
     w("```sh\nmaturin develop --release          # build the package into the active virtualenv\n"
       "pip install matplotlib\n"
-      "python benches/paper/run.py        # full run: rewrites benches/PAPER.md and benches/paper/objective_vs_time.png\n"
+      "python benches/paper/run.py        # full run: rewrites benches/results/paper.md and benches/results/paper-objective-vs-time.png\n"
       "python benches/paper/run.py --quick  # ~1 minute smoke run; writes to benches/out/ instead\n```\n")
     cpu = (f" The process used {res['cpu_total'] / 60:.1f} CPU-minutes in all (both cores together), a better "
            f"guide to its cost than wall time on a machine shared with other jobs." if res.get("cpu_total") else "")

@@ -1,5 +1,5 @@
 """Part 1 of the benchmark: the paper's Tables 1-3 and its synthetic tables,
-re-measured under the protocol stated in PAPER.md.
+re-measured under the protocol stated in results/paper.md.
 
 Every function returns plain dicts/lists (JSON-ready); rendering lives in
 report.py."""

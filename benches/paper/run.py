@@ -1,4 +1,4 @@
-"""Regenerates benches/PAPER.md and benches/paper/objective_vs_time.png.
+"""Regenerates benches/results/paper.md and benches/results/paper-objective-vs-time.png.
 
     python benches/paper/run.py            # full run (about 10 minutes on 2 cores)
     python benches/paper/run.py --quick    # smoke run (about 1 minute), smaller samples
@@ -121,8 +121,8 @@ def environment() -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="small samples; a smoke test, not a report")
-    ap.add_argument("--out", help="markdown report (default benches/PAPER.md; --quick: benches/out/PAPER-quick.md)")
-    ap.add_argument("--figure", help="PNG (default benches/paper/objective_vs_time.png; --quick: benches/out/)")
+    ap.add_argument("--out", help="markdown report (default benches/results/paper.md; --quick: benches/out/paper-quick.md)")
+    ap.add_argument("--figure", help="PNG (default benches/results/paper-objective-vs-time.png; --quick: benches/out/)")
     ap.add_argument("--cache", help="JSON of the measurements (written, or read with --report-only)")
     ap.add_argument("--report-only", action="store_true", help="render from --cache without measuring")
     args = ap.parse_args(argv)
@@ -145,9 +145,10 @@ def main(argv=None) -> int:
     quick = res["quick"]
     # A quick run must not overwrite the committed report: its samples are tiny.
     default_dir = HERE.parent / "out" if quick else None
-    out = Path(args.out) if args.out else (default_dir / "PAPER-quick.md" if quick else HERE.parent / "PAPER.md")
+    results = HERE.parent / "results"
+    out = Path(args.out) if args.out else (default_dir / "paper-quick.md" if quick else results / "paper.md")
     fig = Path(args.figure) if args.figure else (
-        default_dir / "objective_vs_time-quick.png" if quick else HERE / "objective_vs_time.png")
+        default_dir / "paper-objective-vs-time-quick.png" if quick else results / "paper-objective-vs-time.png")
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(document(res, TARGET_PCT, os.path.relpath(fig, out.parent)))

@@ -9,7 +9,7 @@ distribution our implementation produces.
 The protocol (random partition, a fresh permutation per sweep shared by both
 methods, at most 10 sweeps, no polish, Smartigan factor 1.40 ... 0.95) is
 restated here rather than imported from benches/, so the test pins the
-protocol itself; benches/PAPER.md explains where it comes from."""
+protocol itself; benches/results/paper.md explains where it comes from."""
 
 from __future__ import annotations
 
@@ -120,7 +120,7 @@ PAPER_SMARTIGAN = {("iris", 10): 28.18, ("cats", 20): 16.94}
 
 @pytest.mark.parametrize("name, k", sorted(BEST_KNOWN))
 def test_default_settings_beat_the_paper(name: str, k: int) -> None:
-    # The defaults were chosen (benches/PAPER.md) so that a plain
+    # The defaults were chosen (benches/results/paper.md) so that a plain
     # cluster(X, k) lands below the paper's Smartigan mean and within 0.5 %
     # of the best objective known, on average over seeds.
     X = load(name)
