@@ -22,13 +22,11 @@ use std::sync::atomic::AtomicBool;
 #[deprecated(since = "0.2.0", note = "renamed `Progress`")]
 pub type PathProgress = Progress;
 
-/// Dense rows with optional weights.
-fn dense<'a, T: Scalar>(x: ArrayView2<'a, T>, w: Option<ArrayView1<'a, f64>>) -> Dataset<'a, T> {
-    Dataset::new(x).maybe_weights(w)
-}
-
-/// Sparse rows with optional weights.
-fn sparse<'a, T: Scalar>(x: CsrView<'a, T>, w: Option<ArrayView1<'a, f64>>) -> Dataset<'a, T> {
+/// Rows of either kind with optional weights.
+fn data<'a, T: Scalar>(
+    x: impl Into<Rows<'a, T>>,
+    w: Option<ArrayView1<'a, f64>>,
+) -> Dataset<'a, T> {
     Dataset::new(x).maybe_weights(w)
 }
 
@@ -48,74 +46,57 @@ pub fn fit_weighted<T: Scalar>(
     sample_weight: ArrayView1<'_, f64>,
     params: Params,
 ) -> Result<Clustering<T>> {
-    params.check()?.fit(dense(x, Some(sample_weight)))
+    params.check()?.fit(data(x, Some(sample_weight)))
 }
 
-/// A fit that stops soon after `cancel` is set.
-#[deprecated(
-    since = "0.2.0",
-    note = "use `params.check()?.fit_with(data, Control::default().cancel(&flag))`"
-)]
-pub fn fit_cancellable<T: Scalar>(
-    x: ArrayView2<'_, T>,
-    sample_weight: Option<ArrayView1<'_, f64>>,
-    params: Params,
-    cancel: &AtomicBool,
-) -> Result<Clustering<T>> {
-    let control = Control::default().cancel(cancel);
-    params.check()?.fit_with(dense(x, sample_weight), control)
+/// A deprecated fit and path of rows of one kind (`$rows`), cancellable.
+macro_rules! fit_and_path {
+    ($fit:ident, $path:ident, $rows:ty, $what:literal, $fit_note:literal, $path_note:literal) => {
+        #[doc = concat!("A fit of ", $what, " that stops soon after `cancel` is set.")]
+        #[deprecated(since = "0.2.0", note = $fit_note)]
+        pub fn $fit<T: Scalar>(
+            x: $rows,
+            sample_weight: Option<ArrayView1<'_, f64>>,
+            params: Params,
+            cancel: &AtomicBool,
+        ) -> Result<Clustering<T>> {
+            let control = Control::default().cancel(cancel);
+            params.check()?.fit_with(data(x, sample_weight), control)
+        }
+
+        #[doc = concat!("The path of solutions over `ks` on ", $what, ".")]
+        #[deprecated(since = "0.2.0", note = $path_note)]
+        pub fn $path<T: Scalar>(
+            x: $rows,
+            sample_weight: Option<ArrayView1<'_, f64>>,
+            ks: RangeInclusive<usize>,
+            params: Params,
+            keep: PathKeep,
+            cancel: &AtomicBool,
+            progress: &Progress,
+        ) -> Result<Path<T>> {
+            let control = Control::default().cancel(cancel).progress(progress);
+            path_of(data(x, sample_weight), ks, params, keep, control)
+        }
+    };
 }
 
-/// A fit of sparse rows that stops soon after `cancel` is set.
-#[deprecated(
-    since = "0.2.0",
-    note = "use `params.check()?.fit_with(csr, Control::default().cancel(&flag))`"
-)]
-pub fn fit_sparse<T: Scalar>(
-    x: CsrView<'_, T>,
-    sample_weight: Option<ArrayView1<'_, f64>>,
-    params: Params,
-    cancel: &AtomicBool,
-) -> Result<Clustering<T>> {
-    let control = Control::default().cancel(cancel);
-    params.check()?.fit_with(sparse(x, sample_weight), control)
-}
-
-/// The path of solutions over `ks` on dense rows.
-#[deprecated(
-    since = "0.2.0",
-    note = "use `params.check()?.path_with(data, ks, keep, control)`"
-)]
-pub fn fit_path<T: Scalar>(
-    x: ArrayView2<'_, T>,
-    sample_weight: Option<ArrayView1<'_, f64>>,
-    ks: RangeInclusive<usize>,
-    params: Params,
-    keep: PathKeep,
-    cancel: &AtomicBool,
-    progress: &Progress,
-) -> Result<Path<T>> {
-    let control = Control::default().cancel(cancel).progress(progress);
-    path_of(dense(x, sample_weight), ks, params, keep, control)
-}
-
-/// The path of solutions over `ks` on sparse rows.
-#[deprecated(
-    since = "0.2.0",
-    note = "use `params.check()?.path_with(csr, ks, keep, control)`"
-)]
-pub fn fit_path_sparse<T: Scalar>(
-    x: CsrView<'_, T>,
-    sample_weight: Option<ArrayView1<'_, f64>>,
-    ks: RangeInclusive<usize>,
-    params: Params,
-    keep: PathKeep,
-    cancel: &AtomicBool,
-    progress: &Progress,
-) -> Result<Path<T>> {
-    let control = Control::default().cancel(cancel).progress(progress);
-    path_of(sparse(x, sample_weight), ks, params, keep, control)
-}
+fit_and_path!(
+    fit_cancellable,
+    fit_path,
+    ArrayView2<'_, T>,
+    "dense rows",
+    "use `params.check()?.fit_with(data, Control::default().cancel(&flag))`",
+    "use `params.check()?.path_with(data, ks, keep, control)`"
+);
+fit_and_path!(
+    fit_sparse,
+    fit_path_sparse,
+    CsrView<'_, T>,
+    "sparse rows",
+    "use `params.check()?.fit_with(csr, Control::default().cancel(&flag))`",
+    "use `params.check()?.path_with(csr, ks, keep, control)`"
+);
 
 /// A path checked as 0.1 checked it: the parameters' `k` replaced by
 /// `k_min` before they are validated.
@@ -139,7 +120,7 @@ pub fn kmeans_plus_plus<T: Scalar>(
     sample_weight: Option<ArrayView1<'_, f64>>,
     params: Params,
 ) -> Result<Array1<usize>> {
-    params.check()?.plus_plus(dense(x, sample_weight))
+    params.check()?.plus_plus(data(x, sample_weight))
 }
 
 /// The k-means++ rows restart 0 starts from, stopping soon after `cancel`
@@ -157,87 +138,53 @@ pub fn kmeans_plus_plus_cancellable<T: Scalar>(
     let control = Control::default().cancel(cancel);
     params
         .check()?
-        .plus_plus_with(dense(x, sample_weight), control)
+        .plus_plus_with(data(x, sample_weight), control)
 }
 
-/// The nearest of `centroids` to each row of `x`.
-#[deprecated(since = "0.2.0", note = "use `clustering.predict(&x)`")]
-pub fn predict<T: Scalar>(
-    x: ArrayView2<'_, T>,
-    centroids: ArrayView2<'_, T>,
-) -> Result<Array1<usize>> {
-    nearest(Rows::Dense(x), centroids, Control::default().cancel_flag())
+/// A deprecated query of fitted centroids (`$query`: [`nearest`] or
+/// [`distances`]) on rows of one kind, plain and cancellable.
+macro_rules! centroid_queries {
+    ($(#[doc = $doc:literal])* $plain:ident, $cancellable:ident, $kind:ident, $rows:ty, $out:ty,
+     $query:ident, $note:literal, $note_with:literal) => {
+        $(#[doc = $doc])*
+        #[deprecated(since = "0.2.0", note = $note)]
+        pub fn $plain<T: Scalar>(x: $rows, centroids: ArrayView2<'_, T>) -> Result<$out> {
+            $query(Rows::$kind(x), centroids, Control::default().cancel_flag())
+        }
+
+        $(#[doc = $doc])*
+        /// Stops soon after `cancel` is set.
+        #[deprecated(since = "0.2.0", note = $note_with)]
+        pub fn $cancellable<T: Scalar>(
+            x: $rows,
+            centroids: ArrayView2<'_, T>,
+            cancel: &AtomicBool,
+        ) -> Result<$out> {
+            $query(Rows::$kind(x), centroids, cancel)
+        }
+    };
 }
 
-/// [`predict`], stopping soon after `cancel` is set.
-#[deprecated(since = "0.2.0", note = "use `clustering.predict_with(&x, control)`")]
-pub fn predict_cancellable<T: Scalar>(
-    x: ArrayView2<'_, T>,
-    centroids: ArrayView2<'_, T>,
-    cancel: &AtomicBool,
-) -> Result<Array1<usize>> {
-    nearest(Rows::Dense(x), centroids, cancel)
-}
-
-/// The nearest of `centroids` to each sparse row of `x`.
-#[deprecated(since = "0.2.0", note = "use `clustering.predict(csr)`")]
-pub fn predict_sparse<T: Scalar>(
-    x: CsrView<'_, T>,
-    centroids: ArrayView2<'_, T>,
-) -> Result<Array1<usize>> {
-    nearest(Rows::Sparse(x), centroids, Control::default().cancel_flag())
-}
-
-/// [`predict_sparse`], stopping soon after `cancel` is set.
-#[deprecated(since = "0.2.0", note = "use `clustering.predict_with(csr, control)`")]
-pub fn predict_sparse_cancellable<T: Scalar>(
-    x: CsrView<'_, T>,
-    centroids: ArrayView2<'_, T>,
-    cancel: &AtomicBool,
-) -> Result<Array1<usize>> {
-    nearest(Rows::Sparse(x), centroids, cancel)
-}
-
-/// The distance from each row of `x` to each of `centroids`.
-#[deprecated(since = "0.2.0", note = "use `clustering.transform(&x)`")]
-pub fn transform<T: Scalar>(
-    x: ArrayView2<'_, T>,
-    centroids: ArrayView2<'_, T>,
-) -> Result<Array2<T>> {
-    distances(Rows::Dense(x), centroids, Control::default().cancel_flag())
-}
-
-/// [`transform`], stopping soon after `cancel` is set.
-#[deprecated(since = "0.2.0", note = "use `clustering.transform_with(&x, control)`")]
-pub fn transform_cancellable<T: Scalar>(
-    x: ArrayView2<'_, T>,
-    centroids: ArrayView2<'_, T>,
-    cancel: &AtomicBool,
-) -> Result<Array2<T>> {
-    distances(Rows::Dense(x), centroids, cancel)
-}
-
-/// The distance from each sparse row of `x` to each of `centroids`.
-#[deprecated(since = "0.2.0", note = "use `clustering.transform(csr)`")]
-pub fn transform_sparse<T: Scalar>(
-    x: CsrView<'_, T>,
-    centroids: ArrayView2<'_, T>,
-) -> Result<Array2<T>> {
-    distances(Rows::Sparse(x), centroids, Control::default().cancel_flag())
-}
-
-/// [`transform_sparse`], stopping soon after `cancel` is set.
-#[deprecated(
-    since = "0.2.0",
-    note = "use `clustering.transform_with(csr, control)`"
-)]
-pub fn transform_sparse_cancellable<T: Scalar>(
-    x: CsrView<'_, T>,
-    centroids: ArrayView2<'_, T>,
-    cancel: &AtomicBool,
-) -> Result<Array2<T>> {
-    distances(Rows::Sparse(x), centroids, cancel)
-}
+centroid_queries!(
+    /// The nearest of `centroids` to each row of `x`.
+    predict, predict_cancellable, Dense, ArrayView2<'_, T>, Array1<usize>, nearest,
+    "use `clustering.predict(rows)`", "use `clustering.predict_with(rows, control)`"
+);
+centroid_queries!(
+    /// The nearest of `centroids` to each sparse row of `x`.
+    predict_sparse, predict_sparse_cancellable, Sparse, CsrView<'_, T>, Array1<usize>, nearest,
+    "use `clustering.predict(rows)`", "use `clustering.predict_with(rows, control)`"
+);
+centroid_queries!(
+    /// The distance from each row of `x` to each of `centroids`.
+    transform, transform_cancellable, Dense, ArrayView2<'_, T>, Array2<T>, distances,
+    "use `clustering.transform(rows)`", "use `clustering.transform_with(rows, control)`"
+);
+centroid_queries!(
+    /// The distance from each sparse row of `x` to each of `centroids`.
+    transform_sparse, transform_sparse_cancellable, Sparse, CsrView<'_, T>, Array2<T>, distances,
+    "use `clustering.transform(rows)`", "use `clustering.transform_with(rows, control)`"
+);
 
 impl Run {
     /// Validates, then draws every restart's start.
@@ -247,7 +194,7 @@ impl Run {
         sample_weight: Option<ArrayView1<'_, f64>>,
         params: Params,
     ) -> Result<Self> {
-        params.check()?.run(dense(x, sample_weight))
+        params.check()?.run(data(x, sample_weight))
     }
 
     /// [`Run::new`], stopping soon after `cancel` is set.
@@ -262,6 +209,6 @@ impl Run {
         cancel: &AtomicBool,
     ) -> Result<Self> {
         let control = Control::default().cancel(cancel);
-        params.check()?.run_with(dense(x, sample_weight), control)
+        params.check()?.run_with(data(x, sample_weight), control)
     }
 }

@@ -183,14 +183,14 @@ pub struct Params {
 /// [`n_init`](defaults::n_init) and [`tol`](defaults::tol). The defaults
 /// are the cheapest settings, in time, whose objective is within the
 /// project's bar of the best known on the paper's data sets
-/// (`benches/PAPER.md`, §4) and below scikit-learn's default on the
+/// (`benches/results/paper.md`, §4) and below scikit-learn's default on the
 /// benchmark workloads (`benches/README.md`).
 pub mod defaults {
     use super::{Init, Method};
     /// Default method.
     pub const METHOD: Method = Method::Smartigan;
     /// Default length of Smartigan's schedule on small problems: the
-    /// shortest schedule that, restarted [`N_INIT_SMALL`] times, met the
+    /// shortest schedule that, restarted twenty times, met the
     /// bar on every paper cell.
     pub const N_ITER: usize = 20;
     /// Default cap on Lloyd iterations and Hartigan sweeps (scikit-learn's

@@ -34,7 +34,7 @@ PAPER_IRIS = {
 }
 
 # The protocol that reproduces the paper's Hartigan and Smartigan rows
-# (benches/PAPER.md): random partitions, at most 10 sweeps, no polish, and a
+# (benches/results/paper.md): random partitions, at most 10 sweeps, no polish, and a
 # factor of 1.40, 1.35, ..., 0.95 in sweeps 0..9.
 PAPER_PROTOCOL = dict(init="random-partition", n_iter=10, polish=False, refine=False)
 PAPER_SCHEDULE = (1.4, 0.9)
@@ -314,5 +314,5 @@ def demo(args: argparse.Namespace) -> int:
                 for v, p in zip(cells, paper or (0.0, 0.0, 0.0))]
         print(f"{k:>3}  {text[0]:>17}  {text[1]:>17}  {text[2]:>17}  {best:>17.2f}  {elapsed:>6.2f}s")
     print(f"\ntotal {time.perf_counter() - total:.2f}s. Lower is better. The paper's Lloyd row is not "
-          "reproducible by standard Lloyd (see benches/PAPER.md).")
+          "reproducible by standard Lloyd (see benches/results/paper.md).")
     return 0
