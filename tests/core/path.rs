@@ -8,8 +8,7 @@ use crate::common::{assert_hartigan_stable, cases, check_result, data, grid};
 use ndarray::{Array1, Array2};
 use proptest::prelude::*;
 use smartigan::rng::Xoshiro256PlusPlus;
-use smartigan::{fit_path, Method, Params, Path, PathKeep};
-use std::sync::atomic::AtomicBool;
+use smartigan::{Dataset, Method, Params, Path, PathKeep};
 
 fn method() -> impl Strategy<Value = Method> {
     prop_oneof![
@@ -32,17 +31,9 @@ fn path(
     ks: std::ops::RangeInclusive<usize>,
     p: Params,
 ) -> Path<f64> {
-    let w = w.map(|w| w.view());
-    fit_path(
-        x.view(),
-        w,
-        ks,
-        p,
-        PathKeep::Clusterings,
-        &AtomicBool::new(false),
-        &Default::default(),
-    )
-    .unwrap()
+    let data = Dataset::new(x).maybe_weights(w.map(|w| w.view()));
+    let p = p.check().unwrap();
+    p.path(data, ks, PathKeep::Clusterings).unwrap()
 }
 
 proptest! {
