@@ -2,7 +2,7 @@
 //! Complements `tests/engine.rs`, which has the basic cases (k = 1, k = n,
 //! identical points, a 1e8 offset in f64, empty clusters at k close to n).
 
-use crate::common::{blobs, with_centroids};
+use crate::common::{blobs, with_centroids, Csr};
 use ndarray::{s, Array2, ArrayView2};
 use smartigan::rng::Xoshiro256PlusPlus;
 use smartigan::{Clustering, Error, Init, Method, Params, Scalar};
@@ -436,6 +436,50 @@ fn run_rejects_data_of_another_shape() {
     // and is untouched by the rejected calls
     while run.step(&x).unwrap() {}
     assert_eq!(run.current(&x).unwrap(), p.fit(&x).unwrap());
+}
+
+/// A run keeps the kind of rows it started on: given the other kind (of
+/// the right shape) or sparse rows of another shape, `step` and `current`
+/// are errors naming `x`, not panics, and leave the run as it was.
+#[test]
+fn run_rejects_rows_of_the_other_kind() {
+    let x = blobs(20, 3, 2, 1.0, 17).mapv(|v| if v < 2.0 { 0.0 } else { v });
+    let csr = Csr::from_dense(&x);
+    let p = Params::new(2).n_init(2).seed(4).check().unwrap();
+    let other_kind = |e: Error| matches!(e, Error::InvalidParameter { name: "x", .. });
+    let wider = Csr::from_dense(&Array2::ones((20, 4)));
+    let fewer = Csr::from_dense(&x.slice(s![..19, ..]).to_owned());
+
+    let mut dense = p.run(&x).unwrap();
+    assert!(other_kind(dense.step(csr.view()).unwrap_err()));
+    assert!(other_kind(dense.current(csr.view()).unwrap_err()));
+    for y in [&wider, &fewer] {
+        assert!(matches!(
+            dense.step(y.view()),
+            Err(Error::Shape { name: "x", .. })
+        ));
+    }
+    while dense.step(&x).unwrap() {}
+    assert_eq!(dense.current(&x).unwrap(), p.fit(&x).unwrap());
+
+    let mut sparse = p.run(csr.view()).unwrap();
+    assert!(other_kind(sparse.step(&x).unwrap_err()));
+    assert!(other_kind(sparse.current(&x).unwrap_err()));
+    for y in [&wider, &fewer] {
+        assert!(matches!(
+            sparse.step(y.view()),
+            Err(Error::Shape { name: "x", .. })
+        ));
+        assert!(matches!(
+            sparse.current(y.view()),
+            Err(Error::Shape { name: "x", .. })
+        ));
+    }
+    while sparse.step(csr.view()).unwrap() {}
+    assert_eq!(
+        sparse.current(csr.view()).unwrap(),
+        p.fit(csr.view()).unwrap()
+    );
 }
 
 #[test]

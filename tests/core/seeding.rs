@@ -1,6 +1,6 @@
 //! The public k-means++ start (`ValidParams::plus_plus`), without Python.
 
-use crate::common::blobs;
+use crate::common::{blobs, Csr};
 use ndarray::{array, Array1, Axis};
 use smartigan::{Dataset, Error, Init, Params};
 use std::collections::HashSet;
@@ -46,6 +46,32 @@ fn chosen_rows_are_the_start_of_restart_zero() {
             let a = params().init(given).check().unwrap().fit(weighted).unwrap();
             let b = p.fit(weighted).unwrap();
             assert_eq!(a.labels, b.labels, "weighted k={k} seed={seed}");
+        }
+    }
+}
+
+/// On sparse rows it chooses the rows it chooses on their dense copy
+/// (continuous values, so no potential is within rounding of another), with
+/// and without weights, for any thread count.
+#[test]
+fn sparse_rows_give_the_rows_of_their_dense_copy() {
+    // Blobs in [0, 5]^40 with the entries below 3 (about 60 %) cut to zero.
+    let x = blobs(1_500, 40, 10, 1.0, 6).mapv(|v| if v < 3.0 { 0.0 } else { v });
+    let csr = Csr::from_dense(&x);
+    assert!(csr.data.len() < x.len() / 2);
+    let w = Array1::from_iter((0..x.nrows()).map(|i| (i % 5) as f64 * 0.5));
+    for k in [1, 7, 30] {
+        for seed in [0u64, 9] {
+            for threads in [1, 3] {
+                let p = Params::new(k).seed(seed).n_threads(threads);
+                let p = p.check().unwrap();
+                let dense = p.plus_plus(&x).unwrap();
+                assert_eq!(dense.len(), k);
+                assert_eq!(p.plus_plus(csr.view()).unwrap(), dense, "k={k} seed={seed}");
+                let dense_w = p.plus_plus(Dataset::new(&x).weights(w.view())).unwrap();
+                let sparse_w = p.plus_plus(Dataset::new(csr.view()).weights(w.view()));
+                assert_eq!(sparse_w.unwrap(), dense_w, "weighted k={k} seed={seed}");
+            }
         }
     }
 }

@@ -94,6 +94,59 @@ fn sparse_is_deterministic_across_threads() {
     }
 }
 
+/// A step-wise run on sparse rows, stepped to its end, is the fit of the
+/// same rows bit for bit (labels, centroids, objective, history), for every
+/// method, with and without refinement and weights, on one thread and three.
+#[test]
+fn sparse_step_wise_equals_one_shot() {
+    let x = sparse_blobs(200, 30, 4, 6);
+    let csr = Csr::from_dense(&x);
+    let w: Array1<f64> = (0..200).map(|i| 0.5 + (i % 3) as f64).collect();
+    let bits = |v: &[f64]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+    for m in [Method::Lloyd, Method::Hartigan, Method::Smartigan] {
+        for refine in [false, true] {
+            for threads in [1, 3] {
+                for weights in [None, Some(w.view())] {
+                    let p = Params::new(4)
+                        .method(m)
+                        .n_init(3)
+                        .refine(refine)
+                        .n_threads(threads)
+                        .seed(5)
+                        .check()
+                        .unwrap();
+                    let data = Dataset::new(csr.view()).maybe_weights(weights);
+                    let mut run = p.run(data).unwrap();
+                    let mut steps = 0;
+                    while run.step(csr.view()).unwrap() {
+                        steps += 1;
+                        assert!(steps < 10_000);
+                    }
+                    let stepped = run.current(csr.view()).unwrap();
+                    let fitted = p.fit(data).unwrap();
+                    let what = format!(
+                        "{m} refine {refine}, {threads} threads, weighted {}",
+                        weights.is_some()
+                    );
+                    assert_eq!(stepped.labels, fitted.labels, "{what}");
+                    assert_eq!(
+                        bits(stepped.centroids.as_slice().unwrap()),
+                        bits(fitted.centroids.as_slice().unwrap()),
+                        "{what}"
+                    );
+                    assert_eq!(
+                        stepped.objective.to_bits(),
+                        fitted.objective.to_bits(),
+                        "{what}"
+                    );
+                    assert_eq!(bits(&stepped.history), bits(&fitted.history), "{what}");
+                    assert_eq!(stepped, fitted, "{what}");
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn sparse_predict_and_transform_match_dense() {
     let x = sparse_blobs(200, 30, 3, 4);
