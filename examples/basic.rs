@@ -3,7 +3,7 @@
 
 use ndarray::Array2;
 use smartigan::rng::Xoshiro256PlusPlus;
-use smartigan::{fit, Init, Method, Params};
+use smartigan::{Init, Method, Params};
 
 fn main() -> Result<(), smartigan::Error> {
     // 2,000 points around 25 overlapping centres in [0, 5]^5.
@@ -19,8 +19,9 @@ fn main() -> Result<(), smartigan::Error> {
             .method(method)
             .init(Init::KMeansPlusPlus)
             .n_init(10)
-            .seed(7);
-        let r = fit(x.view(), params)?;
+            .seed(7)
+            .check()?;
+        let r = params.fit(&x)?;
         println!(
             "{method:>9}: objective {:10.3}  sweeps {:3}  converged {}  worst restart {:10.3}",
             r.objective,

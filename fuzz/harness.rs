@@ -6,19 +6,21 @@
 //! duplicated, tiny, huge, NaN, ±inf, any bit pattern), a memory layout, and
 //! every parameter (out-of-range ones included). The harness then checks:
 //! * nothing panics (a panic is the fuzzer's crash);
-//! * `fit` and `Run::new` succeed exactly when an independent oracle says the
-//!   input is valid, and fail with the error kind it predicts otherwise;
+//! * `Params::check` followed by `fit` or `run` succeeds exactly when an
+//!   independent oracle says the input is valid, and fails with the error
+//!   kind it predicts otherwise;
 //! * a successful result is a valid clustering: labels in range, no empty
 //!   cluster, centroids the means, objective finite and equal to the
 //!   recomputed one, every restart reported;
 //! * the step-wise run ends where `fit` does, bit for bit;
-//! * `predict` and `transform` accept exactly the inputs they should.
+//! * `predict` and `transform` accept exactly the inputs they should, against
+//!   centroids of any shape and value.
 //!
 //! Termination is by construction (every loop in the engine is bounded by
 //! `n_iter` or `MAX_POLISH_SWEEPS`); libFuzzer's `-timeout` catches a hang.
 
 use ndarray::{s, Array2, ArrayView2};
-use smartigan::{fit, predict, transform, Clustering, Error, Init, Method, Params, Run, Scalar};
+use smartigan::{Clustering, Error, Init, Method, Params, Scalar};
 
 /// Reads the fuzzer's bytes; past the end every read is zero. `wild`
 /// decides whether this case may draw invalid values and parameters (a
@@ -206,6 +208,17 @@ fn check_clustering<T: Scalar>(x: ArrayView2<'_, T>, p: &Params, c: &Clustering<
     );
 }
 
+/// A clustering whose centroids are `centroids`, whatever their shape and
+/// values: a one-point fit with its centroids replaced (`predict` and
+/// `transform` read nothing else).
+fn with_centroids<T: Scalar>(centroids: Array2<T>) -> Clustering<T> {
+    let one = Array2::from_elem((1, 1), T::from_f64(0.0));
+    let p = Params::new(1).seed(0).n_threads(1).check().unwrap();
+    let mut c = p.fit(&one).unwrap();
+    c.centroids = centroids;
+    c
+}
+
 /// Returns whether `fit` succeeded.
 fn exercise<T: Scalar + PartialEq>(
     x: ArrayView2<'_, T>,
@@ -214,7 +227,8 @@ fn exercise<T: Scalar + PartialEq>(
     eps: f64,
 ) -> bool {
     let want = expected(x, &p);
-    let got = fit(x, p.clone());
+    let valid = p.clone().check();
+    let got = valid.clone().and_then(|v| v.fit(x));
     match &got {
         Ok(c) => {
             assert_eq!(want, Expect::Ok, "fit accepted an invalid input");
@@ -231,7 +245,7 @@ fn exercise<T: Scalar + PartialEq>(
         }
     }
     // The step-wise run must agree with fit, bit for bit.
-    match Run::new(x, None, p.clone()) {
+    match valid.and_then(|v| v.run(x)) {
         Ok(mut run) => {
             let mut steps = 0usize;
             while run.step(x).unwrap_or(false) {
@@ -257,13 +271,15 @@ fn exercise<T: Scalar + PartialEq>(
     } else {
         x.ncols()
     };
-    let c = b.matrix(rows, cols).mapv(T::from_f64);
+    let c = with_centroids(b.matrix(rows, cols).mapv(T::from_f64));
     let ok = rows > 0
         && cols > 0
         && cols == x.ncols()
-        && x.iter().chain(c.iter()).all(|v| v.to_f64().is_finite());
-    let labels = predict(x, c.view());
-    let dist = transform(x, c.view());
+        && x.iter()
+            .chain(c.centroids.iter())
+            .all(|v| v.to_f64().is_finite());
+    let labels = c.predict(x);
+    let dist = c.transform(x);
     assert_eq!(labels.is_ok(), ok, "predict: {labels:?}");
     assert_eq!(dist.is_ok(), ok, "transform: {dist:?}");
     if let (Ok(labels), Ok(dist)) = (labels, dist) {

@@ -5,10 +5,9 @@
 
 mod common;
 
-use common::Csr;
+use common::{with_centroids, Csr};
 use ndarray::Array2;
 use smartigan::rng::Xoshiro256PlusPlus;
-use smartigan::{predict, predict_sparse};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -56,15 +55,15 @@ fn sparse_predict_needs_no_n_by_k_matrix() {
             0.0
         }
     });
-    let c = Array2::from_shape_fn((k, d), |_| rng.unit_f64() * 0.3);
+    let c = with_centroids(Array2::from_shape_fn((k, d), |_| rng.unit_f64() * 0.3));
     let csr = Csr::from_dense(&x);
-    let (labels, extra) = peak_extra(|| predict_sparse(csr.view(), c.view()).unwrap());
-    assert_eq!(labels, predict(x.view(), c.view()).unwrap());
+    let (labels, extra) = peak_extra(|| c.predict(csr.view()).unwrap());
+    assert_eq!(labels, c.predict(&x).unwrap());
     // The labels (8 bytes a row) and per-thread scratch; the matrix of
     // distances would be n·k·8 = 80 MB.
     let matrix = n * k * 8;
     assert!(
         extra < matrix / 20,
-        "predict_sparse held {extra} bytes at once (the n × k matrix is {matrix})"
+        "a sparse predict held {extra} bytes at once (the n × k matrix is {matrix})"
     );
 }

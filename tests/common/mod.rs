@@ -3,7 +3,7 @@
 
 use ndarray::{Array2, ArrayView2};
 use smartigan::rng::Xoshiro256PlusPlus;
-use smartigan::{Clustering, CsrView, Scalar};
+use smartigan::{Clustering, CsrView, Params, Scalar};
 
 /// `n` points in `d` dimensions around `centres` random centres in [0, 5]^d,
 /// uniform noise of half-width `spread`.
@@ -48,6 +48,17 @@ impl Csr {
     pub fn view(&self) -> CsrView<'_, f64> {
         CsrView::new(self.n_cols, &self.indptr, &self.indices, &self.data).unwrap()
     }
+}
+
+/// A clustering with the given centroids, valid or not, for testing
+/// `predict` and `transform` against them: a one-point fit whose centroids
+/// are then replaced (those methods read nothing else).
+pub fn with_centroids<T: Scalar>(centroids: Array2<T>) -> Clustering<T> {
+    let one = Array2::from_elem((1, 1), T::from_f64(0.0));
+    let p = Params::new(1).seed(0).n_threads(1).check().unwrap();
+    let mut c = p.fit(&one).unwrap();
+    c.centroids = centroids;
+    c
 }
 
 fn sq(a: &[f64], b: &[f64]) -> f64 {

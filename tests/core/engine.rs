@@ -2,7 +2,8 @@
 
 use crate::common::{assert_hartigan_stable, assert_lloyd_stable, blobs, check_result};
 use ndarray::{array, Array2};
-use smartigan::{fit, Error, Init, Method, Params, Run};
+use smartigan::{Control, Error, Init, Method, Params};
+use std::sync::atomic::AtomicBool;
 
 const METHODS: [Method; 3] = [Method::Lloyd, Method::Hartigan, Method::Smartigan];
 
@@ -11,15 +12,14 @@ fn every_method_gives_a_valid_result() {
     let x = blobs(300, 4, 6, 1.0, 1);
     for m in METHODS {
         for init in [Init::RandomPartition, Init::Forgy, Init::KMeansPlusPlus] {
-            let r = fit(
-                x.view(),
-                Params::new(6)
-                    .method(m)
-                    .init(init.clone())
-                    .n_init(3)
-                    .seed(5),
-            )
-            .unwrap();
+            let p = Params::new(6)
+                .method(m)
+                .init(init.clone())
+                .n_init(3)
+                .seed(5)
+                .check()
+                .unwrap();
+            let r = p.fit(&x).unwrap();
             check_result(x.view(), 6, &r, 1e-12);
             assert!(r.converged, "{m} {init:?} did not converge");
         }
@@ -29,16 +29,15 @@ fn every_method_gives_a_valid_result() {
 #[test]
 fn hartigan_history_never_rises_and_ends_stable() {
     let x = blobs(400, 3, 8, 1.5, 2);
-    let r = fit(
-        x.view(),
-        Params::new(8)
-            .method(Method::Hartigan)
-            .init(Init::RandomPartition)
-            .n_iter(1000)
-            .refine(false)
-            .seed(9),
-    )
-    .unwrap();
+    let p = Params::new(8)
+        .method(Method::Hartigan)
+        .init(Init::RandomPartition)
+        .n_iter(1000)
+        .refine(false)
+        .seed(9)
+        .check()
+        .unwrap();
+    let r = p.fit(&x).unwrap();
     let mut prev = r.initial_objective;
     for &h in &r.history {
         assert!(h <= prev * (1.0 + 1e-12), "objective rose: {prev} -> {h}");
@@ -53,16 +52,15 @@ fn hartigan_history_never_rises_and_ends_stable() {
 fn polished_smartigan_ends_hartigan_stable() {
     let x = blobs(400, 5, 10, 2.0, 3);
     for schedule in [(1.5, 1.0), (1.4, 0.9), (2.0, 0.5)] {
-        let r = fit(
-            x.view(),
-            Params::new(10)
-                .method(Method::Smartigan)
-                .schedule(schedule.0, schedule.1)
-                .n_iter(15)
-                .n_init(2)
-                .seed(4),
-        )
-        .unwrap();
+        let p = Params::new(10)
+            .method(Method::Smartigan)
+            .schedule(schedule.0, schedule.1)
+            .n_iter(15)
+            .n_init(2)
+            .seed(4)
+            .check()
+            .unwrap();
+        let r = p.fit(&x).unwrap();
         assert!(r.converged);
         assert_hartigan_stable(x.view(), &r);
     }
@@ -71,11 +69,13 @@ fn polished_smartigan_ends_hartigan_stable() {
 #[test]
 fn lloyd_ends_lloyd_stable() {
     let x = blobs(500, 2, 7, 1.0, 4);
-    let r = fit(
-        x.view(),
-        Params::new(7).method(Method::Lloyd).n_iter(1000).seed(1),
-    )
-    .unwrap();
+    let p = Params::new(7)
+        .method(Method::Lloyd)
+        .n_iter(1000)
+        .seed(1)
+        .check()
+        .unwrap();
+    let r = p.fit(&x).unwrap();
     assert!(r.converged);
     assert_lloyd_stable(x.view(), &r);
 }
@@ -86,16 +86,16 @@ fn bit_identical_for_any_thread_count() {
     let xf = x.mapv(|v| v as f32);
     for m in METHODS {
         let p = Params::new(9).method(m).n_init(7).seed(123);
-        let one = fit(x.view(), p.clone().n_threads(1)).unwrap();
-        let onef = fit(xf.view(), p.clone().n_threads(1)).unwrap();
+        let one = p.clone().n_threads(1).check().unwrap().fit(&x).unwrap();
+        let onef = p.clone().n_threads(1).check().unwrap().fit(&xf).unwrap();
         for t in [2, 3, 8] {
             assert_eq!(
-                fit(x.view(), p.clone().n_threads(t)).unwrap(),
+                p.clone().n_threads(t).check().unwrap().fit(&x).unwrap(),
                 one,
                 "{m} f64, {t} threads"
             );
             assert_eq!(
-                fit(xf.view(), p.clone().n_threads(t)).unwrap(),
+                p.clone().n_threads(t).check().unwrap().fit(&xf).unwrap(),
                 onef,
                 "{m} f32, {t} threads"
             );
@@ -110,8 +110,10 @@ fn hartigan_and_smartigan_share_starts_and_orders() {
     let x = blobs(300, 3, 6, 1.5, 6);
     for init in [Init::RandomPartition, Init::KMeansPlusPlus] {
         let base = Params::new(6).init(init).n_init(4).n_iter(500).seed(77);
-        let h = fit(x.view(), base.clone().method(Method::Hartigan)).unwrap();
-        let s = fit(x.view(), base.method(Method::Smartigan).schedule(1.0, 1.0)).unwrap();
+        let hartigan = base.clone().method(Method::Hartigan).check().unwrap();
+        let smartigan = base.method(Method::Smartigan).schedule(1.0, 1.0);
+        let h = hartigan.fit(&x).unwrap();
+        let s = smartigan.check().unwrap().fit(&x).unwrap();
         assert_eq!(h.restart_objectives, s.restart_objectives);
         assert_eq!(h.labels, s.labels);
         assert_eq!(h.initial_objective, s.initial_objective);
@@ -121,15 +123,14 @@ fn hartigan_and_smartigan_share_starts_and_orders() {
 #[test]
 fn best_restart_is_the_minimum_with_lowest_index() {
     let x = blobs(200, 2, 5, 1.0, 7);
-    let r = fit(
-        x.view(),
-        Params::new(5)
-            .method(Method::Hartigan)
-            .init(Init::RandomPartition)
-            .n_init(20)
-            .seed(3),
-    )
-    .unwrap();
+    let p = Params::new(5)
+        .method(Method::Hartigan)
+        .init(Init::RandomPartition)
+        .n_init(20)
+        .seed(3)
+        .check()
+        .unwrap();
+    let r = p.fit(&x).unwrap();
     let min = r
         .restart_objectives
         .iter()
@@ -144,35 +145,30 @@ fn best_restart_is_the_minimum_with_lowest_index() {
 fn step_wise_equals_one_shot() {
     let x = blobs(250, 3, 5, 1.0, 8);
     for m in METHODS {
-        let p = Params::new(5).method(m).n_init(3).seed(21);
-        let mut run = Run::new(x.view(), None, p.clone()).unwrap();
+        let p = Params::new(5).method(m).n_init(3).seed(21).check().unwrap();
+        let mut run = p.run(&x).unwrap();
         let mut steps = 0;
-        while run.step(x.view()).unwrap() {
+        while run.step(&x).unwrap() {
             steps += 1;
             assert!(steps < 10_000);
         }
-        assert_eq!(
-            run.current(x.view()).unwrap(),
-            fit(x.view(), p).unwrap(),
-            "{m}"
-        );
+        assert_eq!(run.current(&x).unwrap(), p.fit(&x).unwrap(), "{m}");
     }
 }
 
 #[test]
 fn smartigan_respects_schedule_length_without_polish() {
     let x = blobs(300, 2, 10, 2.0, 9);
-    let r = fit(
-        x.view(),
-        Params::new(10)
-            .n_iter(10)
-            .schedule(1.4, 0.9)
-            .polish(false)
-            .refine(false)
-            .init(Init::RandomPartition)
-            .seed(1),
-    )
-    .unwrap();
+    let p = Params::new(10)
+        .n_iter(10)
+        .schedule(1.4, 0.9)
+        .polish(false)
+        .refine(false)
+        .init(Init::RandomPartition)
+        .seed(1)
+        .check()
+        .unwrap();
+    let r = p.fit(&x).unwrap();
     assert!(r.n_sweeps <= 10);
     assert_eq!(r.history.len(), r.n_sweeps);
     assert_eq!(r.moves.len(), r.n_sweeps);
@@ -184,15 +180,14 @@ fn empty_clusters_never_survive() {
     let x = blobs(30, 2, 3, 1.0, 10);
     for m in METHODS {
         for k in [25, 29, 30] {
-            let r = fit(
-                x.view(),
-                Params::new(k)
-                    .method(m)
-                    .init(Init::RandomPartition)
-                    .n_init(3)
-                    .seed(2),
-            )
-            .unwrap();
+            let p = Params::new(k)
+                .method(m)
+                .init(Init::RandomPartition)
+                .n_init(3)
+                .seed(2)
+                .check()
+                .unwrap();
+            let r = p.fit(&x).unwrap();
             check_result(x.view(), k, &r, 1e-12);
         }
     }
@@ -203,7 +198,8 @@ fn identical_and_duplicate_points_terminate() {
     let same = Array2::from_elem((50, 3), 2.5);
     for m in METHODS {
         for init in [Init::RandomPartition, Init::Forgy, Init::KMeansPlusPlus] {
-            let r = fit(same.view(), Params::new(4).method(m).init(init).seed(1)).unwrap();
+            let p = Params::new(4).method(m).init(init).seed(1).check().unwrap();
+            let r = p.fit(&same).unwrap();
             check_result(same.view(), 4, &r, 1e-12);
             assert_eq!(r.objective, 0.0);
         }
@@ -213,7 +209,8 @@ fn identical_and_duplicate_points_terminate() {
         |(i, j)| if i % 2 == 0 { 0.0 } else { 100.0 + j as f64 },
     );
     for m in METHODS {
-        let r = fit(two.view(), Params::new(3).method(m).seed(1)).unwrap();
+        let p = Params::new(3).method(m).seed(1).check().unwrap();
+        let r = p.fit(&two).unwrap();
         check_result(two.view(), 3, &r, 1e-12);
         assert!(r.converged);
         assert_eq!(r.objective, 0.0);
@@ -224,14 +221,13 @@ fn identical_and_duplicate_points_terminate() {
 fn given_centroids_are_used() {
     let x = array![[0.0, 0.0], [0.0, 1.0], [10.0, 0.0], [10.0, 1.0]];
     let c = array![[0.0, 0.5], [10.0, 0.5]];
-    let r = fit(
-        x.view(),
-        Params::new(2)
-            .method(Method::Lloyd)
-            .init(Init::Centroids(c))
-            .seed(0),
-    )
-    .unwrap();
+    let p = Params::new(2)
+        .method(Method::Lloyd)
+        .init(Init::Centroids(c))
+        .seed(0)
+        .check()
+        .unwrap();
+    let r = p.fit(&x).unwrap();
     assert_eq!(r.labels.to_vec(), vec![0, 0, 1, 1]);
     assert_eq!(r.objective, 1.0);
 }
@@ -239,11 +235,13 @@ fn given_centroids_are_used() {
 #[test]
 fn k_equal_one_and_k_equal_n() {
     let x = blobs(40, 3, 2, 1.0, 11);
-    let one = fit(x.view(), Params::new(1).seed(0)).unwrap();
+    let p = Params::new(1).seed(0).check().unwrap();
+    let one = p.fit(&x).unwrap();
     assert!(one.labels.iter().all(|&l| l == 0));
     check_result(x.view(), 1, &one, 1e-12);
     for m in METHODS {
-        let all = fit(x.view(), Params::new(40).method(m).seed(0)).unwrap();
+        let p = Params::new(40).method(m).seed(0).check().unwrap();
+        let all = p.fit(&x).unwrap();
         assert!(all.objective.abs() < 1e-20);
         check_result(x.view(), 40, &all, 1e-12);
     }
@@ -254,8 +252,13 @@ fn large_offsets_keep_their_noise() {
     // 1e8 + small noise: shifted accumulation keeps the objective accurate.
     let base = blobs(300, 2, 3, 0.001, 12);
     let x = base.mapv(|v| 1e8 + v);
-    let a = fit(base.view(), Params::new(3).method(Method::Hartigan).seed(3)).unwrap();
-    let b = fit(x.view(), Params::new(3).method(Method::Hartigan).seed(3)).unwrap();
+    let p = Params::new(3)
+        .method(Method::Hartigan)
+        .seed(3)
+        .check()
+        .unwrap();
+    let a = p.fit(&base).unwrap();
+    let b = p.fit(&x).unwrap();
     check_result(x.view(), 3, &b, 1e-12);
     assert!(
         (a.objective - b.objective).abs() <= 1e-6 * a.objective,
@@ -268,12 +271,9 @@ fn large_offsets_keep_their_noise() {
 #[test]
 fn errors_name_the_parameter_and_value() {
     let x = blobs(10, 2, 2, 1.0, 13);
+    // Errors of the parameters alone come from `check`.
     let cases: Vec<(Params, &str)> = vec![
         (Params::new(0), "invalid k: 0"),
-        (
-            Params::new(11),
-            "invalid k: 11 (must be between 1 and n_samples=10)",
-        ),
         (Params::new(2).n_iter(0), "invalid n_iter: 0"),
         (
             Params::new(2).n_iter(smartigan::MAX_N_ITER + 1),
@@ -295,22 +295,34 @@ fn errors_name_the_parameter_and_value() {
             "invalid shape of init",
         ),
         (
-            Params::new(2).init(Init::Centroids(Array2::zeros((2, 3)))),
-            "invalid shape of init",
-        ),
-        (
             Params::new(2).init(Init::Centroids(array![[0.0, f64::NAN], [1.0, 1.0]])),
             "init contains a non-finite value",
         ),
     ];
     for (p, fragment) in cases {
-        let err = fit(x.view(), p).unwrap_err().to_string();
+        let err = p.check().unwrap_err().to_string();
+        assert!(err.contains(fragment), "{err:?} lacks {fragment:?}");
+    }
+    // Those that need the data's shape come from the operation.
+    let cases: Vec<(Params, &str)> = vec![
+        (
+            Params::new(11),
+            "invalid k: 11 (must be between 1 and n_samples=10)",
+        ),
+        (
+            Params::new(2).init(Init::Centroids(Array2::zeros((2, 3)))),
+            "invalid shape of init",
+        ),
+    ];
+    for (p, fragment) in cases {
+        let err = p.check().unwrap().fit(&x).unwrap_err().to_string();
         assert!(err.contains(fragment), "{err:?} lacks {fragment:?}");
     }
     let mut bad = x.clone();
     bad[[3, 1]] = f64::INFINITY;
+    let p = Params::new(2).check().unwrap();
     assert_eq!(
-        fit(bad.view(), Params::new(2)).unwrap_err(),
+        p.fit(&bad).unwrap_err(),
         Error::NonFinite {
             name: "x",
             row: 3,
@@ -318,14 +330,12 @@ fn errors_name_the_parameter_and_value() {
             value: f64::INFINITY
         }
     );
+    let p = Params::new(1).check().unwrap();
     let empty = Array2::<f64>::zeros((0, 3));
-    assert!(matches!(
-        fit(empty.view(), Params::new(1)),
-        Err(Error::Shape { name: "x", .. })
-    ));
+    assert!(matches!(p.fit(&empty), Err(Error::Shape { name: "x", .. })));
     let no_cols = Array2::<f64>::zeros((5, 0));
     assert!(matches!(
-        fit(no_cols.view(), Params::new(1)),
+        p.fit(&no_cols),
         Err(Error::Shape { name: "x", .. })
     ));
     let err = "kmeans".parse::<Method>().unwrap_err().to_string();
@@ -342,45 +352,53 @@ fn errors_name_the_parameter_and_value() {
 #[test]
 fn interrupt_flag_stops_the_fit() {
     let x = blobs(2000, 4, 10, 2.0, 14);
-    let cancel = std::sync::atomic::AtomicBool::new(true);
-    let err =
-        smartigan::fit_cancellable(x.view(), None, Params::new(10).n_init(4).seed(1), &cancel)
-            .unwrap_err();
+    let cancel = AtomicBool::new(true);
+    let p = Params::new(10).n_init(4).seed(1).check().unwrap();
+    let err = p
+        .fit_with(&x, Control::default().cancel(&cancel))
+        .unwrap_err();
     assert_eq!(err, Error::Interrupted);
-    // Drawing a step-wise run's starts stops too; unset, it is `Run::new`.
-    let p = Params::new(10).n_init(4).seed(1);
-    let err = Run::new_cancellable(x.view(), None, p.clone(), &cancel).unwrap_err();
+    // Drawing a step-wise run's starts stops too; unset, it is `run`.
+    let err = p
+        .run_with(&x, Control::default().cancel(&cancel))
+        .unwrap_err();
     assert_eq!(err, Error::Interrupted);
-    let go = std::sync::atomic::AtomicBool::new(false);
-    let mut a = Run::new_cancellable(x.view(), None, p.clone(), &go).unwrap();
-    let mut b = Run::new(x.view(), None, p).unwrap();
-    while a.step(x.view()).unwrap() {}
-    while b.step(x.view()).unwrap() {}
-    assert_eq!(a.current(x.view()).unwrap(), b.current(x.view()).unwrap());
+    let go = AtomicBool::new(false);
+    let mut a = p.run_with(&x, Control::default().cancel(&go)).unwrap();
+    let mut b = p.run(&x).unwrap();
+    while a.step(&x).unwrap() {}
+    while b.step(&x).unwrap() {}
+    assert_eq!(a.current(&x).unwrap(), b.current(&x).unwrap());
 }
 
 #[test]
 fn fortran_ordered_views_give_the_same_result() {
     let x = blobs(200, 3, 4, 1.0, 15);
     let f = x.t().as_standard_layout().into_owned();
-    let r1 = fit(x.view(), Params::new(4).seed(8)).unwrap();
-    let r2 = fit(f.t(), Params::new(4).seed(8)).unwrap();
+    let p = Params::new(4).seed(8).check().unwrap();
+    let r1 = p.fit(&x).unwrap();
+    let r2 = p.fit(f.t()).unwrap();
     assert_eq!(r1, r2);
 }
 
 #[test]
 fn predict_and_transform_agree_with_fit() {
     let x = blobs(300, 3, 4, 0.5, 16);
-    let r = fit(x.view(), Params::new(4).method(Method::Lloyd).seed(2)).unwrap();
-    let p = smartigan::predict(x.view(), r.centroids.view()).unwrap();
-    assert_eq!(p, r.labels);
-    let t = smartigan::transform(x.view(), r.centroids.view()).unwrap();
+    let p = Params::new(4)
+        .method(Method::Lloyd)
+        .seed(2)
+        .check()
+        .unwrap();
+    let r = p.fit(&x).unwrap();
+    assert_eq!(r.predict(&x).unwrap(), r.labels);
+    let t = r.transform(&x).unwrap();
     assert_eq!(t.dim(), (300, 4));
     for (i, &l) in r.labels.iter().enumerate() {
         let row = t.row(i);
         assert!(row.iter().all(|&v| v >= row[l]));
     }
-    assert!(smartigan::predict(x.view(), Array2::<f64>::zeros((2, 5)).view()).is_err());
+    // Rows of another width than the centroids'.
+    assert!(r.predict(&Array2::<f64>::zeros((2, 5))).is_err());
 }
 
 #[test]
@@ -389,18 +407,20 @@ fn automatic_n_init_follows_problem_size() {
     let small = blobs(600, 4, 3, 1.0, 5);
     let p = Params::new(3).method(Method::Lloyd).n_iter(2).seed(1);
     assert_eq!(p.n_init, None);
-    let r = fit(small.view(), p.clone()).unwrap();
+    let r = p.clone().check().unwrap().fit(&small).unwrap();
     assert_eq!(
         r.restart_objectives.len(),
         smartigan::defaults::N_INIT_SMALL
     );
     // n·d·k = 20,000·8·7 = 1,120,000 > 2²⁰: one.
     let large = blobs(20_000, 8, 7, 1.0, 6);
-    let r = fit(
-        large.view(),
-        Params::new(7).method(Method::Lloyd).n_iter(2).seed(1),
-    )
-    .unwrap();
+    let p = Params::new(7)
+        .method(Method::Lloyd)
+        .n_iter(2)
+        .seed(1)
+        .check()
+        .unwrap();
+    let r = p.fit(&large).unwrap();
     assert_eq!(
         r.restart_objectives.len(),
         smartigan::defaults::N_INIT_LARGE
@@ -408,15 +428,14 @@ fn automatic_n_init_follows_problem_size() {
     // Exactly at the threshold still counts as small; a given n_init wins.
     assert_eq!(smartigan::defaults::n_init(1 << 18, 2, 2), 20);
     assert_eq!(smartigan::defaults::n_init((1 << 18) + 1, 2, 2), 1);
-    let r = fit(
-        large.view(),
-        Params::new(7)
-            .method(Method::Lloyd)
-            .n_iter(2)
-            .n_init(3)
-            .seed(1),
-    )
-    .unwrap();
+    let p = Params::new(7)
+        .method(Method::Lloyd)
+        .n_iter(2)
+        .n_init(3)
+        .seed(1)
+        .check()
+        .unwrap();
+    let r = p.fit(&large).unwrap();
     assert_eq!(r.restart_objectives.len(), 3);
 }
 
@@ -450,8 +469,8 @@ fn default_n_iter_is_a_schedule_for_smartigan_and_a_loose_cap_otherwise() {
             .init(Init::RandomPartition)
             .n_init(1)
             .seed(1);
-        let full = fit(x.view(), p.clone()).unwrap();
-        let capped = fit(x.view(), p.n_iter(20)).unwrap();
+        let full = p.clone().check().unwrap().fit(&x).unwrap();
+        let capped = p.n_iter(20).check().unwrap().fit(&x).unwrap();
         assert!(
             full.converged && full.n_sweeps > 20,
             "{m}: {}",
@@ -503,37 +522,159 @@ fn default_schedule_follows_the_first_sweep_on_large_problems() {
     let mut seen = Vec::new();
     for (x, k, adapts) in &cases {
         let (n, d, k) = (x.nrows(), x.ncols(), *k);
-        let p = Params::new(k).seed(3);
-        let auto = fit(x.view(), p.clone()).unwrap();
+        let p = Params::new(k).seed(3).check().unwrap();
+        let auto = p.fit(x).unwrap();
         let start = auto.schedule_start.unwrap();
         assert_eq!(start < 1.5, *adapts, "start {start} on {n} x {d}");
         assert!((1.0..=1.5).contains(&start));
         let expected = if n * d * k <= SMALL_PROBLEM {
-            assert_eq!(p.clone().check().unwrap().n_iter_for(n, d), N_ITER);
+            assert_eq!(p.n_iter_for(n, d), N_ITER);
             N_ITER
         } else {
-            assert_eq!(p.clone().check().unwrap().n_iter_for(n, d), N_ITER_LARGE);
+            assert_eq!(p.n_iter_for(n, d), N_ITER_LARGE);
             let share = auto.moves[0] as f64 / n as f64;
             assert!(share <= RANDOM_WALK_SHARE, "share {share} on {n} x {d}");
             seen.push(usize::from(share > OVERLAP_SHARE));
             schedule_length(share)
         };
-        let given = p.clone().schedule(start, 1.0);
+        let given = |n_iter| {
+            let p = Params::new(k).seed(3).schedule(start, 1.0).n_iter(n_iter);
+            p.check().unwrap().fit(x).unwrap()
+        };
         // None of these cases ends a lowered start's anneal early (the
         // Python suite has one that does, on text-like sparse rows), so the
         // given start and length reproduce the default fit exactly.
-        assert_eq!(auto, fit(x.view(), given.clone().n_iter(expected)).unwrap());
+        assert_eq!(auto, given(expected));
         // And the other length is a different run.
         let other = if expected == N_ITER {
             N_ITER_LARGE
         } else {
             N_ITER
         };
-        assert_ne!(
-            auto.history,
-            fit(x.view(), given.n_iter(other)).unwrap().history
-        );
+        assert_ne!(auto.history, given(other).history);
     }
     seen.sort_unstable();
     assert_eq!(seen, [0, 1, 1], "the cases reach both lengths");
+}
+
+/// The 0.1 entry points (deprecated, in `compat.rs` until they are removed)
+/// give exactly what the methods they wrap give, on one input each.
+#[test]
+#[allow(deprecated)]
+fn deprecated_wrappers_give_the_new_methods_results() {
+    use crate::common::Csr;
+    use ndarray::Array1;
+    use smartigan::{Dataset, PathKeep, PathProgress, Progress, Run};
+    let x = blobs(120, 3, 4, 1.0, 17).mapv(|v| if v < 2.0 { 0.0 } else { v });
+    let csr = Csr::from_dense(&x);
+    let w = Array1::from_iter((0..120).map(|i| 0.5 + (i % 3) as f64));
+    let params = || Params::new(4).n_init(2).seed(3);
+    let p = params().check().unwrap();
+    let weighted = Dataset::new(&x).weights(w.view());
+    let unset = AtomicBool::new(false);
+    let go = Control::default().cancel(&unset);
+
+    let fitted = p.fit(&x).unwrap();
+    assert_eq!(smartigan::fit(x.view(), params()).unwrap(), fitted);
+    assert_eq!(
+        smartigan::fit_weighted(x.view(), w.view(), params()).unwrap(),
+        p.fit(weighted).unwrap()
+    );
+    assert_eq!(
+        smartigan::fit_cancellable(x.view(), Some(w.view()), params(), &unset).unwrap(),
+        p.fit_with(weighted, go).unwrap()
+    );
+    assert_eq!(
+        smartigan::fit_sparse(csr.view(), Some(w.view()), params(), &unset).unwrap(),
+        p.fit(Dataset::new(csr.view()).weights(w.view())).unwrap()
+    );
+
+    let (old, new): (PathProgress, Progress) = Default::default();
+    let path = p.path_with(&x, 2..=5, PathKeep::Clusterings, go.progress(&new));
+    let old_path = smartigan::fit_path(
+        x.view(),
+        None,
+        2..=5,
+        params(),
+        PathKeep::Clusterings,
+        &unset,
+        &old,
+    );
+    assert_eq!(old_path.unwrap(), path.unwrap());
+    assert_eq!(old.get(), new.get());
+    let old_path = smartigan::fit_path_sparse(
+        csr.view(),
+        Some(w.view()),
+        2..=5,
+        params(),
+        PathKeep::Summaries,
+        &unset,
+        &Progress::default(),
+    );
+    let sparse = Dataset::new(csr.view()).weights(w.view());
+    assert_eq!(
+        old_path.unwrap(),
+        p.path(sparse, 2..=5, PathKeep::Summaries).unwrap()
+    );
+
+    let rows = p.plus_plus(weighted).unwrap();
+    assert_eq!(
+        smartigan::kmeans_plus_plus(x.view(), Some(w.view()), params()).unwrap(),
+        rows
+    );
+    assert_eq!(
+        smartigan::kmeans_plus_plus_cancellable(x.view(), Some(w.view()), params(), &unset)
+            .unwrap(),
+        rows
+    );
+
+    let c = fitted.centroids.view();
+    let labels = fitted.predict(&x).unwrap();
+    let distances = fitted.transform(&x).unwrap();
+    assert_eq!(smartigan::predict(x.view(), c).unwrap(), labels);
+    assert_eq!(
+        smartigan::predict_cancellable(x.view(), c, &unset).unwrap(),
+        labels
+    );
+    assert_eq!(smartigan::transform(x.view(), c).unwrap(), distances);
+    assert_eq!(
+        smartigan::transform_cancellable(x.view(), c, &unset).unwrap(),
+        distances
+    );
+    let labels = fitted.predict(csr.view()).unwrap();
+    let distances = fitted.transform(csr.view()).unwrap();
+    assert_eq!(smartigan::predict_sparse(csr.view(), c).unwrap(), labels);
+    assert_eq!(
+        smartigan::predict_sparse_cancellable(csr.view(), c, &unset).unwrap(),
+        labels
+    );
+    assert_eq!(
+        smartigan::transform_sparse(csr.view(), c).unwrap(),
+        distances
+    );
+    assert_eq!(
+        smartigan::transform_sparse_cancellable(csr.view(), c, &unset).unwrap(),
+        distances
+    );
+
+    let finish = |mut run: Run| {
+        while run.step(&x).unwrap() {}
+        run.current(&x).unwrap()
+    };
+    let stepped = finish(p.run(weighted).unwrap());
+    let old = Run::new(x.view(), Some(w.view()), params()).unwrap();
+    assert_eq!(finish(old), stepped);
+    let old = Run::new_cancellable(x.view(), Some(w.view()), params(), &unset).unwrap();
+    assert_eq!(finish(old), stepped);
+    // And the errors are the new ones: of the parameters from `check`, of
+    // the data from the operation.
+    assert_eq!(
+        smartigan::fit(x.view(), Params::new(0)).unwrap_err(),
+        Params::new(0).check().unwrap_err()
+    );
+    let too_many = Params::new(500).check().unwrap();
+    assert_eq!(
+        smartigan::fit(x.view(), Params::new(500)).unwrap_err(),
+        too_many.fit(&x).unwrap_err()
+    );
 }

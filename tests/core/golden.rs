@@ -2,7 +2,7 @@
 //! independent pure-Python reference `tests/core/fixtures/generate_golden.py`.
 
 use ndarray::Array2;
-use smartigan::{fit, Init, Method, Params};
+use smartigan::{Init, Method, Params};
 
 struct Case {
     params: Params,
@@ -82,7 +82,7 @@ fn crate_matches_independent_reference() {
                 .clone()
                 .n_init(case.restart + 1)
                 .n_threads(threads);
-            let got = fit(x.view(), p).unwrap();
+            let got = p.check().unwrap().fit(&x).unwrap();
             let obj = got.restart_objectives[case.restart];
             assert!(
                 (obj - case.objective).abs() <= 1e-12 * case.objective,

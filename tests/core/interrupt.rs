@@ -7,14 +7,10 @@
 //! minutes; a call counts as prompt if it returns within a few seconds of
 //! the flag (a responsiveness bound with wide slack, not a speed claim).
 
-use crate::common::Csr;
+use crate::common::{with_centroids, Csr};
 use ndarray::{Array1, Array2};
 use smartigan::rng::Xoshiro256PlusPlus;
-use smartigan::{
-    fit_cancellable, fit_sparse, kmeans_plus_plus_cancellable, predict_cancellable,
-    predict_sparse_cancellable, transform_cancellable, transform_sparse_cancellable, Error, Init,
-    Method, Params,
-};
+use smartigan::{Control, Dataset, Error, Init, Method, Params};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -81,54 +77,54 @@ fn interrupted_after<R: std::fmt::Debug>(
 #[test]
 fn a_flag_set_before_the_call_stops_every_long_path() {
     let set = AtomicBool::new(true);
+    let stop = Control::default().cancel(&set);
     let x = dense(3000, 4, 1);
     let w = Array1::from_elem(3000, 2.0);
-    let p = Params::new(20).seed(1);
+    let p = Params::new(20).seed(1).check().unwrap();
+    let one_restart = Params::new(20).seed(1).n_init(1).check().unwrap();
     for weights in [None, Some(w.view())] {
-        assert_eq!(
-            kmeans_plus_plus_cancellable(x.view(), weights, p.clone(), &set),
+        let data = Dataset::new(&x).maybe_weights(weights);
+        assert_eq!(p.plus_plus_with(data, stop), Err(Error::Interrupted));
+        assert_eq!(one_restart.fit_with(data, stop), Err(Error::Interrupted));
+        // A step-wise run stops while drawing its starts.
+        assert!(matches!(
+            one_restart.run_with(data, stop),
             Err(Error::Interrupted)
-        );
-        assert_eq!(
-            fit_cancellable(x.view(), weights, p.clone().n_init(1), &set),
-            Err(Error::Interrupted)
-        );
+        ));
     }
     let csr = sparse(3000, 50, 5, 2);
     for init in [Init::KMeansPlusPlus, Init::Forgy, Init::RandomPartition] {
         for m in [Method::Lloyd, Method::Smartigan] {
             let p = Params::new(20).init(init.clone()).method(m).seed(1);
-            assert_eq!(
-                fit_sparse(csr.view(), None, p, &set),
-                Err(Error::Interrupted)
-            );
+            let p = p.check().unwrap();
+            assert_eq!(p.fit_with(csr.view(), stop), Err(Error::Interrupted));
         }
     }
+    assert_eq!(p.plus_plus_with(csr.view(), stop), Err(Error::Interrupted));
     // And nothing is cancelled without the flag.
     let unset = AtomicBool::new(false);
-    let rows = kmeans_plus_plus_cancellable(x.view(), None, p.clone(), &unset).unwrap();
-    assert_eq!(
-        rows,
-        smartigan::kmeans_plus_plus(x.view(), None, p).unwrap()
-    );
+    let go = Control::default().cancel(&unset);
+    assert_eq!(p.plus_plus_with(&x, go).unwrap(), p.plus_plus(&x).unwrap());
 }
 
 #[test]
 fn kmeans_plus_plus_stops_soon_after_the_flag() {
     // The case: 200,000 × 16, k = 5,000 (about 15 s in one call).
     let x = dense(200_000, 16, 3);
-    let p = Params::new(5000).seed(0);
+    let p = Params::new(5000).seed(0).check().unwrap();
     interrupted_after(Duration::from_millis(100), |flag| {
-        kmeans_plus_plus_cancellable(x.view(), None, p.clone(), flag)
+        p.plus_plus_with(&x, Control::default().cancel(flag))
     });
     // With weights the plain definition runs (minutes at this size).
     let w = Array1::from_elem(200_000, 0.5);
+    let weighted = Dataset::new(&x).weights(w.view());
     interrupted_after(Duration::from_millis(100), |flag| {
-        kmeans_plus_plus_cancellable(x.view(), Some(w.view()), p.clone(), flag)
+        p.plus_plus_with(weighted, Control::default().cancel(flag))
     });
     // One restart's own k-means++ inside a fit.
+    let p = Params::new(5000).seed(0).n_init(1).check().unwrap();
     interrupted_after(Duration::from_millis(100), |flag| {
-        fit_cancellable(x.view(), None, p.clone().n_init(1), flag)
+        p.fit_with(&x, Control::default().cancel(flag))
     });
 }
 
@@ -142,9 +138,11 @@ fn sparse_fits_stop_soon_after_the_flag() {
             .init(init)
             .method(Method::Lloyd)
             .n_init(1)
-            .seed(0);
+            .seed(0)
+            .check()
+            .unwrap();
         interrupted_after(Duration::from_millis(100), |flag| {
-            fit_sparse(csr.view(), None, p.clone(), flag)
+            p.fit_with(csr.view(), Control::default().cancel(flag))
         });
     }
 }
@@ -152,41 +150,25 @@ fn sparse_fits_stop_soon_after_the_flag() {
 #[test]
 fn predict_and_transform_poll_the_flag_and_answer_as_the_plain_calls_without_it() {
     let x = dense(3000, 4, 5);
-    let c = dense(20, 4, 6);
+    let c = with_centroids(dense(20, 4, 6));
     let csr = sparse(3000, 4, 2, 7);
     let set = AtomicBool::new(true);
-    assert_eq!(
-        predict_cancellable(x.view(), c.view(), &set),
-        Err(Error::Interrupted)
-    );
-    assert_eq!(
-        transform_cancellable(x.view(), c.view(), &set),
-        Err(Error::Interrupted)
-    );
-    assert_eq!(
-        predict_sparse_cancellable(csr.view(), c.view(), &set),
-        Err(Error::Interrupted)
-    );
-    assert_eq!(
-        transform_sparse_cancellable(csr.view(), c.view(), &set),
-        Err(Error::Interrupted)
-    );
+    let stop = Control::default().cancel(&set);
+    assert_eq!(c.predict_with(&x, stop), Err(Error::Interrupted));
+    assert_eq!(c.transform_with(&x, stop), Err(Error::Interrupted));
+    assert_eq!(c.predict_with(csr.view(), stop), Err(Error::Interrupted));
+    assert_eq!(c.transform_with(csr.view(), stop), Err(Error::Interrupted));
     let unset = AtomicBool::new(false);
+    let go = Control::default().cancel(&unset);
+    assert_eq!(c.predict_with(&x, go).unwrap(), c.predict(&x).unwrap());
+    assert_eq!(c.transform_with(&x, go).unwrap(), c.transform(&x).unwrap());
     assert_eq!(
-        predict_cancellable(x.view(), c.view(), &unset).unwrap(),
-        smartigan::predict(x.view(), c.view()).unwrap()
+        c.predict_with(csr.view(), go).unwrap(),
+        c.predict(csr.view()).unwrap()
     );
     assert_eq!(
-        transform_cancellable(x.view(), c.view(), &unset).unwrap(),
-        smartigan::transform(x.view(), c.view()).unwrap()
-    );
-    assert_eq!(
-        predict_sparse_cancellable(csr.view(), c.view(), &unset).unwrap(),
-        smartigan::predict_sparse(csr.view(), c.view()).unwrap()
-    );
-    assert_eq!(
-        transform_sparse_cancellable(csr.view(), c.view(), &unset).unwrap(),
-        smartigan::transform_sparse(csr.view(), c.view()).unwrap()
+        c.transform_with(csr.view(), go).unwrap(),
+        c.transform(csr.view()).unwrap()
     );
 }
 
@@ -196,22 +178,24 @@ fn predict_and_transform_on_many_rows_stop_soon_after_the_flag() {
     // least, even on many cores, against a flag set after 20 ms.
     let delay = Duration::from_millis(20);
     let x = dense(200_000, 64, 8);
-    let c = dense(2000, 64, 9);
-    interrupted_after(delay, |flag| predict_cancellable(x.view(), c.view(), flag));
-    let x = dense(100_000, 256, 10);
-    let c = dense(500, 256, 11);
+    let c = with_centroids(dense(2000, 64, 9));
     interrupted_after(delay, |flag| {
-        transform_cancellable(x.view(), c.view(), flag)
+        c.predict_with(&x, Control::default().cancel(flag))
+    });
+    let x = dense(100_000, 256, 10);
+    let c = with_centroids(dense(500, 256, 11));
+    interrupted_after(delay, |flag| {
+        c.transform_with(&x, Control::default().cancel(flag))
     });
     let csr = sparse(200_000, 2000, 20, 12);
-    let c = dense(3000, 2000, 13);
+    let c = with_centroids(dense(3000, 2000, 13));
     interrupted_after(delay, |flag| {
-        predict_sparse_cancellable(csr.view(), c.view(), flag)
+        c.predict_with(csr.view(), Control::default().cancel(flag))
     });
     let csr = sparse(100_000, 2000, 200, 14);
-    let c = dense(500, 2000, 15);
+    let c = with_centroids(dense(500, 2000, 15));
     interrupted_after(delay, |flag| {
-        transform_sparse_cancellable(csr.view(), c.view(), flag)
+        c.transform_with(csr.view(), Control::default().cancel(flag))
     });
 }
 
@@ -226,9 +210,11 @@ fn a_dense_fit_stops_inside_its_first_assignment() {
         .init(Init::Centroids(c))
         .method(Method::Lloyd)
         .n_init(1)
-        .seed(0);
+        .seed(0)
+        .check()
+        .unwrap();
     // The flag comes after the checks and the data's preparation.
     interrupted_after(Duration::from_millis(1000), |flag| {
-        fit_cancellable(x.view(), None, p.clone(), flag)
+        p.fit_with(&x, Control::default().cancel(flag))
     });
 }

@@ -8,7 +8,7 @@ use crate::common::{assert_hartigan_stable, cases, check_result, data, grid};
 use ndarray::{Array1, Array2};
 use proptest::prelude::*;
 use smartigan::rng::Xoshiro256PlusPlus;
-use smartigan::{fit_path, Method, Params, Path, PathKeep};
+use smartigan::{Control, Dataset, Error, Method, Params, Path, PathKeep, Progress};
 use std::sync::atomic::AtomicBool;
 
 fn method() -> impl Strategy<Value = Method> {
@@ -32,17 +32,9 @@ fn path(
     ks: std::ops::RangeInclusive<usize>,
     p: Params,
 ) -> Path<f64> {
-    let w = w.map(|w| w.view());
-    fit_path(
-        x.view(),
-        w,
-        ks,
-        p,
-        PathKeep::Clusterings,
-        &AtomicBool::new(false),
-        &Default::default(),
-    )
-    .unwrap()
+    let data = Dataset::new(x).maybe_weights(w.map(|w| w.view()));
+    let p = p.check().unwrap();
+    p.path(data, ks, PathKeep::Clusterings).unwrap()
 }
 
 proptest! {
@@ -145,5 +137,33 @@ fn a_large_path_ends_at_local_optima_by_default() {
         }
         let f = auto.objectives();
         assert!(f.windows(2).all(|w| w[1] <= w[0]), "{f:?}");
+    }
+}
+
+/// `path_with` counts its work into the control's progress (`done` reaches
+/// `total` exactly when the path ends) and gives the plain path; with the
+/// flag set it stops with `Error::Interrupted`.
+#[test]
+fn path_with_reports_progress_and_stops_on_the_flag() {
+    let x = data(300, 3, 5, 1);
+    for refine in [false, true] {
+        let p = Params::new(1).n_init(2).refine(refine).seed(2);
+        let p = p.check().unwrap();
+        let progress = Progress::default();
+        assert_eq!(progress.get(), (0, 0));
+        let unset = AtomicBool::new(false);
+        let control = Control::default().cancel(&unset).progress(&progress);
+        let path = p.path_with(&x, 2..=8, PathKeep::Summaries, control);
+        let (done, total) = progress.get();
+        assert!(total >= 7, "{total} units for seven k");
+        assert_eq!(done, total);
+        assert_eq!(
+            path.unwrap(),
+            p.path(&x, 2..=8, PathKeep::Summaries).unwrap()
+        );
+        let set = AtomicBool::new(true);
+        let stop = Control::default().cancel(&set);
+        let e = p.path_with(&x, 2..=8, PathKeep::Summaries, stop);
+        assert_eq!(e.unwrap_err(), Error::Interrupted);
     }
 }

@@ -5,8 +5,7 @@ use crate::common::{assert_hartigan_stable, cases, check_result, data, grid, Csr
 use ndarray::{Array2, Axis};
 use proptest::prelude::*;
 use smartigan::rng::Xoshiro256PlusPlus;
-use smartigan::{fit, fit_sparse, Error, Init, Method, Params, Run};
-use std::sync::atomic::AtomicBool;
+use smartigan::{Error, Init, Method, Params};
 
 /// `groups` groups at least 30 apart in the first of `d` dense columns
 /// (uniform noise of half-width 1), all moved by `offset`, plus one sparse
@@ -84,14 +83,15 @@ proptest! {
     ) {
         let x = if dupes { grid(n, d, seed) } else { data(n, d, 3, seed) };
         let p = Params::new(k).method(m).init(init).n_init(2).n_iter(1000).refine(refine).seed(seed);
-        let r = fit(x.view(), p).unwrap();
+        let r = p.check().unwrap().fit(&x).unwrap();
         check_result(x.view(), k, &r, 1e-12);
         if m != Method::Lloyd {
             prop_assert!(r.converged);
             assert_hartigan_stable(x.view(), &r);
         }
         let x32 = x.mapv(|v| v as f32);
-        let r32 = fit(x32.view(), Params::new(k).method(m).n_init(2).seed(seed)).unwrap();
+        let p = Params::new(k).method(m).n_init(2).seed(seed).check().unwrap();
+        let r32 = p.fit(&x32).unwrap();
         check_result(x32.view(), k, &r32, 1e-6);
     }
 
@@ -106,9 +106,9 @@ proptest! {
     ) {
         let x = data(n, d, 4, seed);
         let p = Params::new(k).method(m).init(init).n_init(5).refine(refine).tol(tol).seed(seed);
-        let one = fit(x.view(), p.clone().n_threads(1)).unwrap();
+        let one = p.clone().n_threads(1).check().unwrap().fit(&x).unwrap();
         for t in [2, 3, 8] {
-            prop_assert_eq!(&fit(x.view(), p.clone().n_threads(t)).unwrap(), &one);
+            prop_assert_eq!(&p.clone().n_threads(t).check().unwrap().fit(&x).unwrap(), &one);
         }
     }
 
@@ -127,8 +127,9 @@ proptest! {
         // Lloyd alone: refinement breaks ties between candidates by index
         // and sums in index order, so it is equivariant only up to rounding.
         let p = Params::new(k).method(Method::Lloyd).init(Init::Centroids(c)).n_init(1).n_iter(300).refine(false).seed(0);
-        let a = fit(x.view(), p.clone()).unwrap();
-        let b = fit(xp.view(), p).unwrap();
+        let p = p.check().unwrap();
+        let a = p.fit(&x).unwrap();
+        let b = p.fit(&xp).unwrap();
         // Row i of xp is row perm[i] of x, and gets its label.
         for (i, &src) in perm.iter().enumerate() {
             prop_assert_eq!(b.labels[i], a.labels[src]);
@@ -156,9 +157,9 @@ proptest! {
         let c = 2f64.powi(e);
         let x = data(n, d, 3, seed);
         let y = x.mapv(|v| v * c);
-        let p = Params::new(k).method(m).init(init).n_init(2).seed(seed);
-        let a = fit(x.view(), p.clone()).unwrap();
-        let b = fit(y.view(), p).unwrap();
+        let p = Params::new(k).method(m).init(init).n_init(2).seed(seed).check().unwrap();
+        let a = p.fit(&x).unwrap();
+        let b = p.fit(&y).unwrap();
         prop_assert_eq!(&a.labels, &b.labels);
         prop_assert_eq!(a.n_sweeps, b.n_sweeps);
         prop_assert_eq!(a.centroids.mapv(|v| v * c), b.centroids);
@@ -184,9 +185,9 @@ proptest! {
         let x = data(n, d, 3, seed);
         let y = x.mapv(|v| v * c);
         let init = if forgy { Init::Forgy } else { Init::RandomPartition };
-        let p = Params::new(k).method(m).init(init).n_init(2).seed(seed);
-        let a = fit(x.view(), p.clone()).unwrap();
-        let b = fit(y.view(), p).unwrap();
+        let p = Params::new(k).method(m).init(init).n_init(2).seed(seed).check().unwrap();
+        let a = p.fit(&x).unwrap();
+        let b = p.fit(&y).unwrap();
         prop_assert!(same_partition(&a.labels, &b.labels), "{} vs {}", a.labels, b.labels);
         // (An objective that is itself rounding noise, as with k = n, scales
         // only up to an absolute error of order ε²·c²·Σ|x|².)
@@ -207,13 +208,14 @@ proptest! {
     ) {
         let x = data(n, d, 3, seed);
         let p = Params::new(k).method(m).init(init).polish(polish).refine(refine).n_iter(n_iter).n_init(3).seed(seed);
-        let mut run = Run::new(x.view(), None, p.clone()).unwrap();
+        let p = p.check().unwrap();
+        let mut run = p.run(&x).unwrap();
         let mut steps = 0;
-        while run.step(x.view()).unwrap() {
+        while run.step(&x).unwrap() {
             steps += 1;
             prop_assert!(steps < 20_000);
         }
-        prop_assert_eq!(run.current(x.view()).unwrap(), fit(x.view(), p).unwrap());
+        prop_assert_eq!(run.current(&x).unwrap(), p.fit(&x).unwrap());
     }
 
     /// Issue 32, item 1: sparse input far from the origin. The sparse fit's
@@ -238,10 +240,10 @@ proptest! {
         let k = groups.min(n);
         let (x, centres) = offset_groups(n, d, k, offset, seed);
         let init = if given { Init::Centroids(centres) } else { Init::KMeansPlusPlus };
-        let p = Params::new(k).method(m).init(init).n_init(2).seed(seed);
-        let dense = fit(x.view(), p.clone()).unwrap();
+        let p = Params::new(k).method(m).init(init).n_init(2).seed(seed).check().unwrap();
+        let dense = p.fit(&x).unwrap();
         let csr = Csr::from_dense(&x);
-        match fit_sparse(csr.view(), None, p, &AtomicBool::new(false)) {
+        match p.fit(csr.view()) {
             Ok(r) => {
                 check_result(x.view(), k, &r, 1e-9);
                 if given || exponent <= 4 {
@@ -277,7 +279,7 @@ fn a_stalled_sweep_does_not_end_the_run_while_a_real_move_remains() {
         .n_init(2)
         .n_iter(1000)
         .seed(seed);
-    let r = fit(x.view(), p).unwrap();
+    let r = p.check().unwrap().fit(&x).unwrap();
     assert!(r.converged);
     assert_hartigan_stable(x.view(), &r);
 }

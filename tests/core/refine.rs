@@ -2,7 +2,7 @@
 //! optima single-point moves cannot leave, and keeps every other guarantee.
 
 use crate::common::{assert_hartigan_stable, assert_lloyd_stable, blobs, check_result};
-use smartigan::{fit, Init, Method, Params, Run};
+use smartigan::{Init, Method, Params};
 
 const METHODS: [Method; 3] = [Method::Lloyd, Method::Hartigan, Method::Smartigan];
 
@@ -38,12 +38,13 @@ fn refinement_never_raises_the_objective_and_finds_the_blobs() {
                 .init(Init::Forgy)
                 .n_init(1)
                 .seed(seed);
-            let plain = fit(x.view(), p.clone().refine(false)).unwrap();
-            let refined = fit(x.view(), p.clone().refine(true)).unwrap();
+            let fitted = |p: Params| p.check().unwrap().fit(&x).unwrap();
+            let plain = fitted(p.clone().refine(false));
+            let refined = fitted(p.clone().refine(true));
             check_result(x.view(), k, &refined, 1e-12);
             // With a tolerance only moves that lower the objective by
             // themselves are tried; repairs of whole groups are such moves.
-            let with_tol = fit(x.view(), p.refine(true).tol(1e-12)).unwrap();
+            let with_tol = fitted(p.refine(true).tol(1e-12));
             assert!(
                 (with_tol.objective - optimum).abs() <= 1e-9 * optimum,
                 "{m} seed {seed}, tol 1e-12: refined {} vs optimum {optimum}",
@@ -81,7 +82,7 @@ fn refined_results_are_local_optima_of_their_method() {
                 .n_init(2)
                 .refine(true)
                 .seed(3);
-            let r = fit(x.view(), p).unwrap();
+            let r = p.check().unwrap().fit(&x).unwrap();
             check_result(x.view(), 12, &r, 1e-12);
             assert!(r.converged);
             assert_eq!(r.history.len(), r.n_sweeps);
@@ -107,18 +108,21 @@ fn refined_results_are_local_optima_of_their_method() {
 fn refinement_is_deterministic_and_step_wise_equals_one_shot() {
     let (x, _) = separated(12);
     let p = Params::new(12).n_init(3).refine(true).seed(8);
-    let one = fit(x.view(), p.clone().n_threads(1)).unwrap();
+    let one = p.clone().n_threads(1).check().unwrap().fit(&x).unwrap();
     for t in [2, 5] {
-        assert_eq!(fit(x.view(), p.clone().n_threads(t)).unwrap(), one);
+        assert_eq!(
+            p.clone().n_threads(t).check().unwrap().fit(&x).unwrap(),
+            one
+        );
     }
-    let mut run = Run::new(x.view(), None, p).unwrap();
-    while run.step(x.view()).unwrap() {
+    let mut run = p.check().unwrap().run(&x).unwrap();
+    while run.step(&x).unwrap() {
         // The current best never reports a candidate that is still
         // re-converging: it is a partition with its own objective.
-        let now = run.current(x.view()).unwrap();
+        let now = run.current(&x).unwrap();
         check_result(x.view(), 12, &now, 1e-12);
     }
-    assert_eq!(run.current(x.view()).unwrap(), one);
+    assert_eq!(run.current(&x).unwrap(), one);
 }
 
 #[test]
@@ -126,8 +130,8 @@ fn tiny_k_has_nothing_to_refine() {
     let x = blobs(50, 2, 2, 1.0, 1);
     for k in [1, 2] {
         let p = Params::new(k).method(Method::Hartigan).n_init(1).seed(0);
-        let plain = fit(x.view(), p.clone().refine(false)).unwrap();
-        let refined = fit(x.view(), p.refine(true)).unwrap();
+        let plain = p.clone().refine(false).check().unwrap().fit(&x).unwrap();
+        let refined = p.refine(true).check().unwrap().fit(&x).unwrap();
         assert_eq!(plain, refined);
     }
 }
@@ -145,15 +149,16 @@ fn with_a_tolerance_refinement_tries_no_move_that_raises_the_objective() {
         let mut tried = 0;
         for seed in 0..6 {
             let p = Params::new(k).method(m).n_init(1).seed(seed);
+            let fitted = |p: Params| p.check().unwrap().fit(&x).unwrap();
             let with_tol = p.clone().tol(1e-12);
-            let plain = fit(x.view(), with_tol.clone().refine(false)).unwrap();
-            let refined = fit(x.view(), with_tol.refine(true)).unwrap();
+            let plain = fitted(with_tol.clone().refine(false));
+            let refined = fitted(with_tol.refine(true));
             assert_eq!(refined.refinements, 0, "{m} seed {seed}");
             assert_eq!(refined.n_sweeps, plain.n_sweeps, "{m} seed {seed}");
             assert_eq!(refined.labels, plain.labels, "{m} seed {seed}");
             let exact = p.tol(0.0);
-            let plain = fit(x.view(), exact.clone().refine(false)).unwrap();
-            let refined = fit(x.view(), exact.refine(true)).unwrap();
+            let plain = fitted(exact.clone().refine(false));
+            let refined = fitted(exact.refine(true));
             assert!(refined.objective <= plain.objective, "{m} seed {seed}");
             tried += usize::from(refined.n_sweeps > plain.n_sweeps);
         }

@@ -2,10 +2,10 @@
 //! Complements `tests/engine.rs`, which has the basic cases (k = 1, k = n,
 //! identical points, a 1e8 offset in f64, empty clusters at k close to n).
 
-use crate::common::blobs;
+use crate::common::{blobs, with_centroids, Csr};
 use ndarray::{s, Array2, ArrayView2};
 use smartigan::rng::Xoshiro256PlusPlus;
-use smartigan::{fit, predict, transform, Clustering, Error, Init, Method, Params, Run, Scalar};
+use smartigan::{Clustering, Error, Init, Method, Params, Scalar};
 
 const METHODS: [Method; 3] = [Method::Lloyd, Method::Hartigan, Method::Smartigan];
 
@@ -99,7 +99,7 @@ fn all_ways<T: Scalar>(x: ArrayView2<'_, T>, k: usize, n_init: usize) {
     for m in METHODS {
         for init in inits() {
             let p = Params::new(k).method(m).init(init.clone()).n_init(n_init);
-            let r = fit(x, p.n_iter(500).seed(11)).unwrap();
+            let r = p.n_iter(500).seed(11).check().unwrap().fit(x).unwrap();
             check(x, k, m, &r);
         }
     }
@@ -117,7 +117,8 @@ fn gaussian(n: usize, d: usize, seed: u64) -> Array2<f64> {
 fn a_single_point() {
     let x = Array2::from_elem((1, 3), -7.25);
     all_ways(x.view(), 1, 2);
-    let r = fit(x.view(), Params::new(1).seed(0)).unwrap();
+    let p = Params::new(1).seed(0).check().unwrap();
+    let r = p.fit(&x).unwrap();
     assert_eq!(r.objective, 0.0);
     assert_eq!(r.centroids, x);
 }
@@ -146,7 +147,7 @@ fn k_equal_n_and_huge_k_with_random_partitions() {
                 .init(Init::RandomPartition)
                 .n_init(4)
                 .seed(k as u64);
-            let r = fit(x.view(), p).unwrap();
+            let r = p.check().unwrap().fit(&x).unwrap();
             check(x.view(), k, m, &r);
             if k == 60 {
                 // Singletons: each centroid is its point, up to the rounding
@@ -167,7 +168,8 @@ fn many_exact_duplicates_and_more_clusters_than_distinct_points() {
     all_ways(x.view(), 3, 3);
     all_ways(x.view(), 5, 3);
     for m in METHODS {
-        let r = fit(x.view(), Params::new(8).method(m).n_init(3).seed(5)).unwrap();
+        let p = Params::new(8).method(m).n_init(3).seed(5).check().unwrap();
+        let r = p.fit(&x).unwrap();
         check(x.view(), 8, m, &r);
     }
 }
@@ -188,14 +190,16 @@ fn two_points_repeated_thousands_of_times() {
         all_ways(x.view(), k, 2);
     }
     for m in METHODS {
-        let r = fit(x.view(), Params::new(2).method(m).seed(1)).unwrap();
+        let p = Params::new(2).method(m).seed(1).check().unwrap();
+        let r = p.fit(&x).unwrap();
         // Zero up to the rounding of centroids (the shift to the column
         // means, ≈ 333.3, is not exact).
         assert!(r.objective < 1e-15, "{m}: {}", r.objective);
         // Hartigan used to cycle here for ever on 1e-26 rounding noise
         // (k = 3 splits one of the two points) and Smartigan ran all
         // MAX_POLISH_SWEEPS polishing sweeps.
-        let r3 = fit(x.view(), Params::new(3).method(m).n_init(2).seed(11)).unwrap();
+        let p = Params::new(3).method(m).n_init(2).seed(11).check().unwrap();
+        let r3 = p.fit(&x).unwrap();
         assert!(r3.converged, "{m}");
         assert!(r3.n_sweeps < 100, "{m}: {} sweeps", r3.n_sweeps);
     }
@@ -208,7 +212,8 @@ fn all_points_identical_in_f32_and_f64() {
     let x32 = x.mapv(|v| v as f32);
     all_ways(x32.view(), 5, 2);
     for m in METHODS {
-        let r = fit(x32.view(), Params::new(5).method(m).seed(1)).unwrap();
+        let p = Params::new(5).method(m).seed(1).check().unwrap();
+        let r = p.fit(&x32).unwrap();
         assert_eq!(r.objective, 0.0);
     }
 }
@@ -223,8 +228,9 @@ fn values_near_1e150_and_1e_minus_150_scale_exactly() {
         let y = x.mapv(|v| v * c);
         for m in METHODS {
             let p = Params::new(5).method(m).n_init(3).seed(7);
-            let a = fit(x.view(), p.clone()).unwrap();
-            let b = fit(y.view(), p).unwrap();
+            let p = p.check().unwrap();
+            let a = p.fit(&x).unwrap();
+            let b = p.fit(&y).unwrap();
             check(y.view(), 5, m, &b);
             assert_eq!(a.labels, b.labels, "{m} at scale {c:e}");
             assert_eq!(a.centroids.mapv(|v| v * c), b.centroids);
@@ -241,9 +247,9 @@ fn large_offsets_keep_their_noise_in_f32_and_f64() {
         let base = blobs(400, 2, 4, 1.0, 8).mapv(|v| v * noise);
         let x = base.mapv(|v| v + offset);
         for m in METHODS {
-            let p = Params::new(4).method(m).n_init(3).seed(2);
-            let a = fit(base.view(), p.clone()).unwrap();
-            let b = fit(x.view(), p.clone()).unwrap();
+            let p = Params::new(4).method(m).n_init(3).seed(2).check().unwrap();
+            let a = p.fit(&base).unwrap();
+            let b = p.fit(&x).unwrap();
             check(x.view(), 4, m, &b);
             assert!(
                 (a.objective - b.objective).abs() <= 1e-6 * a.objective,
@@ -261,9 +267,9 @@ fn large_offsets_keep_their_noise_in_f32_and_f64() {
         .zip(&base)
         .all(|(&a, &b)| f64::from(a) - 1e8 == b));
     for m in METHODS {
-        let p = Params::new(4).method(m).n_init(3).seed(2);
-        let a = fit(base.view(), p.clone()).unwrap();
-        let b = fit(x32.view(), p).unwrap();
+        let p = Params::new(4).method(m).n_init(3).seed(2).check().unwrap();
+        let a = p.fit(&base).unwrap();
+        let b = p.fit(&x32).unwrap();
         check(x32.view(), 4, m, &b);
         assert_eq!(a.labels, b.labels, "{m}");
     }
@@ -277,12 +283,12 @@ fn non_contiguous_and_fortran_views_match_c_order() {
     big.slice_mut(s![..;2, ..;2]).assign(&x);
     let reversed_rows = x.slice(s![..;-1, ..]).to_owned();
     for m in METHODS {
-        let p = Params::new(3).method(m).n_init(2).seed(3);
-        let c = fit(x.view(), p.clone()).unwrap();
-        assert_eq!(fit(f.t(), p.clone()).unwrap(), c);
-        assert_eq!(fit(big.slice(s![..;2, ..;2]), p.clone()).unwrap(), c);
+        let p = Params::new(3).method(m).n_init(2).seed(3).check().unwrap();
+        let c = p.fit(&x).unwrap();
+        assert_eq!(p.fit(f.t()).unwrap(), c);
+        assert_eq!(p.fit(big.slice(s![..;2, ..;2])).unwrap(), c);
         // A negatively strided view of the reversed rows is x again.
-        assert_eq!(fit(reversed_rows.slice(s![..;-1, ..]), p).unwrap(), c);
+        assert_eq!(p.fit(reversed_rows.slice(s![..;-1, ..])).unwrap(), c);
     }
 }
 
@@ -297,18 +303,20 @@ fn long_runs_do_not_drift() {
         .schedule(3.0, 1.0)
         .n_iter(300)
         .n_init(1)
-        .seed(5);
-    let mut run = Run::new(x.view(), None, p).unwrap();
+        .seed(5)
+        .check()
+        .unwrap();
+    let mut run = p.run(&x).unwrap();
     let mut sweeps = 0;
-    while run.step(x.view()).unwrap() {
+    while run.step(&x).unwrap() {
         sweeps += 1;
         if sweeps % 50 == 0 {
-            let now = run.current(x.view()).unwrap();
+            let now = run.current(&x).unwrap();
             check(x.view(), 12, Method::Lloyd, &now);
             assert!((now.history[now.n_sweeps - 1] - now.objective).abs() <= 1e-9 * now.objective);
         }
     }
-    let end = run.current(x.view()).unwrap();
+    let end = run.current(&x).unwrap();
     let total_moves: usize = end.moves.iter().sum();
     assert!(total_moves > 10_000, "only {total_moves} moves");
     check(x.view(), 12, Method::Smartigan, &end);
@@ -367,16 +375,19 @@ fn bad_inputs_get_typed_errors() {
             Box::new(|e: &Error| matches!(e, Error::Shape { name: "init", .. })),
         ),
     ];
+    // From `check` or, where the data's shape decides (k huge, init
+    // without columns), from the operation: the same error either way.
     for (name, p, ok) in cases {
-        let e = fit(x.view(), p.clone()).unwrap_err();
+        let p = p.check();
+        let e = p.clone().and_then(|p| p.fit(&x)).unwrap_err();
         assert!(ok(&e), "{name}: {e}");
-        assert_eq!(Run::new(x.view(), None, p).unwrap_err(), e, "{name}");
+        assert_eq!(p.and_then(|p| p.run(&x)).unwrap_err(), e, "{name}");
     }
     assert!(Params::new(2)
         .n_threads(smartigan::MAX_N_THREADS)
         .check()
         .is_ok());
-    let e = fit(x.view(), Params::new(2).n_threads(5000)).unwrap_err();
+    let e = Params::new(2).n_threads(5000).check().unwrap_err();
     assert_eq!(
         e.to_string(),
         "invalid n_threads: 5000 (must be between 1 and 1024, or None for all cores)"
@@ -389,20 +400,22 @@ fn data_too_spread_out_for_float64_is_refused() {
     // objective of inf and meaningless labels.
     let mut x = blobs(50, 2, 2, 1.0, 14);
     x.row_mut(0).fill(1e153);
-    let e = fit(x.view(), Params::new(2).seed(0)).unwrap_err();
+    let p = Params::new(2).seed(0).check().unwrap();
+    let e = p.fit(&x).unwrap_err();
     assert!(
         matches!(e, Error::InvalidParameter { name: "x", .. }),
         "{e}"
     );
     assert!(e.to_string().contains("too spread out"), "{e}");
-    assert_eq!(Run::new(x.view(), None, Params::new(2)).unwrap_err(), e);
+    assert_eq!(p.run(&x).unwrap_err(), e);
     // At 1e150 the same data is fine (see values_near_1e150_...), and so
     // are the largest f32 values.
     let big = Array2::from_shape_fn(
         (100, 4),
         |(i, j)| if (i + j) % 2 == 0 { f32::MAX } else { f32::MIN },
     );
-    let r = fit(big.view(), Params::new(2).seed(0)).unwrap();
+    let p = Params::new(2).seed(0).check().unwrap();
+    let r = p.fit(&big).unwrap();
     assert!(r.objective.is_finite());
     check(big.view(), 2, Method::Smartigan, &r);
 }
@@ -410,56 +423,84 @@ fn data_too_spread_out_for_float64_is_refused() {
 #[test]
 fn run_rejects_data_of_another_shape() {
     let x = blobs(20, 2, 2, 1.0, 15);
-    let mut run = Run::new(x.view(), None, Params::new(2).seed(0)).unwrap();
+    let p = Params::new(2).seed(0).check().unwrap();
+    let mut run = p.run(&x).unwrap();
     for shape in [(19, 2), (20, 3), (0, 2), (20, 0)] {
         let y = Array2::<f64>::zeros(shape);
+        assert!(matches!(run.step(&y), Err(Error::Shape { name: "x", .. })));
         assert!(matches!(
-            run.step(y.view()),
-            Err(Error::Shape { name: "x", .. })
-        ));
-        assert!(matches!(
-            run.current(y.view()),
+            run.current(&y),
             Err(Error::Shape { name: "x", .. })
         ));
     }
     // and is untouched by the rejected calls
-    while run.step(x.view()).unwrap() {}
+    while run.step(&x).unwrap() {}
+    assert_eq!(run.current(&x).unwrap(), p.fit(&x).unwrap());
+}
+
+/// A run keeps the kind of rows it started on: given the other kind (of
+/// the right shape) or sparse rows of another shape, `step` and `current`
+/// are errors naming `x`, not panics, and leave the run as it was.
+#[test]
+fn run_rejects_rows_of_the_other_kind() {
+    let x = blobs(20, 3, 2, 1.0, 17).mapv(|v| if v < 2.0 { 0.0 } else { v });
+    let csr = Csr::from_dense(&x);
+    let p = Params::new(2).n_init(2).seed(4).check().unwrap();
+    let other_kind = |e: Error| matches!(e, Error::InvalidParameter { name: "x", .. });
+    let wider = Csr::from_dense(&Array2::ones((20, 4)));
+    let fewer = Csr::from_dense(&x.slice(s![..19, ..]).to_owned());
+
+    let mut dense = p.run(&x).unwrap();
+    assert!(other_kind(dense.step(csr.view()).unwrap_err()));
+    assert!(other_kind(dense.current(csr.view()).unwrap_err()));
+    for y in [&wider, &fewer] {
+        assert!(matches!(
+            dense.step(y.view()),
+            Err(Error::Shape { name: "x", .. })
+        ));
+    }
+    while dense.step(&x).unwrap() {}
+    assert_eq!(dense.current(&x).unwrap(), p.fit(&x).unwrap());
+
+    let mut sparse = p.run(csr.view()).unwrap();
+    assert!(other_kind(sparse.step(&x).unwrap_err()));
+    assert!(other_kind(sparse.current(&x).unwrap_err()));
+    for y in [&wider, &fewer] {
+        assert!(matches!(
+            sparse.step(y.view()),
+            Err(Error::Shape { name: "x", .. })
+        ));
+        assert!(matches!(
+            sparse.current(y.view()),
+            Err(Error::Shape { name: "x", .. })
+        ));
+    }
+    while sparse.step(csr.view()).unwrap() {}
     assert_eq!(
-        run.current(x.view()).unwrap(),
-        fit(x.view(), Params::new(2).seed(0)).unwrap()
+        sparse.current(csr.view()).unwrap(),
+        p.fit(csr.view()).unwrap()
     );
 }
 
 #[test]
 fn predict_and_transform_errors() {
     let x = blobs(10, 3, 2, 1.0, 16);
-    let c = x.slice(s![..2, ..]).to_owned();
+    let c = with_centroids(x.slice(s![..2, ..]).to_owned());
     let shape = |e: Error, name: &str| {
         assert!(
             matches!(e, Error::Shape { name: n, .. } if n == name),
             "{name}"
         )
     };
-    shape(
-        predict(x.view(), Array2::<f64>::zeros((2, 4)).view()).unwrap_err(),
-        "x",
-    );
-    shape(
-        transform(x.view(), Array2::<f64>::zeros((2, 2)).view()).unwrap_err(),
-        "x",
-    );
-    shape(
-        predict(x.view(), Array2::<f64>::zeros((0, 3)).view()).unwrap_err(),
-        "centroids",
-    );
-    shape(
-        transform(x.view(), Array2::<f64>::zeros((2, 0)).view()).unwrap_err(),
-        "centroids",
-    );
+    let centroids = |shape| with_centroids(Array2::<f64>::zeros(shape));
+    shape(centroids((2, 4)).predict(&x).unwrap_err(), "x");
+    shape(centroids((2, 2)).transform(&x).unwrap_err(), "x");
+    shape(centroids((0, 3)).predict(&x).unwrap_err(), "centroids");
+    shape(centroids((2, 0)).transform(&x).unwrap_err(), "centroids");
     let mut bad = x.clone();
     bad[[4, 2]] = f64::NAN;
     assert!(matches!(
-        predict(bad.view(), c.view()).unwrap_err(),
+        c.predict(&bad).unwrap_err(),
         Error::NonFinite {
             name: "x",
             row: 4,
@@ -468,9 +509,9 @@ fn predict_and_transform_errors() {
         }
     ));
     let mut badc = c.clone();
-    badc[[1, 0]] = f64::NEG_INFINITY;
+    badc.centroids[[1, 0]] = f64::NEG_INFINITY;
     assert!(matches!(
-        transform(x.view(), badc.view()).unwrap_err(),
+        badc.transform(&x).unwrap_err(),
         Error::NonFinite {
             name: "centroids",
             row: 1,
@@ -480,8 +521,8 @@ fn predict_and_transform_errors() {
     ));
     // No rows is not an error: nothing to label.
     let none = Array2::<f64>::zeros((0, 3));
-    assert_eq!(predict(none.view(), c.view()).unwrap().len(), 0);
-    assert_eq!(transform(none.view(), c.view()).unwrap().dim(), (0, 2));
+    assert_eq!(c.predict(&none).unwrap().len(), 0);
+    assert_eq!(c.transform(&none).unwrap().dim(), (0, 2));
 }
 
 #[test]
@@ -490,7 +531,8 @@ fn transform_too_large_for_memory_is_an_error_not_an_abort() {
     // (512 TiB) exceeds any address space. The inputs are 32 MiB each.
     let n = 1 << 23;
     let x = Array2::<f32>::zeros((n, 1));
-    let e = transform(x.view(), x.view()).unwrap_err();
+    let c = with_centroids(x.clone());
+    let e = c.transform(&x).unwrap_err();
     assert!(matches!(e, Error::Shape { name: "x", .. }), "{e}");
     assert!(e.to_string().contains("fit in memory"), "{e}");
 }

@@ -1,13 +1,9 @@
 //! Sparse (CSR) input gives the dense answer without densifying.
 
-use crate::common::{check_result, Csr};
+use crate::common::{check_result, with_centroids, Csr};
 use ndarray::{Array1, Array2};
 use smartigan::rng::Xoshiro256PlusPlus;
-use smartigan::{
-    fit_cancellable, fit_sparse, predict, predict_sparse, transform, transform_sparse, CsrView,
-    Error, Init, Method, Params,
-};
-use std::sync::atomic::AtomicBool;
+use smartigan::{CsrView, Dataset, Error, Init, Method, Params};
 
 /// Clustered count-like data: each group uses its own subset of columns.
 fn sparse_blobs(n: usize, d: usize, groups: usize, seed: u64) -> Array2<f64> {
@@ -28,7 +24,6 @@ fn sparse_equals_dense_for_every_method_and_init() {
     let x = sparse_blobs(400, 60, 5, 1);
     let csr = Csr::from_dense(&x);
     assert!(csr.data.len() < 400 * 60 / 4);
-    let none = AtomicBool::new(false);
     let mut refined = 0;
     for m in [Method::Lloyd, Method::Hartigan, Method::Smartigan] {
         for init in [Init::RandomPartition, Init::Forgy, Init::KMeansPlusPlus] {
@@ -38,9 +33,11 @@ fn sparse_equals_dense_for_every_method_and_init() {
                     .init(init.clone())
                     .n_init(3)
                     .refine(refine)
-                    .seed(7);
-                let dense = fit_cancellable(x.view(), None, p.clone(), &none).unwrap();
-                let sparse = fit_sparse(csr.view(), None, p, &none).unwrap();
+                    .seed(7)
+                    .check()
+                    .unwrap();
+                let dense = p.fit(&x).unwrap();
+                let sparse = p.fit(csr.view()).unwrap();
                 let what = format!("{m} {init:?} refine {refine}");
                 assert_eq!(sparse.labels, dense.labels, "{what}");
                 assert_eq!(sparse.n_sweeps, dense.n_sweeps, "{what}");
@@ -64,7 +61,6 @@ fn sparse_weights_and_given_centroids() {
     let x = sparse_blobs(300, 40, 4, 2);
     let csr = Csr::from_dense(&x);
     let w: Array1<f64> = (0..300).map(|i| (i % 5) as f64 * 0.5).collect();
-    let none = AtomicBool::new(false);
     for init in [
         Init::KMeansPlusPlus,
         Init::Centroids(x.slice(ndarray::s![0..4, ..]).to_owned()),
@@ -74,9 +70,11 @@ fn sparse_weights_and_given_centroids() {
             .init(init)
             .n_init(2)
             .refine(false)
-            .seed(3);
-        let dense = fit_cancellable(x.view(), Some(w.view()), p.clone(), &none).unwrap();
-        let sparse = fit_sparse(csr.view(), Some(w.view()), p, &none).unwrap();
+            .seed(3)
+            .check()
+            .unwrap();
+        let dense = p.fit(Dataset::new(&x).weights(w.view())).unwrap();
+        let sparse = p.fit(Dataset::new(csr.view()).weights(w.view())).unwrap();
         assert_eq!(sparse.labels, dense.labels);
         assert!((sparse.objective - dense.objective).abs() <= 1e-9 * dense.objective);
     }
@@ -86,14 +84,66 @@ fn sparse_weights_and_given_centroids() {
 fn sparse_is_deterministic_across_threads() {
     let x = sparse_blobs(300, 50, 6, 3);
     let csr = Csr::from_dense(&x);
-    let none = AtomicBool::new(false);
-    let p = Params::new(6).n_init(5).seed(11);
-    let one = fit_sparse(csr.view(), None, p.clone().n_threads(1), &none).unwrap();
+    let with_threads = |t| {
+        let p = Params::new(6).n_init(5).seed(11).n_threads(t);
+        p.check().unwrap().fit(csr.view()).unwrap()
+    };
+    let one = with_threads(1);
     for t in [2, 3, 8] {
-        assert_eq!(
-            fit_sparse(csr.view(), None, p.clone().n_threads(t), &none).unwrap(),
-            one
-        );
+        assert_eq!(with_threads(t), one);
+    }
+}
+
+/// A step-wise run on sparse rows, stepped to its end, is the fit of the
+/// same rows bit for bit (labels, centroids, objective, history), for every
+/// method, with and without refinement and weights, on one thread and three.
+#[test]
+fn sparse_step_wise_equals_one_shot() {
+    let x = sparse_blobs(200, 30, 4, 6);
+    let csr = Csr::from_dense(&x);
+    let w: Array1<f64> = (0..200).map(|i| 0.5 + (i % 3) as f64).collect();
+    let bits = |v: &[f64]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+    for m in [Method::Lloyd, Method::Hartigan, Method::Smartigan] {
+        for refine in [false, true] {
+            for threads in [1, 3] {
+                for weights in [None, Some(w.view())] {
+                    let p = Params::new(4)
+                        .method(m)
+                        .n_init(3)
+                        .refine(refine)
+                        .n_threads(threads)
+                        .seed(5)
+                        .check()
+                        .unwrap();
+                    let data = Dataset::new(csr.view()).maybe_weights(weights);
+                    let mut run = p.run(data).unwrap();
+                    let mut steps = 0;
+                    while run.step(csr.view()).unwrap() {
+                        steps += 1;
+                        assert!(steps < 10_000);
+                    }
+                    let stepped = run.current(csr.view()).unwrap();
+                    let fitted = p.fit(data).unwrap();
+                    let what = format!(
+                        "{m} refine {refine}, {threads} threads, weighted {}",
+                        weights.is_some()
+                    );
+                    assert_eq!(stepped.labels, fitted.labels, "{what}");
+                    assert_eq!(
+                        bits(stepped.centroids.as_slice().unwrap()),
+                        bits(fitted.centroids.as_slice().unwrap()),
+                        "{what}"
+                    );
+                    assert_eq!(
+                        stepped.objective.to_bits(),
+                        fitted.objective.to_bits(),
+                        "{what}"
+                    );
+                    assert_eq!(bits(&stepped.history), bits(&fitted.history), "{what}");
+                    assert_eq!(stepped, fitted, "{what}");
+                }
+            }
+        }
     }
 }
 
@@ -101,20 +151,15 @@ fn sparse_is_deterministic_across_threads() {
 fn sparse_predict_and_transform_match_dense() {
     let x = sparse_blobs(200, 30, 3, 4);
     let csr = Csr::from_dense(&x);
-    let none = AtomicBool::new(false);
-    let r = fit_sparse(csr.view(), None, Params::new(3).seed(1), &none).unwrap();
-    assert_eq!(
-        predict_sparse(csr.view(), r.centroids.view()).unwrap(),
-        predict(x.view(), r.centroids.view()).unwrap()
-    );
-    let (a, b) = (
-        transform_sparse(csr.view(), r.centroids.view()).unwrap(),
-        transform(x.view(), r.centroids.view()).unwrap(),
-    );
+    let p = Params::new(3).seed(1).check().unwrap();
+    let r = p.fit(csr.view()).unwrap();
+    assert_eq!(r.predict(csr.view()).unwrap(), r.predict(&x).unwrap());
+    let (a, b) = (r.transform(csr.view()).unwrap(), r.transform(&x).unwrap());
     for (u, v) in a.iter().zip(b.iter()) {
         assert!((u - v).abs() <= 1e-9 * v.max(1.0));
     }
-    assert!(predict_sparse(csr.view(), Array2::<f64>::zeros((2, 7)).view()).is_err());
+    let wrong_width = with_centroids(Array2::<f64>::zeros((2, 7)));
+    assert!(wrong_width.predict(csr.view()).is_err());
 }
 
 #[test]
@@ -124,8 +169,12 @@ fn empty_rows_and_all_zero_data_work() {
         x.row_mut(i).fill(0.0);
     }
     let csr = Csr::from_dense(&x);
-    let none = AtomicBool::new(false);
-    let r = fit_sparse(csr.view(), None, Params::new(3).seed(2), &none).unwrap();
+    let r = Params::new(3)
+        .seed(2)
+        .check()
+        .unwrap()
+        .fit(csr.view())
+        .unwrap();
     check_result(x.view(), 3, &r, 1e-9);
     let zero = Csr {
         n_cols: 5,
@@ -133,7 +182,12 @@ fn empty_rows_and_all_zero_data_work() {
         indices: vec![],
         data: vec![],
     };
-    let r = fit_sparse(zero.view(), None, Params::new(2).seed(2), &none).unwrap();
+    let r = Params::new(2)
+        .seed(2)
+        .check()
+        .unwrap()
+        .fit(zero.view())
+        .unwrap();
     assert_eq!(r.objective, 0.0);
 }
 
@@ -195,7 +249,7 @@ fn malformed_csr_is_rejected() {
         indices: vec![0],
         data: vec![1.0],
     };
-    let err = fit_sparse(one.view(), None, Params::new(2), &AtomicBool::new(false)).unwrap_err();
+    let err = Params::new(2).check().unwrap().fit(one.view()).unwrap_err();
     assert!(matches!(err, Error::InvalidParameter { name: "k", .. }));
 }
 
@@ -207,7 +261,7 @@ fn overflowing_sparse_data_is_rejected() {
         indices: vec![0, 1],
         data: vec![1e160, -1e160],
     };
-    let err = fit_sparse(big.view(), None, Params::new(1), &AtomicBool::new(false)).unwrap_err();
+    let err = Params::new(1).check().unwrap().fit(big.view()).unwrap_err();
     assert!(err.to_string().contains("too spread out"), "{err}");
 }
 
@@ -230,7 +284,6 @@ fn sparse_refinement_never_hurts_and_repairs_merged_groups() {
     let (groups, n) = (12, 600);
     let x = disjoint_groups(n, groups, 6, 5);
     let csr = Csr::from_dense(&x);
-    let none = AtomicBool::new(false);
     let truth: Vec<usize> = (0..n).map(|i| i % groups).collect();
     let (mut plain_wrong, mut refined_wrong) = (0, 0);
     // With a tolerance refinement batches moves on disjoint clusters.
@@ -245,8 +298,10 @@ fn sparse_refinement_never_hurts_and_repairs_merged_groups() {
                 .n_init(1)
                 .tol(tol)
                 .seed(seed);
-            let plain = fit_sparse(csr.view(), None, p.clone().refine(false), &none).unwrap();
-            let refined = fit_sparse(csr.view(), None, p.refine(true), &none).unwrap();
+            let plain = p.clone().refine(false).check().unwrap();
+            let refined = p.refine(true).check().unwrap();
+            let plain = plain.fit(csr.view()).unwrap();
+            let refined = refined.fit(csr.view()).unwrap();
             assert!(refined.objective <= plain.objective, "{m} seed {seed}");
             check_result(x.view(), groups, &refined, 1e-9);
             let same_as_truth = |labels: &[usize]| {
@@ -269,17 +324,11 @@ fn sparse_refinement_never_hurts_and_repairs_merged_groups() {
 /// labels and centroids (both cases are exact in binary).
 #[test]
 fn objectives_are_exact_at_a_large_offset() {
-    let none = AtomicBool::new(false);
     // One column of values, clustered sparse into k groups.
     let fit_column = |v: &[f64], k: usize| {
         let x = Array2::from_shape_vec((v.len(), 1), v.to_vec()).unwrap();
-        fit_sparse(
-            Csr::from_dense(&x).view(),
-            None,
-            Params::new(k).seed(0),
-            &none,
-        )
-        .unwrap()
+        let p = Params::new(k).seed(0).check().unwrap();
+        p.fit(Csr::from_dense(&x).view()).unwrap()
     };
     let r = fit_column(&[1e8, 1e8 + 1.0, 1e8 + 10.0, 1e8 + 11.0], 2);
     assert_eq!(r.labels[0], r.labels[1]);
@@ -316,15 +365,19 @@ fn offset_groups(n: usize, groups: usize, offset: f64, seed: u64) -> Array2<f64>
 /// remedy. It is never a worse clustering reported as a good one.
 #[test]
 fn offsets_give_the_dense_fit_or_a_clear_error() {
-    let none = AtomicBool::new(false);
     for (offset, seed) in [(0.0, 1), (1e4, 2), (1e8, 3), (1e8, 4)] {
         let x = offset_groups(2000, 8, offset, seed);
         let csr = Csr::from_dense(&x);
         for m in [Method::Lloyd, Method::Hartigan, Method::Smartigan] {
-            let p = Params::new(8).method(m).n_init(2).seed(seed);
-            let dense = fit_cancellable(x.view(), None, p.clone(), &none).unwrap();
+            let p = Params::new(8)
+                .method(m)
+                .n_init(2)
+                .seed(seed)
+                .check()
+                .unwrap();
+            let dense = p.fit(&x).unwrap();
             let what = format!("offset {offset:e}, {m}");
-            match fit_sparse(csr.view(), None, p, &none) {
+            match p.fit(csr.view()) {
                 Ok(r) => {
                     check_result(x.view(), 8, &r, 1e-9);
                     assert!(
@@ -356,16 +409,15 @@ fn offsets_give_the_dense_fit_or_a_clear_error() {
 /// fit is refused with the remedy; the same data at the origin is fitted.
 #[test]
 fn a_fit_that_rounding_would_decide_is_refused_with_the_remedy() {
-    let none = AtomicBool::new(false);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(6);
     let noise = Array2::from_shape_fn((1000, 3), |_| rng.unit_f64());
     for m in [Method::Lloyd, Method::Hartigan, Method::Smartigan] {
-        let p = Params::new(8).method(m).n_init(2).seed(1);
+        let p = Params::new(8).method(m).n_init(2).seed(1).check().unwrap();
         let near = Csr::from_dense(&noise);
-        let r = fit_sparse(near.view(), None, p.clone(), &none).unwrap();
+        let r = p.fit(near.view()).unwrap();
         check_result(noise.view(), 8, &r, 1e-9);
         let far = Csr::from_dense(&noise.mapv(|v| v + 1e8));
-        let e = fit_sparse(far.view(), None, p, &none).unwrap_err();
+        let e = p.fit(far.view()).unwrap_err();
         assert!(
             matches!(e, Error::InvalidParameter { name: "x", .. }),
             "{m}: {e}"
@@ -381,19 +433,11 @@ fn a_fit_that_rounding_would_decide_is_refused_with_the_remedy() {
 /// the dense answers (the expansion alone gets most labels wrong there).
 #[test]
 fn predict_and_transform_are_right_at_a_large_offset() {
-    let none = AtomicBool::new(false);
     let x = offset_groups(600, 6, 1e8, 5);
     let csr = Csr::from_dense(&x);
-    let r = fit_cancellable(x.view(), None, Params::new(6).seed(1), &none).unwrap();
-    let c = r.centroids.view();
-    assert_eq!(
-        predict_sparse(csr.view(), c).unwrap(),
-        predict(x.view(), c).unwrap()
-    );
-    let (a, b) = (
-        transform_sparse(csr.view(), c).unwrap(),
-        transform(x.view(), c).unwrap(),
-    );
+    let r = Params::new(6).seed(1).check().unwrap().fit(&x).unwrap();
+    assert_eq!(r.predict(csr.view()).unwrap(), r.predict(&x).unwrap());
+    let (a, b) = (r.transform(csr.view()).unwrap(), r.transform(&x).unwrap());
     for (u, v) in a.iter().zip(b.iter()) {
         assert!((u - v).abs() <= 1e-12 * v.max(1.0), "{u} vs {v}");
     }
@@ -411,8 +455,8 @@ fn sparse_transform_too_large_for_memory_is_an_error_not_an_abort() {
         indices: vec![],
         data: vec![],
     };
-    let c = Array2::<f64>::zeros((n, 1));
-    let e = transform_sparse(x.view(), c.view()).unwrap_err();
+    let c = with_centroids(Array2::<f64>::zeros((n, 1)));
+    let e = c.transform(x.view()).unwrap_err();
     assert!(matches!(e, Error::Shape { name: "x", .. }), "{e}");
     assert!(e.to_string().contains("fit in memory"), "{e}");
 }
@@ -423,15 +467,16 @@ fn sparse_transform_too_large_for_memory_is_an_error_not_an_abort() {
 #[test]
 fn predict_and_transform_beyond_float64_squares_are_right() {
     let c = Array2::from_shape_vec((2, 1), vec![1e150, -1e150]).unwrap();
+    let model = with_centroids(c.clone());
     let x = Array2::from_shape_vec((4, 1), vec![1e160, -1e160, 1e155, 0.5]).unwrap();
     let csr = Csr::from_dense(&x);
     let want = vec![0, 1, 0, 0];
-    assert_eq!(predict(x.view(), c.view()).unwrap().to_vec(), want);
-    assert_eq!(predict_sparse(csr.view(), c.view()).unwrap().to_vec(), want);
+    assert_eq!(model.predict(&x).unwrap().to_vec(), want);
+    assert_eq!(model.predict(csr.view()).unwrap().to_vec(), want);
     let exact = |a: f64, b: f64| (a - b).abs();
     for t in [
-        transform(x.view(), c.view()).unwrap(),
-        transform_sparse(csr.view(), c.view()).unwrap(),
+        model.transform(&x).unwrap(),
+        model.transform(csr.view()).unwrap(),
     ] {
         for i in 0..4 {
             for j in 0..2 {
@@ -445,19 +490,21 @@ fn predict_and_transform_beyond_float64_squares_are_right() {
         }
     }
     // Several features, each square finite but their sum not.
-    let c = Array2::from_shape_fn((3, 4), |(j, _)| (j as f64 - 1.0) * 1e153);
+    let model = with_centroids(Array2::from_shape_fn((3, 4), |(j, _)| {
+        (j as f64 - 1.0) * 1e153
+    }));
     let x = Array2::from_shape_fn((3, 4), |(i, _)| (i as f64 - 1.0) * 1.1e154);
     let want: Vec<usize> = vec![0, 1, 2];
-    assert_eq!(predict(x.view(), c.view()).unwrap().to_vec(), want);
+    assert_eq!(model.predict(&x).unwrap().to_vec(), want);
     let csr = Csr::from_dense(&x);
-    assert_eq!(predict_sparse(csr.view(), c.view()).unwrap().to_vec(), want);
-    let t = transform(x.view(), c.view()).unwrap();
+    assert_eq!(model.predict(csr.view()).unwrap().to_vec(), want);
+    let t = model.transform(&x).unwrap();
     assert!(
         (t[[0, 2]] - 2.0 * 1.2e154).abs() <= 1e-15 * 2.4e154,
         "{}",
         t[[0, 2]]
     );
-    let t = transform_sparse(csr.view(), c.view()).unwrap();
+    let t = model.transform(csr.view()).unwrap();
     assert!(
         (t[[0, 2]] - 2.0 * 1.2e154).abs() <= 1e-15 * 2.4e154,
         "{}",

@@ -3,8 +3,7 @@
 
 use crate::common::{blobs, check_result};
 use ndarray::Array2;
-use smartigan::{defaults, fit, fit_sparse, CsrView, Error, Init, Method, Params};
-use std::sync::atomic::AtomicBool;
+use smartigan::{defaults, Clustering, CsrView, Error, Init, Method, Params};
 
 /// Overlapping blobs from random partitions: many steps, the last ones
 /// moving the centroids very little.
@@ -21,13 +20,17 @@ fn base(method: Method) -> Params {
         .seed(11)
 }
 
+fn fitted(x: &Array2<f64>, p: Params) -> Clustering<f64> {
+    p.check().unwrap().fit(x).unwrap()
+}
+
 #[test]
 fn tolerance_stops_lloyd_and_hartigan_at_the_first_small_step() {
     let x = slow_data();
     let tol = 1e-4;
     for method in [Method::Lloyd, Method::Hartigan] {
-        let full = fit(x.view(), base(method)).unwrap();
-        let early = fit(x.view(), base(method).tol(tol)).unwrap();
+        let full = fitted(&x, base(method));
+        let early = fitted(&x, base(method).tol(tol));
         check_result(x.view(), 12, &early, 1e-12);
         assert!(
             early.converged,
@@ -68,7 +71,7 @@ fn tolerance_leaves_smartigan_schedule_alone() {
     // A tolerance nothing can fail ends the descent after the first
     // polishing sweep, never inside the schedule.
     let p = base(Method::Smartigan).n_iter(6).polish(true).tol(1e9);
-    let r = fit(x.view(), p).unwrap();
+    let r = fitted(&x, p);
     assert!(
         r.moves[..6].iter().all(|&m| m > 0),
         "schedule sweeps moved nothing: {:?}",
@@ -76,7 +79,7 @@ fn tolerance_leaves_smartigan_schedule_alone() {
     );
     assert_eq!(r.n_sweeps, 7, "{:?}", r.moves);
     assert!(r.converged);
-    let untouched = fit(x.view(), base(Method::Smartigan).n_iter(6).polish(true)).unwrap();
+    let untouched = fitted(&x, base(Method::Smartigan).n_iter(6).polish(true));
     assert_eq!(r.history[..], untouched.history[..7]);
 }
 
@@ -87,7 +90,7 @@ fn tolerance_also_ends_refinement_trials() {
     // every candidate after one step: each refinement step is then a new
     // candidate, kept (`refinements`) or the one rejection that ends it.
     let x = slow_data();
-    let r = fit(x.view(), base(Method::Hartigan).refine(true).tol(1e9)).unwrap();
+    let r = fitted(&x, base(Method::Hartigan).refine(true).tol(1e9));
     check_result(x.view(), 12, &r, 1e-12);
     assert!(r.converged);
     let refine_steps = r.n_sweeps - 1;
@@ -115,20 +118,20 @@ fn sparse_tolerance_stops_where_dense_does() {
         indptr.push(data.len());
     }
     let csr = CsrView::new(x.ncols(), &indptr, &indices, &data).unwrap();
-    let p = base(Method::Lloyd).tol(1e-4);
-    let dense = fit(x.view(), p.clone()).unwrap();
-    let sparse = fit_sparse(csr, None, p.clone(), &AtomicBool::new(false)).unwrap();
+    let p = base(Method::Lloyd).tol(1e-4).check().unwrap();
+    let dense = p.fit(&x).unwrap();
+    let sparse = p.fit(csr).unwrap();
     assert_eq!(sparse.labels, dense.labels);
     assert_eq!(sparse.n_sweeps, dense.n_sweeps);
-    let full = fit_sparse(csr, None, p.tol(0.0), &AtomicBool::new(false)).unwrap();
+    let exact = base(Method::Lloyd).tol(0.0).check().unwrap();
+    let full = exact.fit(csr).unwrap();
     assert!(sparse.n_sweeps < full.n_sweeps);
 }
 
 #[test]
 fn tolerance_must_be_finite_and_non_negative() {
-    let x = slow_data();
     for bad in [-1e-4, f64::NAN, f64::INFINITY] {
-        let e = fit(x.view(), base(Method::Lloyd).tol(bad)).unwrap_err();
+        let e = base(Method::Lloyd).tol(bad).check().unwrap_err();
         assert!(
             matches!(e, Error::InvalidParameter { name: "tol", .. }),
             "{e:?}"
@@ -146,10 +149,7 @@ fn default_tolerance_depends_on_the_problem_size() {
     assert!(n * d * k <= defaults::SMALL_PROBLEM);
     let x = slow_data();
     let p = Params::new(k).init(Init::RandomPartition).seed(11);
-    assert_eq!(
-        fit(x.view(), p.clone()).unwrap(),
-        fit(x.view(), p.tol(0.0)).unwrap()
-    );
+    assert_eq!(fitted(&x, p.clone()), fitted(&x, p.tol(0.0)));
     // Above the threshold the default is TOL_LARGE and one restart, the
     // same result as asking for both.
     let (n, d, k) = (20_000, 8, 12);
@@ -158,10 +158,10 @@ fn default_tolerance_depends_on_the_problem_size() {
     assert_eq!(defaults::n_init(n, d, k), 1);
     let x = blobs(n, d, k, 1.6, 5);
     let p = Params::new(k).method(Method::Hartigan).seed(3);
-    let auto = fit(x.view(), p.clone()).unwrap();
-    let explicit = fit(x.view(), p.clone().tol(defaults::TOL_LARGE).n_init(1)).unwrap();
+    let auto = fitted(&x, p.clone());
+    let explicit = fitted(&x, p.clone().tol(defaults::TOL_LARGE).n_init(1));
     assert_eq!(auto, explicit);
     assert_eq!(auto.restart_objectives.len(), 1);
-    let exact = fit(x.view(), p.tol(0.0).n_init(1)).unwrap();
+    let exact = fitted(&x, p.tol(0.0).n_init(1));
     assert!(exact.n_sweeps >= auto.n_sweeps);
 }

@@ -2,7 +2,7 @@
 
 use crate::common::blobs;
 use ndarray::{Array1, Array2, Axis};
-use smartigan::{fit, fit_weighted, Error, Init, Method, Params};
+use smartigan::{Dataset, Error, Init, Method, Params};
 
 const METHODS: [Method; 3] = [Method::Lloyd, Method::Hartigan, Method::Smartigan];
 
@@ -32,8 +32,9 @@ fn unit_weights_are_bit_identical_to_no_weights() {
     for m in METHODS {
         for init in [Init::RandomPartition, Init::Forgy, Init::KMeansPlusPlus] {
             let p = Params::new(6).method(m).init(init).n_init(3).seed(4);
-            let a = fit(x.view(), p.clone()).unwrap();
-            let b = fit_weighted(x.view(), ones.view(), p).unwrap();
+            let p = p.check().unwrap();
+            let a = p.fit(&x).unwrap();
+            let b = p.fit(Dataset::new(&x).weights(ones.view())).unwrap();
             assert_eq!(a.labels, b.labels, "{m}");
             assert_eq!(a.restart_objectives, b.restart_objectives, "{m}");
             assert_eq!(a.centroids, b.centroids, "{m}");
@@ -60,9 +61,11 @@ fn integer_weights_act_like_repeated_rows_for_lloyd_from_given_centroids() {
         .init(Init::Centroids(start))
         .n_init(1)
         .n_iter(500)
-        .seed(0);
-    let a = fit_weighted(x.view(), w.view(), p.clone()).unwrap();
-    let b = fit(repeated.view(), p).unwrap();
+        .seed(0)
+        .check()
+        .unwrap();
+    let a = p.fit(Dataset::new(&x).weights(w.view())).unwrap();
+    let b = p.fit(&repeated).unwrap();
     for (r, &i) in origin.iter().enumerate() {
         assert_eq!(b.labels[r], a.labels[i], "row {i}");
     }
@@ -77,12 +80,8 @@ fn weighted_objective_is_reported_and_never_rises_under_hartigan() {
     let x = blobs(400, 3, 8, 1.5, 3);
     let w: Array1<f64> = (0..400).map(|i| 0.25 + (i * 7 % 11) as f64 / 3.0).collect();
     for m in METHODS {
-        let r = fit_weighted(
-            x.view(),
-            w.view(),
-            Params::new(8).method(m).n_init(2).seed(5),
-        )
-        .unwrap();
+        let p = Params::new(8).method(m).n_init(2).seed(5).check().unwrap();
+        let r = p.fit(Dataset::new(&x).weights(w.view())).unwrap();
         let obj = weighted_objective(&x, &w, &r.labels, &r.centroids);
         assert!(
             (obj - r.objective).abs() <= 1e-9 * obj,
@@ -129,16 +128,19 @@ fn zero_weight_points_change_nothing_and_sit_with_their_nearest_centroid() {
         .init(Init::Centroids(start))
         .n_init(1)
         .n_iter(500)
-        .seed(0);
-    let a = fit_weighted(x.view(), w.view(), p.clone()).unwrap();
-    let b = fit(sub.view(), p).unwrap();
+        .seed(0)
+        .check()
+        .unwrap();
+    let a = p.fit(Dataset::new(&x).weights(w.view())).unwrap();
+    let b = p.fit(&sub).unwrap();
     assert!((a.objective - b.objective).abs() <= 1e-12 * b.objective);
     for (r, &i) in keep.iter().enumerate() {
         assert_eq!(a.labels[i], b.labels[r]);
     }
     for m in [Method::Hartigan, Method::Smartigan] {
-        let r = fit_weighted(x.view(), w.view(), Params::new(4).method(m).seed(1)).unwrap();
-        let nearest = smartigan::predict(x.view(), r.centroids.view()).unwrap();
+        let p = Params::new(4).method(m).seed(1).check().unwrap();
+        let r = p.fit(Dataset::new(&x).weights(w.view())).unwrap();
+        let nearest = r.predict(&x).unwrap();
         for i in (0..200).step_by(5) {
             let own: f64 = x
                 .row(i)
@@ -166,12 +168,11 @@ fn weights_are_deterministic_across_threads() {
     let w: Array1<f64> = (0..300).map(|i| (i % 3) as f64 + 0.5).collect();
     for m in METHODS {
         let p = Params::new(5).method(m).n_init(5).seed(9);
-        let one = fit_weighted(x.view(), w.view(), p.clone().n_threads(1)).unwrap();
+        let data = Dataset::new(&x).weights(w.view());
+        let with_threads = |t| p.clone().n_threads(t).check().unwrap().fit(data).unwrap();
+        let one = with_threads(1);
         for t in [2, 3, 8] {
-            assert_eq!(
-                fit_weighted(x.view(), w.view(), p.clone().n_threads(t)).unwrap(),
-                one
-            );
+            assert_eq!(with_threads(t), one);
         }
     }
 }
@@ -196,8 +197,9 @@ fn bad_weights_are_rejected() {
             "need at least k=2",
         ),
     ];
+    let p = Params::new(2).check().unwrap();
     for (w, fragment) in cases {
-        let err = fit_weighted(x.view(), w.view(), Params::new(2)).unwrap_err();
+        let err = p.fit(Dataset::new(&x).weights(w.view())).unwrap_err();
         assert!(err.to_string().contains(fragment), "{err} lacks {fragment}");
         assert!(matches!(
             err,
@@ -217,7 +219,8 @@ fn weights_whose_sums_overflow_are_clustered_as_moderate_ones() {
     let w = Array1::from_vec(vec![1e308, 1e308, 1.0, 1.0]);
     let close = |a: f64, b: f64| (a - b).abs() <= 1e-15 * b.abs().max(1.0);
     for m in METHODS {
-        let r = fit_weighted(x.view(), w.view(), Params::new(2).method(m).seed(0)).unwrap();
+        let p = Params::new(2).method(m).seed(0).check().unwrap();
+        let r = p.fit(Dataset::new(&x).weights(w.view())).unwrap();
         // The two heavy points apart (keeping them together would cost
         // 2 · 1e308 · 0.25), the light ones with the nearer heavy one,
         // whose weight pins the mean: an objective of 9² + 10² = 181.
@@ -239,9 +242,9 @@ fn weights_whose_sums_overflow_are_clustered_as_moderate_ones() {
     // A power of two as large (sum 2^1028.6): the same bits, scaled.
     let power = Array1::from_elem(400, 2f64.powi(1020));
     for m in METHODS {
-        let p = Params::new(4).method(m).n_init(2).seed(3);
-        let a = fit_weighted(x.view(), ones.view(), p.clone()).unwrap();
-        let b = fit_weighted(x.view(), big.view(), p.clone()).unwrap();
+        let p = Params::new(4).method(m).n_init(2).seed(3).check().unwrap();
+        let a = p.fit(Dataset::new(&x).weights(ones.view())).unwrap();
+        let b = p.fit(Dataset::new(&x).weights(big.view())).unwrap();
         assert_eq!(a.labels, b.labels, "{m}");
         for (u, v) in a.centroids.iter().zip(&b.centroids) {
             assert!((u - v).abs() <= 1e-14 * u.abs().max(1.0), "{m}: {u} vs {v}");
@@ -252,7 +255,7 @@ fn weights_whose_sums_overflow_are_clustered_as_moderate_ones() {
             "{m}: {} vs {want}",
             b.objective
         );
-        let c = fit_weighted(x.view(), power.view(), p).unwrap();
+        let c = p.fit(Dataset::new(&x).weights(power.view())).unwrap();
         assert_eq!(a.labels, c.labels, "{m}");
         assert_eq!(a.centroids, c.centroids, "{m}");
         assert_eq!(c.objective, a.objective * 2f64.powi(1020), "{m}");
@@ -265,7 +268,8 @@ fn a_weighted_objective_beyond_float64_is_an_error() {
     // is 2e310, which float64 cannot hold.
     let x = Array2::from_shape_vec((2, 1), vec![0.0, 20.0]).unwrap();
     let w = Array1::from_vec(vec![1e308, 1e308]);
-    let e = fit_weighted(x.view(), w.view(), Params::new(1).seed(0)).unwrap_err();
+    let p = Params::new(1).seed(0).check().unwrap();
+    let e = p.fit(Dataset::new(&x).weights(w.view())).unwrap_err();
     assert!(
         matches!(
             e,
@@ -287,9 +291,9 @@ fn subnormal_weights_are_clustered_as_moderate_ones() {
     // changes nothing but the objective's units.
     let tiny = Array1::from_elem(300, 5e-324);
     for m in METHODS {
-        let p = Params::new(5).method(m).n_init(2).seed(5);
-        let a = fit_weighted(x.view(), ones.view(), p.clone()).unwrap();
-        let b = fit_weighted(x.view(), tiny.view(), p).unwrap();
+        let p = Params::new(5).method(m).n_init(2).seed(5).check().unwrap();
+        let a = p.fit(Dataset::new(&x).weights(ones.view())).unwrap();
+        let b = p.fit(Dataset::new(&x).weights(tiny.view())).unwrap();
         assert_eq!(a.labels, b.labels, "{m}");
         assert_eq!(a.centroids, b.centroids, "{m}");
         assert_eq!(b.objective, a.objective * 5e-324, "{m}");
@@ -298,7 +302,8 @@ fn subnormal_weights_are_clustered_as_moderate_ones() {
     // stored (a subnormal is its bits times 2^-1074, exactly).
     let x = Array2::from_shape_vec((6, 1), vec![0.0, 1.0, 2.0, 10.0, 11.0, 12.0]).unwrap();
     let w = Array1::from_vec(vec![1e-321, 2e-321, 3e-321, 3e-321, 2e-321, 1e-321]);
-    let r = fit_weighted(x.view(), w.view(), Params::new(2).seed(0)).unwrap();
+    let p = Params::new(2).seed(0).check().unwrap();
+    let r = p.fit(Dataset::new(&x).weights(w.view())).unwrap();
     let units: Vec<f64> = w.iter().map(|v| v.to_bits() as f64).collect();
     for group in [0..3, 3..6] {
         let l = r.labels[group.start];
