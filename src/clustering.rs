@@ -9,9 +9,10 @@ use ndarray::{Array1, Array2};
 ///
 /// ```
 /// use ndarray::array;
-/// use smartigan::{fit, Method, Params};
+/// use smartigan::{Method, Params};
 /// let x = array![[0.0], [0.5], [4.0], [4.5], [9.0]];
-/// let r = fit(x.view(), Params::new(2).method(Method::Hartigan).n_init(4).seed(3)).unwrap();
+/// let p = Params::new(2).method(Method::Hartigan).n_init(4).seed(3);
+/// let r = p.check().unwrap().fit(&x).unwrap();
 /// assert_eq!(r.restart_objectives.len(), 4);
 /// assert_eq!(r.objective, r.restart_objectives[r.best_restart]);
 /// assert_eq!(r.history.len(), r.n_sweeps);

@@ -6,9 +6,9 @@
 ///
 /// ```
 /// use ndarray::Array2;
-/// use smartigan::{fit, Error, Params};
+/// use smartigan::{Error, Params};
 /// let x = Array2::<f64>::zeros((3, 2));
-/// let err = fit(x.view(), Params::new(5)).unwrap_err();
+/// let err = Params::new(5).check().unwrap().fit(&x).unwrap_err();
 /// assert!(matches!(err, Error::InvalidParameter { name: "k", .. }));
 /// assert_eq!(err.to_string(), "invalid k: 5 (must be between 1 and n_samples=3)");
 /// ```

@@ -82,11 +82,11 @@ impl FromStr for Method {
 ///
 /// ```
 /// use ndarray::array;
-/// use smartigan::{fit, Init, Params};
+/// use smartigan::{Init, Params};
 /// assert_eq!(Init::from_name("k-means++").unwrap(), Init::KMeansPlusPlus);
 /// let x = array![[0.0], [1.0], [9.0], [10.0]];
 /// let start = Init::Centroids(array![[0.0], [10.0]]);
-/// let r = fit(x.view(), Params::new(2).init(start).n_init(1).seed(0)).unwrap();
+/// let r = Params::new(2).init(start).n_init(1).seed(0).check().unwrap().fit(&x).unwrap();
 /// assert_eq!(r.labels.to_vec(), vec![0, 0, 1, 1]);
 /// ```
 #[derive(Debug, Clone, PartialEq)]
@@ -217,9 +217,11 @@ pub mod defaults {
     /// schedule does on small problems.
     pub(crate) const N_ITER_LARGE: usize = 5;
     /// `n_iter` when none is given, for `n` rows of `d` features and `k`
-    /// clusters: [`n_iter`], except Smartigan's schedule on larger problems,
-    /// which is 5 sweeps long unless its first sweep finds the clusters
-    /// overlapping (then 20).
+    /// clusters: [`n_iter`], except Smartigan's schedule on larger problems
+    /// (`n·d·k` above `2^20`), which is 5 sweeps long, or 20 where its first
+    /// sweep moves more than half and at most nine tenths of the points
+    /// (overlapping clusters, whose boundaries the long schedule lets
+    /// reorganise; beyond nine tenths the first sweep was a random walk).
     ///
     /// ```
     /// use smartigan::{defaults, Method};

@@ -16,7 +16,7 @@ from __future__ import annotations
 import inspect
 import threading
 from dataclasses import dataclass, fields
-from typing import Any, Callable, Optional, Tuple
+from typing import Any, Callable, Optional, Tuple, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -312,8 +312,9 @@ def kmeans_plusplus(
     params = core_params(k=k, seed=seed, n_init=1, n_threads=n_threads)
     indices = _core.kmeans_plusplus(points, params, sample_weight=as_weights(sample_weight))
     if isinstance(points, _core.CsrMatrix):
-        rows = X.tocsr()[indices].toarray()
-        return rows.astype(np.float32 if rows.dtype == np.float32 else np.float64), indices
+        sparse_rows: Any = X
+        rows = np.asarray(sparse_rows.tocsr()[indices].toarray())
+        return cast(FloatArray, rows.astype(np.float32 if rows.dtype == np.float32 else np.float64)), indices
     return points[indices], indices
 
 

@@ -25,9 +25,9 @@ mod sealed {
 ///
 /// ```
 /// use ndarray::array;
-/// use smartigan::{fit, Params};
+/// use smartigan::Params;
 /// let x = array![[0.0f32, 0.0], [0.1, 0.0], [5.0, 5.0], [5.0, 5.1]];
-/// let r = fit(x.view(), Params::new(2).seed(0)).unwrap();
+/// let r = Params::new(2).seed(0).check().unwrap().fit(&x).unwrap();
 /// let centroids: ndarray::Array2<f32> = r.centroids; // same type as the input
 /// assert_eq!(centroids.dim(), (2, 2));
 /// ```

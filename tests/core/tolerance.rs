@@ -146,20 +146,20 @@ fn default_tolerance_depends_on_the_problem_size() {
     // Small problems (every paper cell) descend until nothing moves.
     assert_eq!(defaults::tol(150, 4, 3), 0.0);
     let (n, d, k) = (3000, 4, 12);
-    assert!(n * d * k <= defaults::SMALL_PROBLEM);
+    assert!(n * d * k <= 1 << 20);
     let x = slow_data();
     let p = Params::new(k).init(Init::RandomPartition).seed(11);
     assert_eq!(fitted(&x, p.clone()), fitted(&x, p.tol(0.0)));
-    // Above the threshold the default is TOL_LARGE and one restart, the
-    // same result as asking for both.
+    // Above the threshold the default is 2e-5 and one restart, the same
+    // result as asking for both.
     let (n, d, k) = (20_000, 8, 12);
-    assert!(n * d * k > defaults::SMALL_PROBLEM);
-    assert_eq!(defaults::tol(n, d, k), defaults::TOL_LARGE);
+    assert!(n * d * k > 1 << 20);
+    assert_eq!(defaults::tol(n, d, k), 2e-5);
     assert_eq!(defaults::n_init(n, d, k), 1);
     let x = blobs(n, d, k, 1.6, 5);
     let p = Params::new(k).method(Method::Hartigan).seed(3);
     let auto = fitted(&x, p.clone());
-    let explicit = fitted(&x, p.clone().tol(defaults::TOL_LARGE).n_init(1));
+    let explicit = fitted(&x, p.clone().tol(2e-5).n_init(1));
     assert_eq!(auto, explicit);
     assert_eq!(auto.restart_objectives.len(), 1);
     let exact = fitted(&x, p.tol(0.0).n_init(1));
