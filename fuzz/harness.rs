@@ -110,10 +110,10 @@ fn expected<T: Scalar>(x: ArrayView2<'_, T>, p: &Params) -> Expect {
     {
         return Expect::Parameter("n_iter");
     }
-    if p.n_init
-        .is_some_and(|v| !(1..=smartigan::MAX_N_INIT).contains(&v))
-    {
-        return Expect::Parameter("n_init");
+    if let smartigan::NInit::Count(v) = p.n_init {
+        if !(1..=smartigan::MAX_N_INIT).contains(&v) {
+            return Expect::Parameter("n_init");
+        }
     }
     if !(start.is_finite() && end.is_finite() && end > 0.0 && start >= end) {
         return Expect::Parameter("schedule");
@@ -156,10 +156,10 @@ fn check_clustering<T: Scalar>(x: ArrayView2<'_, T>, p: &Params, c: &Clustering<
     let k = p.k;
     assert_eq!(c.labels.len(), n);
     assert_eq!(c.centroids.dim(), (k, d));
-    let n_init = p
-        .n_init
-        .unwrap_or_else(|| smartigan::defaults::n_init(n, d, k));
-    assert_eq!(c.restart_objectives.len(), n_init);
+    let n_init = c.restart_objectives.len();
+    if let smartigan::NInit::Count(count) = p.n_init {
+        assert_eq!(n_init, count);
+    }
     assert!(c.best_restart < n_init);
     assert_eq!(c.restart_objectives[c.best_restart], c.objective);
     assert_eq!(c.history.len(), c.n_sweeps);

@@ -29,7 +29,7 @@ impl<'a, T: Scalar> Dense<'a, T> {
     /// (`accelerated`), and spare threads inside a step when the restarts
     /// leave some idle.
     pub fn new(rows: Data<'a, T>, params: &ValidParams, accelerated: bool) -> Self {
-        let spare_threads = crate::multistart::spare_threads(params, rows.n, rows.d);
+        let spare_threads = crate::multistart::spare_threads(params);
         Dense {
             rows,
             engine: Engine {
@@ -53,6 +53,10 @@ impl<'a, T: Scalar> Dense<'a, T> {
         }
     }
 }
+
+/// Points per parallel task of [`Source::point_costs`] (fixed: each point's
+/// cost is computed on its own, so the split changes no bit).
+const COST_CHUNK: usize = 4096;
 
 /// One restart's state on dense rows.
 #[derive(Debug, Clone)]
@@ -117,6 +121,30 @@ impl<T: Scalar> Source for Dense<'_, T> {
         cancel: &AtomicBool,
     ) -> Vec<usize> {
         crate::plus_plus::kmeans_plus_plus_rows(&self.rows, k, rng, cancel)
+    }
+
+    fn centroids(&self, st: &DenseState) -> Vec<f64> {
+        st.partition.centroids.clone()
+    }
+
+    fn point_costs(&self, st: &DenseState) -> Vec<f64> {
+        let (rows, p) = (&self.rows, &st.partition);
+        let mut costs = vec![0.0; rows.n];
+        costs.par_chunks_mut(COST_CHUNK).enumerate().for_each_init(
+            || vec![0.0; rows.d],
+            |row, (c, chunk)| {
+                for (o, cost) in chunk.iter_mut().enumerate() {
+                    let i = c * COST_CHUNK + o;
+                    rows.load_shifted(i, row);
+                    *cost = rows.weight(i) * sq_dist(row, p.centroid(p.labels[i]));
+                }
+            },
+        );
+        costs
+    }
+
+    fn rows_as_centroids(&self, rows: &[usize]) -> Vec<f64> {
+        self.rows.gather_shifted(rows)
     }
 
     fn sweep(&self, st: &mut DenseState, order: &[usize], factor: f64) -> usize {

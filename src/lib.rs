@@ -79,6 +79,7 @@ mod restart;
 pub mod rng;
 mod run;
 mod schedule;
+mod search;
 mod source;
 mod sparse;
 #[cfg(any(test, feature = "bench"))]
@@ -93,7 +94,7 @@ pub use data::Scalar;
 pub use dataset::{Dataset, Rows};
 pub use error::{Error, Result};
 pub use params::{
-    defaults, Init, Method, Params, ValidParams, MAX_N_INIT, MAX_N_ITER, MAX_N_THREADS,
+    defaults, Init, Method, NInit, Params, ValidParams, MAX_N_INIT, MAX_N_ITER, MAX_N_THREADS,
     MAX_POLISH_SWEEPS,
 };
 pub use path::{Path, PathKeep, PathOrigin, PathStep};

@@ -1,14 +1,18 @@
-//! Multi-start: every restart of a fit on a per-call thread pool, the best
-//! kept. Restarts draw from streams that depend only on (seed, restart), and
-//! "best" is (objective, index)-lexicographic, so the result does not depend
-//! on the thread count.
+//! Multi-start: the candidates of a fit's search ([`crate::search`]) run
+//! batch by batch on a per-call thread pool, the best kept. Candidates draw
+//! from streams that depend only on (seed, index), and "best" is
+//! (objective, index)-lexicographic, so the result does not depend on the
+//! thread count.
 
 use crate::clustering::Clustering;
 use crate::error::{Error, Result};
-use crate::params::ValidParams;
+use crate::params::{defaults, NInit, ValidParams};
 use crate::restart::{init_stream, Restart};
+use crate::rng::{Stream, Xoshiro256PlusPlus};
+use crate::search::{start_passes, Finished, Search, Spec, CHILD_START_PASSES};
 use crate::source::Source;
 use rayon::prelude::*;
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
@@ -32,16 +36,19 @@ pub(crate) fn build_pool(n_threads: usize) -> Result<rayon::ThreadPool> {
         })
 }
 
-/// Every restart's start, where restarts share the work of their starts
-/// ([`Source::joint_starts`]: k-means++ on dense rows), else `None` (each
-/// restart draws its own as it begins).
+/// The starts of the fresh restarts `indices`, where restarts share the
+/// work of their starts ([`Source::joint_starts`]: k-means++ on dense
+/// rows), else `None` (each restart draws its own as it begins). Either
+/// way restart `i` starts from its own stream, so its start does not
+/// depend on the batch it runs in.
 pub(crate) fn joint_starts<S: Source>(
     data: &S,
     params: &ValidParams,
-    n_init: usize,
+    indices: Range<usize>,
     cancel: &AtomicBool,
 ) -> Result<Vec<Option<Vec<f64>>>> {
-    let mut rngs: Vec<_> = (0..n_init).map(|i| init_stream(params, i)).collect();
+    let count = indices.len();
+    let mut rngs: Vec<_> = indices.map(|i| init_stream(params, i)).collect();
     let starts = data.joint_starts(params, &mut rngs, cancel);
     // A start cut short by `cancel` is never used.
     if cancel.load(Ordering::Relaxed) {
@@ -49,27 +56,35 @@ pub(crate) fn joint_starts<S: Source>(
     }
     Ok(match starts {
         Some(centroids) => centroids.into_iter().map(Some).collect(),
-        None => vec![None; n_init],
+        None => vec![None; count],
     })
 }
 
-/// Whether there are more threads than restarts: then a restart splits the
-/// recomputation after each step over the idle threads (the result is the
-/// same either way).
-pub(crate) fn spare_threads(params: &ValidParams, n: usize, d: usize) -> bool {
-    params.n_init(n, d) < pool_threads(params.n_threads())
+/// Whether a restart may split its steps over the pool's threads: where
+/// fewer restarts than threads run side by side (the result is the same
+/// either way).
+pub(crate) fn spare_threads(params: &ValidParams) -> bool {
+    let side_by_side = match params.n_init() {
+        NInit::Count(count) => count,
+        // The budget's first restart runs alone, and on large problems it
+        // is the only one.
+        NInit::Auto => 1,
+        NInit::Best => defaults::BEST_POPULATION,
+    };
+    side_by_side < pool_threads(params.n_threads())
 }
 
-/// The restart a multi-start fit keeps, with every restart's objective.
+/// The restart a search kept, with every candidate's objective.
 pub(crate) struct Best<St> {
     pub restart: Restart<St>,
     /// Its index (lowest objective, ties to the lowest index).
     pub index: usize,
-    /// Every restart's final objective, by index.
+    /// Every candidate's final objective, by index.
     pub objectives: Vec<f64>,
 }
 
-/// Runs every restart of `params` on `data` in parallel and keeps the best.
+/// Runs the search of `params` ([`crate::search`]) on `data` and returns
+/// the best candidate as a clustering.
 pub(crate) fn fit_source<S: Source>(
     data: &S,
     params: &ValidParams,
@@ -85,8 +100,127 @@ where
         .clustering(data, best.objectives, best.index, params.seed()))
 }
 
-/// Every restart of `params` on `data`, run in parallel on `pool`; the best
-/// one.
+/// The restarts a batch of a search starts: the fresh ones from their
+/// joint starts, the children from their parents' moved centroids.
+pub(crate) fn start_batch<S: Source>(
+    data: &S,
+    params: &ValidParams,
+    batch: Vec<Spec<S::State>>,
+    cancel: &AtomicBool,
+) -> Result<Vec<(Restart<S::State>, f64)>>
+where
+    S::State: Send,
+{
+    let fresh: Vec<usize> = batch
+        .iter()
+        .filter(|s| matches!(s, Spec::Fresh(_)))
+        .map(Spec::index)
+        .collect();
+    let mut starts = match (fresh.first(), fresh.last()) {
+        (Some(&a), Some(&b)) => joint_starts(data, params, a..b + 1, cancel)?,
+        _ => Vec::new(),
+    }
+    .into_iter();
+    let children = params.for_children();
+    let jobs: Vec<_> = batch
+        .into_iter()
+        .map(|spec| match spec {
+            Spec::Fresh(i) => (i, None, starts.next().flatten()),
+            Spec::Child { index, parent, moved } => (index, Some((parent, moved)), None),
+        })
+        .collect();
+    jobs.into_par_iter()
+        .map(|(index, child, start)| {
+            if cancel.load(Ordering::Relaxed) {
+                return Err(Error::Interrupted);
+            }
+            match child {
+                None => {
+                    let restart = Restart::new(data, params, index, start, cancel)?;
+                    Ok((restart, start_passes(params)))
+                }
+                Some((parent, moved)) => {
+                    let start = child_start(data, &parent, moved, params.seed(), index);
+                    let restart = Restart::new(data, &children, index, Some(start), cancel)?;
+                    Ok((restart, CHILD_START_PASSES))
+                }
+            }
+        })
+        .collect()
+}
+
+/// A restart run to its end, as a search takes it back. (A child steps
+/// with the fit's parameters too: its phases and limits were set from the
+/// child's when it was made, and its steps read nothing else that differs.)
+pub(crate) fn finished<S: Source>(
+    data: &S,
+    mut restart: Restart<S::State>,
+    start_passes: f64,
+    params: &ValidParams,
+    cancel: &AtomicBool,
+) -> Result<Finished<S::State>> {
+    restart.run_to_end(data, params, cancel)?;
+    let (_, objective, _) = data.finalize(&restart.part);
+    Ok(Finished {
+        index: restart.index(),
+        passes: start_passes + restart.n_sweeps() as f64,
+        objective,
+        restart: Some(restart),
+    })
+}
+
+/// The centroids a child starts from (module documentation of
+/// [`crate::search`]): `parent`'s, with `moved` of its clusters, drawn
+/// uniformly, given up and their centroids moved to points drawn with
+/// probability proportional to their cost in `parent`, without
+/// replacement, from the stream of `(seed, index)`.
+fn child_start<S: Source>(
+    data: &S,
+    parent: &S::State,
+    moved: usize,
+    seed: u64,
+    index: usize,
+) -> Vec<f64> {
+    let mut rng = Xoshiro256PlusPlus::stream(seed, index as u64, Stream::Child);
+    let mut centroids = data.centroids(parent);
+    let d = data.d();
+    let k = centroids.len() / d.max(1);
+    let moved = moved.min(k);
+    let mut clusters: Vec<usize> = (0..k).collect();
+    for i in 0..moved {
+        let j = i + rng.below(k - i);
+        clusters.swap(i, j);
+    }
+    let mut costs = data.point_costs(parent);
+    let mut points = Vec::with_capacity(moved);
+    for _ in 0..moved {
+        let total: f64 = costs.iter().sum();
+        let point = if total > 0.0 {
+            let target = rng.unit_f64() * total;
+            let mut running = 0.0;
+            costs
+                .iter()
+                .position(|&c| {
+                    running += c;
+                    running > target
+                })
+                .unwrap_or(costs.len() - 1)
+        } else {
+            // Every point sits on its centroid: any point will do.
+            rng.below(costs.len())
+        };
+        costs[point] = 0.0;
+        points.push(point);
+    }
+    let rows = data.rows_as_centroids(&points);
+    for (&c, row) in clusters.iter().zip(rows.chunks_exact(d)) {
+        centroids[c * d..(c + 1) * d].copy_from_slice(row);
+    }
+    centroids
+}
+
+/// Every candidate of the search `params` ask for on `data`, each batch
+/// run in parallel on `pool`; the best one.
 pub(crate) fn best_restart<S: Source>(
     pool: &rayon::ThreadPool,
     data: &S,
@@ -96,34 +230,47 @@ pub(crate) fn best_restart<S: Source>(
 where
     S::State: Send,
 {
-    let n_init = params.n_init(data.n(), data.d());
-    let objectives = Mutex::new(vec![f64::NAN; n_init]);
-    // Only the best restart so far is kept (O(n + k·d) per running restart);
-    // "best" is (objective, index)-lexicographic, so the reduction's result
-    // does not depend on how rayon groups the restarts.
-    let starts = pool.install(|| joint_starts(data, params, n_init, cancel))?;
-    let best = pool.install(|| {
-        starts
-            .into_par_iter()
-            .enumerate()
-            .map(|(i, start)| {
-                let mut r = Restart::new(data, params, i, start, cancel)?;
-                r.run_to_end(data, params, cancel)?;
-                let (_, obj, _) = data.finalize(&r.part);
-                if let Ok(mut o) = objectives.lock() {
-                    o[i] = obj;
+    let mut search = Search::new(params, data.n(), data.d());
+    while let Some(batch) = search.next_batch() {
+        let keep_one = search.keeps_one();
+        let started = pool.install(|| start_batch(data, params, batch, cancel))?;
+        let run = |(restart, passes)| finished(data, restart, passes, params, cancel);
+        let done: Vec<Finished<S::State>> = pool.install(|| {
+            if keep_one {
+                // Only the batch's best restart is kept (O(n + k·d) per
+                // running restart); "best" is (objective, index)-
+                // lexicographic, so the result does not depend on how rayon
+                // groups the restarts.
+                let records = Mutex::new(Vec::new());
+                let best = started
+                    .into_par_iter()
+                    .map(|job| {
+                        let f = run(job)?;
+                        if let Ok(mut r) = records.lock() {
+                            r.push(Finished {
+                                restart: None,
+                                ..f
+                            });
+                        }
+                        Ok(f)
+                    })
+                    .try_reduce_with(|a, b| Ok(if ranks_before(&b, &a) { b } else { a }))
+                    .transpose()?;
+                let mut done = records.into_inner().unwrap_or_default();
+                if let Some(best) = best {
+                    done.retain(|f| f.index != best.index);
+                    done.push(best);
                 }
-                Ok((obj, i, r))
-            })
-            .try_reduce_with(|a, b| {
-                Ok(if b.0 < a.0 || (b.0 == a.0 && b.1 < a.1) {
-                    b
-                } else {
-                    a
-                })
-            })
-    });
-    let (_, index, restart) = best.ok_or(Error::invalid("n_init", 0, "must be at least 1"))??;
+                Ok::<_, Error>(done)
+            } else {
+                started.into_par_iter().map(run).collect()
+            }
+        })?;
+        search.accept(done);
+    }
+    let (restart, index, objectives) = search
+        .into_best()
+        .ok_or(Error::invalid("n_init", 0, "must be at least 1"))?;
     pool.install(|| data.check_precision(&restart.part, params))?;
     if cancel.load(Ordering::Relaxed) {
         return Err(Error::Interrupted);
@@ -131,8 +278,13 @@ where
     Ok(Best {
         restart,
         index,
-        objectives: objectives.into_inner().unwrap_or_default(),
+        objectives,
     })
+}
+
+/// Whether `a` ranks before `b`: lower objective, ties to the lower index.
+fn ranks_before<St>(a: &Finished<St>, b: &Finished<St>) -> bool {
+    a.objective < b.objective || (a.objective == b.objective && a.index < b.index)
 }
 
 #[cfg(test)]

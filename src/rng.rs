@@ -24,6 +24,12 @@ pub(crate) enum Stream {
     /// The visiting orders of a path's descent at one `k` ([`crate::path`];
     /// the "restart" is then `k`).
     PathOrder = 3,
+    /// The parents and sizes of one generation of the best-effort search's
+    /// children ([`crate::search`]; the "restart" is the generation).
+    Search = 4,
+    /// Which centroids a child moves, and where ([`crate::search`]; the
+    /// "restart" is the child's index).
+    Child = 5,
 }
 
 /// xoshiro256++ generator.

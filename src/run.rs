@@ -6,14 +6,15 @@ use crate::data::{check_finite, checked_weights, Data, Scalar};
 use crate::dataset::{Dataset, Rows};
 use crate::dense::{Dense, DenseState};
 use crate::error::{Error, Result};
-use crate::multistart::{build_pool, joint_starts};
+use crate::multistart::{build_pool, start_batch};
 use crate::params::ValidParams;
 use crate::restart::Restart;
+use crate::search::{Finished, Search};
 use crate::source::Source;
 use crate::sparse::{checked_sparse, SparseData, SparseState};
 use rayon::prelude::*;
 use std::borrow::Cow;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 /// A fit advanced one sweep at a time: the state machine behind Python's
 /// `Clusterer.start/step/finish`, started by
@@ -39,15 +40,211 @@ use std::sync::atomic::{AtomicBool, Ordering};
 pub struct Run {
     params: ValidParams,
     input: StepInput,
-    restarts: Restarts,
+    runs: Runs,
     pool: rayon::ThreadPool,
 }
 
-/// Every restart's state, of the kind of the rows the run started on.
+/// The search and its running batch, of the kind of the rows the run
+/// started on.
 #[derive(Debug)]
-enum Restarts {
-    Dense(Vec<Restart<DenseState>>),
-    Sparse(Vec<Restart<SparseState>>),
+enum Runs {
+    Dense(Stepwise<DenseState>),
+    Sparse(Stepwise<SparseState>),
+}
+
+/// A search ([`crate::search`]) advanced one step at a time: the restarts
+/// of its current batch, each with the passes its start cost.
+#[derive(Debug)]
+struct Stepwise<St> {
+    search: Search<St>,
+    batch: Vec<(Restart<St>, f64)>,
+}
+
+impl<St: Clone + std::fmt::Debug + Send + Sync> Stepwise<St> {
+    /// The search of `params` on `source`, its first batch started.
+    fn start<S: Source<State = St>>(
+        source: &S,
+        params: &ValidParams,
+        cancel: &AtomicBool,
+    ) -> Result<Self> {
+        let mut run = Stepwise {
+            search: Search::new(params, source.n(), source.d()),
+            batch: Vec::new(),
+        };
+        run.next_batch(source, params, cancel)?;
+        Ok(run)
+    }
+
+    fn next_batch<S: Source<State = St>>(
+        &mut self,
+        source: &S,
+        params: &ValidParams,
+        cancel: &AtomicBool,
+    ) -> Result<()> {
+        if let Some(batch) = self.search.next_batch() {
+            self.batch = start_batch(source, params, batch, cancel)?;
+        }
+        Ok(())
+    }
+
+    /// One step of every unfinished restart of the batch; a batch whose
+    /// restarts have all ended goes to the search, and the next one starts.
+    fn step<S: Source<State = St>>(
+        &mut self,
+        source: &S,
+        params: &ValidParams,
+        cancel: &AtomicBool,
+    ) -> Result<()> {
+        self.batch
+            .par_iter_mut()
+            .for_each(|(r, _)| r.step(source, params));
+        if self.batch.iter().all(|(r, _)| r.is_done()) {
+            let done = self
+                .batch
+                .drain(..)
+                .map(|(restart, passes)| Finished {
+                    index: restart.index(),
+                    objective: source.finalize(&restart.part).1,
+                    passes: passes + restart.n_sweeps() as f64,
+                    restart: Some(restart),
+                })
+                .collect();
+            self.search.accept(done);
+            self.next_batch(source, params, cancel)?;
+        }
+        Ok(())
+    }
+
+    fn is_finished(&self) -> bool {
+        self.batch.is_empty() && self.search.is_done()
+    }
+
+    /// The best candidate so far: among the finished ones and the running
+    /// batch (at its current objective), every candidate's objective.
+    fn best_so_far<S: Source<State = St>>(&self, source: &S, seed: u64) -> Clustering<S::Out> {
+        let mut objectives = self.search.objectives().to_vec();
+        for (r, _) in &self.batch {
+            if objectives.len() <= r.index() {
+                objectives.resize(r.index() + 1, f64::INFINITY);
+            }
+            objectives[r.index()] = r.current_objective();
+        }
+        let best = (0..objectives.len())
+            .reduce(|a, b| if objectives[b] < objectives[a] { b } else { a })
+            .unwrap_or(0);
+        let running = self.batch.iter().map(|(r, _)| r).find(|r| r.index() == best);
+        match running.or_else(|| self.search.best().map(|(r, _, _)| r)) {
+            Some(restart) => restart.clustering(source, objectives, best, seed),
+            None => unreachable_without_candidates(),
+        }
+    }
+}
+
+/// A run always has a candidate: its first batch holds one restart at
+/// least, and a finished batch leaves its best among the members.
+#[allow(clippy::panic)]
+fn unreachable_without_candidates() -> ! {
+    panic!("a step-wise run without candidates")
+}
+
+impl Run {
+    /// Validates `data` for `params`, then starts the search's first batch.
+    pub(crate) fn start<T: Scalar>(
+        params: &ValidParams,
+        data: Dataset<'_, T>,
+        cancel: &AtomicBool,
+    ) -> Result<Self> {
+        let params = params.clone();
+        let pool = build_pool(params.n_threads())?;
+        let shape = data.shape();
+        let (runs, weights, weight_exponent, dense) = match data.rows() {
+            Rows::Dense(x) => {
+                let (n, d) = x.dim();
+                params.check_data(n, d)?;
+                check_finite("x", x)?;
+                let w = checked_weights(data.sample_weight(), n, params.k())?;
+                let mut rows = Data::new(x, w);
+                rows.check_range()?;
+                let exponent = rows.scale_weights()?;
+                let weights = rows.weights().map(<[f64]>::to_vec);
+                let kept = (rows.shift.clone(), rows.max_abs_shifted());
+                let source = Dense::new(rows, &params, true);
+                let run = pool.install(|| Stepwise::start(&source, &params, cancel))?;
+                (Runs::Dense(run), weights, exponent, Some(kept))
+            }
+            Rows::Sparse(x) => {
+                let k = params.k();
+                let (source, exponent) =
+                    checked_sparse(x, data.sample_weight(), &params, k, cancel)?;
+                let weights = source.weights().map(<[f64]>::to_vec);
+                let run = pool.install(|| Stepwise::start(&source, &params, cancel))?;
+                (Runs::Sparse(run), weights, exponent, None)
+            }
+        };
+        Ok(Run {
+            input: StepInput {
+                shape,
+                weights,
+                weight_exponent,
+                dense,
+            },
+            params,
+            runs,
+            pool,
+        })
+    }
+
+    /// Advances every unfinished restart of the current batch by one sweep
+    /// (in parallel); a batch that has ended is taken into the search and
+    /// the next one is started. Returns whether the run goes on.
+    pub fn step<'a, T: Scalar>(&mut self, rows: impl Into<Rows<'a, T>>) -> Result<bool> {
+        let never = Control::default();
+        let cancel = never.cancel_flag();
+        let (params, pool) = (&self.params, &self.pool);
+        let rows = rows.into();
+        let current = self.input.rows(rows.reborrow(), params, cancel)?;
+        match (&mut self.runs, current) {
+            (Runs::Dense(run), Representation::Dense(source)) => {
+                pool.install(|| run.step(&source, params, cancel))?
+            }
+            (Runs::Sparse(run), Representation::Sparse(source)) => {
+                pool.install(|| run.step(&source, params, cancel))?
+            }
+            _ => return Err(self.input.kind_error()),
+        }
+        Ok(!self.is_finished())
+    }
+
+    /// Whether the search has ended.
+    pub fn is_finished(&self) -> bool {
+        match &self.runs {
+            Runs::Dense(r) => r.is_finished(),
+            Runs::Sparse(r) => r.is_finished(),
+        }
+    }
+
+    /// The parameters, with the seed and thread count resolved.
+    pub fn params(&self) -> &ValidParams {
+        &self.params
+    }
+
+    /// The best candidate so far as a [`Clustering`]. Once the run is
+    /// finished this is the final result; before, candidates still running
+    /// are ranked by their current objective, which `restart_objectives`
+    /// then holds for them.
+    pub fn current<'a, T: Scalar>(&self, rows: impl Into<Rows<'a, T>>) -> Result<Clustering<T>> {
+        let never = Control::default();
+        let rows = rows.into();
+        let current = self.input.rows(rows.reborrow(), &self.params, never.cancel_flag())?;
+        let seed = self.params.seed();
+        let mut result = match (&self.runs, current) {
+            (Runs::Dense(run), Representation::Dense(source)) => run.best_so_far(&source, seed),
+            (Runs::Sparse(run), Representation::Sparse(source)) => run.best_so_far(&source, seed),
+            _ => return Err(self.input.kind_error()),
+        };
+        result.rescale_to_caller_units(self.input.weight_exponent)?;
+        Ok(result)
+    }
 }
 
 /// What a run keeps of its rows between calls: each call passes them
@@ -61,156 +258,6 @@ struct StepInput {
     /// Dense rows: the shift, and the largest shifted entry (which sizes
     /// the screens' scale).
     dense: Option<(Vec<f64>, f64)>,
-}
-
-impl Run {
-    /// Validates `data` for `params`, then draws every restart's start.
-    pub(crate) fn start<T: Scalar>(
-        params: &ValidParams,
-        data: Dataset<'_, T>,
-        cancel: &AtomicBool,
-    ) -> Result<Self> {
-        let params = params.clone();
-        let pool = build_pool(params.n_threads())?;
-        let shape = data.shape();
-        let (restarts, weights, weight_exponent, dense) = match data.rows() {
-            Rows::Dense(x) => {
-                let (n, d) = x.dim();
-                params.check_data(n, d)?;
-                check_finite("x", x)?;
-                let w = checked_weights(data.sample_weight(), n, params.k())?;
-                let mut rows = Data::new(x, w);
-                rows.check_range()?;
-                let exponent = rows.scale_weights()?;
-                let weights = rows.weights().map(<[f64]>::to_vec);
-                let kept = (rows.shift.clone(), rows.max_abs_shifted());
-                let source = Dense::new(rows, &params, true);
-                let restarts = pool.install(|| starts(&source, &params, cancel))?;
-                (Restarts::Dense(restarts), weights, exponent, Some(kept))
-            }
-            Rows::Sparse(x) => {
-                let k = params.k();
-                let (source, exponent) =
-                    checked_sparse(x, data.sample_weight(), &params, k, cancel)?;
-                let weights = source.weights().map(<[f64]>::to_vec);
-                let restarts = pool.install(|| starts(&source, &params, cancel))?;
-                (Restarts::Sparse(restarts), weights, exponent, None)
-            }
-        };
-        Ok(Run {
-            input: StepInput {
-                shape,
-                weights,
-                weight_exponent,
-                dense,
-            },
-            params,
-            restarts,
-            pool,
-        })
-    }
-
-    /// Advances every unfinished restart by one sweep (in parallel). Returns
-    /// whether any restart is still running.
-    pub fn step<'a, T: Scalar>(&mut self, rows: impl Into<Rows<'a, T>>) -> Result<bool> {
-        let never = Control::default();
-        let (params, pool) = (&self.params, &self.pool);
-        let rows = rows.into();
-        let current = self
-            .input
-            .rows(rows.reborrow(), params, never.cancel_flag())?;
-        match (&mut self.restarts, current) {
-            (Restarts::Dense(restarts), Representation::Dense(source)) => pool.install(|| {
-                restarts
-                    .par_iter_mut()
-                    .for_each(|r| r.step(&source, params))
-            }),
-            (Restarts::Sparse(restarts), Representation::Sparse(source)) => pool.install(|| {
-                restarts
-                    .par_iter_mut()
-                    .for_each(|r| r.step(&source, params))
-            }),
-            _ => return Err(self.input.kind_error()),
-        }
-        Ok(!self.is_finished())
-    }
-
-    /// Whether every restart has finished.
-    pub fn is_finished(&self) -> bool {
-        match &self.restarts {
-            Restarts::Dense(r) => r.iter().all(Restart::is_done),
-            Restarts::Sparse(r) => r.iter().all(Restart::is_done),
-        }
-    }
-
-    /// The parameters, with the seed and thread count resolved.
-    pub fn params(&self) -> &ValidParams {
-        &self.params
-    }
-
-    /// The best restart so far as a [`Clustering`]. Once the run is finished
-    /// this is the final result; before, restarts are ranked by their current
-    /// objective and `restart_objectives` holds current objectives.
-    pub fn current<'a, T: Scalar>(&self, rows: impl Into<Rows<'a, T>>) -> Result<Clustering<T>> {
-        let never = Control::default();
-        let rows = rows.into();
-        let current = self
-            .input
-            .rows(rows.reborrow(), &self.params, never.cancel_flag())?;
-        let mut result = match (&self.restarts, current) {
-            (Restarts::Dense(restarts), Representation::Dense(source)) => {
-                self.best_so_far(&source, restarts)
-            }
-            (Restarts::Sparse(restarts), Representation::Sparse(source)) => {
-                self.best_so_far(&source, restarts)
-            }
-            _ => return Err(self.input.kind_error()),
-        };
-        result.rescale_to_caller_units(self.input.weight_exponent)?;
-        Ok(result)
-    }
-
-    fn best_so_far<S: Source>(
-        &self,
-        source: &S,
-        restarts: &[Restart<S::State>],
-    ) -> Clustering<S::Out> {
-        let objectives: Vec<f64> = if self.is_finished() {
-            restarts
-                .iter()
-                .map(|r| source.finalize(&r.part).1)
-                .collect()
-        } else {
-            restarts.iter().map(Restart::current_objective).collect()
-        };
-        let best = (0..objectives.len())
-            .reduce(|a, b| if objectives[b] < objectives[a] { b } else { a })
-            .unwrap_or(0);
-        restarts[best].clustering(source, objectives, best, self.params.seed())
-    }
-}
-
-/// Every restart of `params` on `source`, started (in parallel).
-fn starts<S: Source>(
-    source: &S,
-    params: &ValidParams,
-    cancel: &AtomicBool,
-) -> Result<Vec<Restart<S::State>>> {
-    joint_starts(
-        source,
-        params,
-        params.n_init(source.n(), source.d()),
-        cancel,
-    )?
-    .into_par_iter()
-    .enumerate()
-    .map(|(i, start)| {
-        if cancel.load(Ordering::Relaxed) {
-            return Err(Error::Interrupted);
-        }
-        Restart::new(source, params, i, start, cancel)
-    })
-    .collect()
 }
 
 /// The rows of one call, as the representation the run started with.

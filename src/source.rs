@@ -55,6 +55,14 @@ pub(crate) trait Source: Sync {
         rng: &mut Xoshiro256PlusPlus,
         cancel: &AtomicBool,
     ) -> Vec<usize>;
+    /// The centroids of `st`, `k × d`, row after row, in the coordinates
+    /// [`Source::initial_state`] takes its `start` in.
+    fn centroids(&self, st: &Self::State) -> Vec<f64>;
+    /// Each point's share of the objective of `st`: its weight times its
+    /// squared distance to its cluster's mean (in point order).
+    fn point_costs(&self, st: &Self::State) -> Vec<f64>;
+    /// Rows `rows` as centroids, in the coordinates of [`Source::centroids`].
+    fn rows_as_centroids(&self, rows: &[usize]) -> Vec<f64>;
     /// One Hartigan sweep with acceptance factor `factor` in the given order,
     /// followed by a fresh recomputation of the statistics (so incremental
     /// updates never drift beyond one sweep). Returns the number of moves.

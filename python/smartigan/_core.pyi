@@ -17,7 +17,8 @@ __all__ = [
     "predict",
     "transform",
     "fit_path",
-    "auto_n_init",
+    "auto_budget",
+    "best_budget",
     "auto_tol",
     "default_n_iter",
     "__version__",
@@ -31,8 +32,6 @@ __all__ = [
     "SCHEDULE_RANDOM_WALK_SHARE",
     "SCHEDULE_START_SHARE",
     "DEFAULT_MAX_ITER",
-    "AUTO_N_INIT_SMALL",
-    "AUTO_N_INIT_LARGE",
     "AUTO_SMALL_PROBLEM",
     "DEFAULT_INIT",
     "DEFAULT_SCHEDULE",
@@ -51,8 +50,6 @@ SCHEDULE_OVERLAP_SHARE: float
 SCHEDULE_RANDOM_WALK_SHARE: float
 SCHEDULE_START_SHARE: float
 DEFAULT_MAX_ITER: int
-AUTO_N_INIT_SMALL: int
-AUTO_N_INIT_LARGE: int
 AUTO_SMALL_PROBLEM: int
 DEFAULT_INIT: str
 DEFAULT_SCHEDULE: Tuple[float, float]
@@ -70,7 +67,7 @@ class Params:
         n_iter: Optional[int] = ...,
         seed: Optional[int] = ...,
         init: Union[str, npt.NDArray[np.float64]] = ...,
-        n_init: Optional[int] = ...,
+        n_init: Union[int, str, None] = ...,
         schedule: Tuple[float, float] = ...,
         polish: bool = ...,
         refine: bool = ...,
@@ -122,7 +119,8 @@ def kmeans_plusplus(
 ) -> npt.NDArray[np.int64]: ...
 def predict(x: _Points, centroids: npt.NDArray[Any]) -> npt.NDArray[np.int64]: ...
 def transform(x: _Points, centroids: npt.NDArray[Any]) -> npt.NDArray[Any]: ...
-def auto_n_init(n_samples: int, n_features: int, k: int) -> int: ...
+def auto_budget(n_samples: int, n_features: int, k: int) -> float: ...
+def best_budget(n_samples: int, n_features: int, k: int) -> float: ...
 def auto_tol(n_samples: int, n_features: int, k: int) -> float: ...
 
 @final

@@ -28,7 +28,7 @@ __all__ = [
     "InitArg",
     "NInit",
     "Tol",
-    "auto_n_init",
+    "auto_budget",
     "auto_tol",
     "default_n_iter",
     "core_params",
@@ -45,7 +45,7 @@ INITS: Tuple[str, ...] = tuple(_core.INITS)
 Method = Literal["lloyd", "hartigan", "smartigan"]
 InitName = Literal["random-partition", "forgy", "k-means++"]
 InitArg = Union[InitName, str, npt.ArrayLike]
-NInit = Union[int, Literal["auto"]]
+NInit = Union[int, Literal["auto", "best"]]
 Tol = Union[float, Literal["auto"]]
 
 DEFAULT_METHOD: str = _core.DEFAULT_METHOD
@@ -63,11 +63,9 @@ SCHEDULE_RANDOM_WALK_SHARE: float = _core.SCHEDULE_RANDOM_WALK_SHARE
 #: ``schedule[0]`` (``ClusterResult.schedule_start`` reports the start used).
 SCHEDULE_START_SHARE: float = _core.SCHEDULE_START_SHARE
 DEFAULT_MAX_ITER: int = _core.DEFAULT_MAX_ITER
-#: ``"auto"``: ``AUTO_N_INIT_SMALL`` restarts while ``n_samples * n_features * k``
-#: is at most ``AUTO_SMALL_PROBLEM``, else ``AUTO_N_INIT_LARGE`` (see :func:`auto_n_init`).
+#: ``"auto"``: restarts while their work stays within :func:`auto_budget`;
+#: ``"best"``: the best-effort search (a population of restarts and their children).
 DEFAULT_N_INIT: NInit = "auto"
-AUTO_N_INIT_SMALL: int = _core.AUTO_N_INIT_SMALL
-AUTO_N_INIT_LARGE: int = _core.AUTO_N_INIT_LARGE
 AUTO_SMALL_PROBLEM: int = _core.AUTO_SMALL_PROBLEM
 DEFAULT_INIT: str = _core.DEFAULT_INIT
 DEFAULT_SCHEDULE: Tuple[float, float] = tuple(_core.DEFAULT_SCHEDULE)  # type: ignore[assignment]
@@ -115,18 +113,25 @@ def _seed(seed: Any) -> Optional[int]:
     return s
 
 
-def auto_n_init(n_samples: int, n_features: int, k: int) -> int:
-    """The number of restarts ``n_init="auto"`` runs for data of this shape.
+def auto_budget(n_samples: int, n_features: int, k: int) -> float:
+    """The work ``n_init="auto"`` may spend on data of this shape, in passes
+    over the data (one pass: ``n_samples * (n_features * k + 32)``
+    multiply-adds; a restart costs its k-means++ start, ``3 + ln k`` passes,
+    and one pass per sweep or refinement step).
 
-    Twenty while one pass costs at most ``AUTO_SMALL_PROBLEM`` multiply-adds
-    (``n_samples * n_features * k``), where twenty restarts take a fraction
-    of a second; one above it (scikit-learn's budget: the one restart is
-    refined, and its descents stop at ``tol="auto"``).
+    The larger of ``2**26`` multiply-adds (what a fit may cost whatever its
+    size: many restarts on small problems) and 25 passes (about one restart
+    on large ones, what scikit-learn's default spends there). The first
+    restart always runs; more run while the work done, plus what a restart
+    has cost on average, stays within the budget, until three restarts end
+    at the lowest objective.
 
-    >>> auto_n_init(150, 4, 3), auto_n_init(100_000, 32, 100)
-    (20, 1)
+    >>> auto_budget(100_000, 32, 100)
+    25.0
+    >>> round(auto_budget(150, 4, 3))
+    10079
     """
-    return _core.auto_n_init(*_sizes(n_samples, n_features, k))
+    return float(_core.auto_budget(*_sizes(n_samples, n_features, k)))
 
 
 def _sizes(n_samples: int, n_features: int, k: int) -> List[int]:
@@ -224,14 +229,14 @@ def _optional_int64(name: str) -> Callable[[Any], Optional[int]]:
     return check
 
 
-def _n_init(n_init: Any) -> Optional[int]:
-    """``None`` for ``"auto"`` (the core then chooses by the data's shape), else a checked integer."""
+def _n_init(n_init: Any) -> Union[int, str]:
+    """``"auto"`` or ``"best"`` as they are (the core reads them), else a checked integer."""
     if isinstance(n_init, str):
-        if n_init == "auto":
-            return None
-        raise ValueError(f"invalid n_init: {n_init!r} (must be a positive integer or 'auto')")
+        if n_init in ("auto", "best"):
+            return n_init
+        raise ValueError(f"invalid n_init: {n_init!r} (must be a positive integer, 'auto' or 'best')")
     if not _is_integer(n_init):
-        raise TypeError(f"n_init must be an integer or 'auto', got {n_init!r} ({type(n_init).__name__})")
+        raise TypeError(f"n_init must be an integer, 'auto' or 'best', got {n_init!r} ({type(n_init).__name__})")
     return _int64("n_init", n_init)
 
 

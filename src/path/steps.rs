@@ -247,7 +247,7 @@ where
         if matches!(self.params.init(), Init::Centroids(_)) {
             return (0, 0);
         }
-        let every_k = self.params.given_n_init().is_some();
+        let every_k = self.params.given_n_init();
         let size = (self.data.n(), self.data.d());
         fitted_ks(self.params.k(), k_top, every_k, size)
     }

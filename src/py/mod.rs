@@ -33,11 +33,17 @@ use crate::{defaults, Init, Method};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
-/// The restarts `n_init="auto"` runs for data of this shape (the core's
-/// rule, so that Python never restates it).
+/// The work `n_init="auto"` may spend on data of this shape, in passes
+/// over the data (the core's rule, so that Python never restates it).
 #[pyfunction]
-fn auto_n_init(n_samples: usize, n_features: usize, k: usize) -> usize {
-    defaults::n_init(n_samples, n_features, k)
+fn auto_budget(n_samples: usize, n_features: usize, k: usize) -> f64 {
+    defaults::auto_budget(n_samples, n_features, k)
+}
+
+/// The most work `n_init="best"` may spend on data of this shape, in passes.
+#[pyfunction]
+fn best_budget(n_samples: usize, n_features: usize, k: usize) -> f64 {
+    defaults::best_budget(n_samples, n_features, k)
 }
 
 /// The relative tolerance `tol="auto"` uses for data of this shape.
@@ -66,7 +72,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit::predict, m)?)?;
     m.add_function(wrap_pyfunction!(fit::transform, m)?)?;
     m.add_function(wrap_pyfunction!(path::fit_path, m)?)?;
-    m.add_function(wrap_pyfunction!(auto_n_init, m)?)?;
+    m.add_function(wrap_pyfunction!(auto_budget, m)?)?;
+    m.add_function(wrap_pyfunction!(best_budget, m)?)?;
     m.add_function(wrap_pyfunction!(auto_tol, m)?)?;
     m.add_function(wrap_pyfunction!(default_n_iter, m)?)?;
     m.add_class::<params::PyParams>()?;
@@ -87,8 +94,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SCHEDULE_RANDOM_WALK_SHARE", defaults::RANDOM_WALK_SHARE)?;
     m.add("SCHEDULE_START_SHARE", defaults::START_SHARE)?;
     m.add("DEFAULT_MAX_ITER", defaults::MAX_ITER)?;
-    m.add("AUTO_N_INIT_SMALL", defaults::N_INIT_SMALL)?;
-    m.add("AUTO_N_INIT_LARGE", defaults::N_INIT_LARGE)?;
     m.add("AUTO_SMALL_PROBLEM", defaults::SMALL_PROBLEM)?;
     m.add("DEFAULT_INIT", defaults::init().name())?;
     m.add("DEFAULT_SCHEDULE", defaults::SCHEDULE)?;

@@ -7,7 +7,7 @@
 //! must fit `usize` here; the core checks the ranges when it runs
 //! ([`Params::check`]), together with what depends on the data.
 
-use crate::{Error, Init, Params};
+use crate::{Error, Init, NInit, Params};
 use numpy::PyReadonlyArray2;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -30,7 +30,8 @@ impl PyParams {
 #[pymethods]
 impl PyParams {
     /// `Params(k, **settings)`, `settings` among `method`, `n_iter`, `seed`,
-    /// `init` (a name or a float64 array of centroids), `n_init`,
+    /// `init` (a name or a float64 array of centroids), `n_init` (a count,
+    /// `"auto"` or `"best"`),
     /// `schedule`, `polish`, `refine`, `n_threads` and `tol`; `None` for
     /// `n_iter`, `seed`, `n_init`, `n_threads` or `tol` leaves the choice to the
     /// core.
@@ -65,10 +66,16 @@ impl PyParams {
             "n_iter",
             &format!("must be between 1 and {}, or None", crate::MAX_N_ITER),
         )?;
-        p.n_init = settings.count(
-            "n_init",
-            &format!("must be between 1 and {}", crate::MAX_N_INIT),
-        )?;
+        if let Some(n_init) = settings.take::<Option<NInitArg>>("n_init")?.flatten() {
+            p.n_init = match n_init {
+                NInitArg::Count(v) => NInit::Count(count(
+                    "n_init",
+                    v,
+                    &format!("must be between 1 and {}", crate::MAX_N_INIT),
+                )?),
+                NInitArg::Name(name) => name.parse()?,
+            };
+        }
         p.n_threads = settings.count("n_threads", "must be at least 1, or None for all cores")?;
         settings.finish()?;
         Ok(PyParams { inner: p })
@@ -82,6 +89,13 @@ impl PyParams {
 /// A count as the core takes it; a negative one fails here, naming it.
 pub(super) fn count(name: &'static str, v: i64, expected: &str) -> crate::Result<usize> {
     usize::try_from(v).map_err(|_| Error::invalid(name, v, expected))
+}
+
+/// `n_init`: a number of restarts, or a name (`"auto"`, `"best"`).
+#[derive(FromPyObject)]
+enum NInitArg {
+    Count(i64),
+    Name(PyBackedStr),
 }
 
 /// `init`: a name, or the centroids every restart starts from.

@@ -42,6 +42,8 @@ enum Phase {
 #[derive(Debug, Clone)]
 pub(crate) struct Restart<St> {
     pub part: St,
+    /// Its place among the candidates of its fit ([`crate::search`]).
+    index: usize,
     order_rng: Xoshiro256PlusPlus,
     order: Vec<usize>,
     phase: Phase,
@@ -94,6 +96,7 @@ impl<St> Restart<St> {
         let tol = params.tol(data.n(), data.d());
         Ok(Self::starting(
             data,
+            index,
             part,
             phase,
             order_rng,
@@ -115,11 +118,13 @@ impl<St> Restart<St> {
     ) -> Self {
         let cache = SplitCache::default();
         let n_iter = MAX_POLISH_SWEEPS;
-        Self::starting(data, state, Phase::Hartigan, order_rng, tol, cache, n_iter)
+        Self::starting(data, 0, state, Phase::Hartigan, order_rng, tol, cache, n_iter)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn starting<S: Source<State = St>>(
         data: &S,
+        index: usize,
         part: St,
         phase: Phase,
         order_rng: Xoshiro256PlusPlus,
@@ -130,6 +135,7 @@ impl<St> Restart<St> {
         let initial_objective = data.objective(&part);
         Restart {
             part,
+            index,
             order_rng,
             order: (0..data.n()).collect(),
             phase,
@@ -150,6 +156,16 @@ impl<St> Restart<St> {
             schedule_start: None,
             candidates: None,
         }
+    }
+
+    /// Its place among the candidates of its fit.
+    pub(crate) fn index(&self) -> usize {
+        self.index
+    }
+
+    /// Steps taken: sweeps, Lloyd iterations and refinement steps.
+    pub(crate) fn n_sweeps(&self) -> usize {
+        self.n_sweeps
     }
 
     /// Whether its last step ended the method on its own terms (see

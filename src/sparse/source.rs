@@ -61,19 +61,22 @@ impl<T: Scalar> Source for SparseData<'_, T> {
         &self,
         params: &ValidParams,
         rng: &mut Xoshiro256PlusPlus,
-        _start: Option<Vec<f64>>,
+        start: Option<Vec<f64>>,
         cancel: &AtomicBool,
     ) -> SparseState {
-        // `joint_starts` is not implemented here: `_start` is always `None`.
+        // `joint_starts` is not implemented here: a start is a child's.
         let (n, k) = (self.x.n_rows(), params.k());
-        let centroids = match params.init() {
-            Init::RandomPartition => {
-                let labels = (0..n).map(|_| rng.below(k)).collect();
-                return self.state_from_labels(k, labels);
-            }
-            Init::Forgy => self.densify(&forgy_indices(n, k, rng)),
-            Init::KMeansPlusPlus => self.densify(&self.plus_plus(k, rng, cancel)),
-            Init::Centroids(c) => c.iter().copied().collect(),
+        let centroids = match (start, params.init()) {
+            (Some(start), _) => start,
+            (None, init) => match init {
+                Init::RandomPartition => {
+                    let labels = (0..n).map(|_| rng.below(k)).collect();
+                    return self.state_from_labels(k, labels);
+                }
+                Init::Forgy => self.densify(&forgy_indices(n, k, rng)),
+                Init::KMeansPlusPlus => self.densify(&self.plus_plus(k, rng, cancel)),
+                Init::Centroids(c) => c.iter().copied().collect(),
+            },
         };
         let centroids = SparseCentroids::new(centroids, self.x.n_cols());
         let labels = self.x.nearest_rows(&centroids, cancel);
@@ -91,6 +94,23 @@ impl<T: Scalar> Source for SparseData<'_, T> {
         cancel: &AtomicBool,
     ) -> Vec<usize> {
         self.plus_plus(k, rng, cancel)
+    }
+
+    fn centroids(&self, st: &SparseState) -> Vec<f64> {
+        self.dense_centroids(st)
+    }
+
+    fn point_costs(&self, st: &SparseState) -> Vec<f64> {
+        let means = SparseCentroids::new(self.dense_centroids(st), self.x.n_cols());
+        let mut costs = self.own_distances(st, &means);
+        for (i, c) in costs.iter_mut().enumerate() {
+            *c *= self.weight(i);
+        }
+        costs
+    }
+
+    fn rows_as_centroids(&self, rows: &[usize]) -> Vec<f64> {
+        self.densify(rows)
     }
 
     fn sweep(&self, st: &mut SparseState, order: &[usize], factor: f64) -> usize {

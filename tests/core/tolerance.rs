@@ -155,7 +155,6 @@ fn default_tolerance_depends_on_the_problem_size() {
     let (n, d, k) = (20_000, 8, 12);
     assert!(n * d * k > 1 << 20);
     assert_eq!(defaults::tol(n, d, k), 2e-5);
-    assert_eq!(defaults::n_init(n, d, k), 1);
     let x = blobs(n, d, k, 1.6, 5);
     let p = Params::new(k).method(Method::Hartigan).seed(3);
     let auto = fitted(&x, p.clone());

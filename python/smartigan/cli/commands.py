@@ -15,7 +15,7 @@ import numpy.typing as npt
 
 from .. import _api, _path
 from .._core import __version__
-from .._params import DEFAULT_INIT, DEFAULT_METHOD, DEFAULT_N_INIT, METHODS, auto_n_init, default_n_iter
+from .._params import DEFAULT_INIT, DEFAULT_METHOD, DEFAULT_N_INIT, METHODS, default_n_iter
 from ..datasets import load_iris
 from .errors import CliError
 from .progress import Progress
@@ -93,15 +93,11 @@ def _prepare(args: argparse.Namespace, k: Optional[int] = None) -> Table:
     """The data of ``fit``, ``compare`` and ``choose-k`` (whose largest k is
     ``k``), after the checks that need no fit.
 
-    For one k, also replaces ``--n-init auto`` by its count, so that
-    progress, tables and JSON show it.
     """
     k_most = args.k if k is None else k
     _preflight(args, k_most)
     table = _load(args)
     n, d = table.data.shape
-    if args.n_init == "auto" and k is None:
-        args.n_init = auto_n_init(n, d, args.k)
     if k_most > n:
         raise CliError(f"-k {k_most} is larger than the number of points ({n}) in {args.data}")
     return table
@@ -130,7 +126,8 @@ def fit(args: argparse.Namespace) -> int:
         return 0
     print(f"data        {args.data}: {n} points, {d} features"
           + (f" ({', '.join(table.names)})" if table.names and d <= 8 else ""))
-    print(f"method      {args.method} (init {args.init}, {args.n_init} restarts, n_iter {args.n_iter or 'default'}, seed {result.seed})")
+    print(f"method      {args.method} (init {args.init}, {len(ro)} restarts (n_init {args.n_init}), "
+          f"n_iter {args.n_iter or 'default'}, seed {result.seed})")
     print(f"objective   {result.objective:.10g}")
     print(f"sweeps      {result.n_sweeps} ({'converged' if result.converged else 'stopped at the sweep limit'})")
     print(f"restarts    best #{result.best_restart}; objectives min {ro.min():.6g}, median {np.median(ro):.6g}, "
@@ -295,7 +292,7 @@ def demo(args: argparse.Namespace) -> int:
           "(random partition, at most 10 sweeps); paper's Table 1 values in brackets.")
     print(f"The last column is one call of smartigan.cluster(X, k) with default settings "
           f"(method={DEFAULT_METHOD!r}, init={DEFAULT_INIT!r}, n_init={DEFAULT_N_INIT!r}: "
-          f"{auto_n_init(X.shape[0], X.shape[1], max(args.k))} restarts here).\n")
+          "restarts while their work stays within its budget).\n")
     header = f"{'k':>3}  {'Lloyd':>17}  {'Hartigan':>17}  {'Smartigan':>17}  {'default cluster()':>17}  {'time':>7}"
     print(header)
     print("-" * len(header))

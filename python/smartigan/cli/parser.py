@@ -7,9 +7,7 @@ from typing import Callable, Tuple, Union
 
 from .._core import __version__
 from .._params import (
-    AUTO_N_INIT_LARGE,
     AUTO_SMALL_PROBLEM,
-    AUTO_N_INIT_SMALL,
     DEFAULT_INIT,
     DEFAULT_MAX_ITER,
     DEFAULT_METHOD,
@@ -32,7 +30,7 @@ _INIT_CHOICES = (DEFAULT_INIT,) + tuple(name for name in INITS if name != DEFAUL
 
 
 def _n_init_arg(text: str) -> Union[int, str]:
-    return "auto" if text == "auto" else _positive(text)
+    return text if text in ("auto", "best") else _positive(text)
 
 
 def _integer(text: str, expected: str, valid: Callable[[int], bool]) -> int:
@@ -104,8 +102,9 @@ def _add_data_options(p: argparse.ArgumentParser, method: bool, k_range: bool = 
                         f"{AUTO_SMALL_PROBLEM} multiply-adds per pass unless the first sweep "
                         f"shows overlapping clusters); for lloyd and "
                         f"hartigan a cap on iterations/sweeps (default {DEFAULT_MAX_ITER})")
-    n_init_help = ("restarts, run in parallel; the best is kept (default auto: "
-                   f"{AUTO_N_INIT_SMALL} while n*d*k <= 2**20, else {AUTO_N_INIT_LARGE})")
+    n_init_help = ("restarts, run in parallel; the best is kept (default auto: restarts while their work "
+                   "stays within a budget, many on small problems, one on large ones; best: the best-effort "
+                   "search, a population of restarts and their children)")
     if k_range:
         n_init_help += ("; for the first k, and at every k where n*d*k <= 2**20; a number also fits "
                         "every other k with that many restarts, keeping the path where it is lower")

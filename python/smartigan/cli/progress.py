@@ -6,7 +6,7 @@ import os
 import shutil
 import sys
 import time
-from typing import Optional, TextIO
+from typing import Union, Optional, TextIO
 
 __all__ = ["Progress"]
 
@@ -49,7 +49,7 @@ class Progress:
     ''
     """
 
-    def __init__(self, label: str, total: int, n_init: int, stream: Optional[TextIO] = None,
+    def __init__(self, label: str, total: int, n_init: Union[int, str], stream: Optional[TextIO] = None,
                  mode: str = "auto", delay: float = 0.5, beyond: str = "polishing") -> None:
         self.label = label
         self.beyond = beyond
@@ -71,7 +71,8 @@ class Progress:
     def update(self, sweep: int, objective: float) -> None:
         """Redraw (at most 10 times a second) after ``sweep`` sweeps with the best ``objective``."""
         phase = f"sweep {sweep}/{self.total}" if sweep <= self.total else f"sweep {sweep}, {self.beyond}"
-        restarts = f"{self.n_init} restart{'s' if self.n_init != 1 else ''}"
+        restarts = (f"{self.n_init} restart{'s' if self.n_init != 1 else ''}" if isinstance(self.n_init, int)
+                    else f"restarts by work (n_init={self.n_init!r})")
         self._draw(min(sweep, self.total) / self.total, f"{phase} | {restarts} | best {objective:.6g}")
 
     def update_units(self, done: int, total: int, status: str) -> None:

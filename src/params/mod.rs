@@ -1,10 +1,12 @@
 //! Parameters: built unchecked ([`Params`]), validated once by
 //! [`Params::check`] into [`ValidParams`], which is all the engine accepts.
 
+mod choices;
+pub mod defaults;
+
+pub use choices::{Init, Method, NInit};
+
 use crate::error::{Error, Result};
-use ndarray::Array2;
-use std::fmt;
-use std::str::FromStr;
 
 /// The largest `n_iter` accepted. Smartigan's schedule runs for `n_iter`
 /// sweeps whatever happens, so an absurd value would be a hang, not a fit.
@@ -22,113 +24,6 @@ pub const MAX_POLISH_SWEEPS: usize = 10_000;
 /// join per thread; far beyond the core count that cost grows quickly, and
 /// the result does not depend on the thread count anyway.
 pub const MAX_N_THREADS: usize = 1024;
-
-/// Which algorithm moves the points.
-///
-/// ```
-/// use smartigan::Method;
-/// assert_eq!("hartigan".parse::<Method>().unwrap(), Method::Hartigan);
-/// assert_eq!(Method::Smartigan.to_string(), "smartigan");
-/// assert!("kmeans".parse::<Method>().unwrap_err().to_string().contains("'lloyd', 'hartigan', 'smartigan'"));
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Method {
-    /// Assign every point to its nearest centroid, then recompute all centroids.
-    Lloyd,
-    /// Single-point transfers that lower the objective most (Hartigan 1975).
-    Hartigan,
-    /// Hartigan with an acceptance factor falling from `schedule.0` to
-    /// `schedule.1` (Clément & Steinerberger).
-    Smartigan,
-}
-
-impl Method {
-    /// All methods, in the order used in messages.
-    pub const ALL: [Method; 3] = [Method::Lloyd, Method::Hartigan, Method::Smartigan];
-
-    /// The name used by `FromStr` and the Python API.
-    pub fn name(self) -> &'static str {
-        match self {
-            Method::Lloyd => "lloyd",
-            Method::Hartigan => "hartigan",
-            Method::Smartigan => "smartigan",
-        }
-    }
-}
-
-impl fmt::Display for Method {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Method {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        Method::ALL
-            .into_iter()
-            .find(|m| m.name() == s)
-            .ok_or_else(|| {
-                Error::invalid(
-                    "method",
-                    format!("'{s}'"),
-                    "allowed: 'lloyd', 'hartigan', 'smartigan'",
-                )
-            })
-    }
-}
-
-/// How each restart starts.
-///
-/// ```
-/// use ndarray::array;
-/// use smartigan::{Init, Params};
-/// assert_eq!(Init::from_name("k-means++").unwrap(), Init::KMeansPlusPlus);
-/// let x = array![[0.0], [1.0], [9.0], [10.0]];
-/// let start = Init::Centroids(array![[0.0], [10.0]]);
-/// let r = Params::new(2).init(start).n_init(1).seed(0).check().unwrap().fit(&x).unwrap();
-/// assert_eq!(r.labels.to_vec(), vec![0, 0, 1, 1]);
-/// ```
-#[derive(Debug, Clone, PartialEq)]
-pub enum Init {
-    /// Every point to a uniformly random cluster (the paper's start).
-    RandomPartition,
-    /// `k` distinct random points as centroids.
-    Forgy,
-    /// Greedy k-means++ (`2 + ln k` candidates per centre, as scikit-learn).
-    KMeansPlusPlus,
-    /// User-given `k × d` centroids; every restart starts from them.
-    Centroids(Array2<f64>),
-}
-
-impl Init {
-    /// The names accepted by [`Init::from_name`].
-    pub const NAMES: [&'static str; 3] = ["random-partition", "forgy", "k-means++"];
-
-    /// Parses a named initialisation.
-    pub fn from_name(s: &str) -> Result<Self> {
-        match s {
-            "random-partition" => Ok(Init::RandomPartition),
-            "forgy" => Ok(Init::Forgy),
-            "k-means++" => Ok(Init::KMeansPlusPlus),
-            _ => Err(Error::invalid(
-                "init",
-                format!("'{s}'"),
-                "allowed: 'random-partition', 'forgy', 'k-means++' or a k × d array of centroids",
-            )),
-        }
-    }
-
-    /// Short name for reports.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Init::RandomPartition => "random-partition",
-            Init::Forgy => "forgy",
-            Init::KMeansPlusPlus => "k-means++",
-            Init::Centroids(_) => "centroids",
-        }
-    }
-}
 
 /// Unchecked parameters. Build with [`Params::new`] and the setters, then
 /// hand to [`crate::fit`] (which calls [`Params::check`]).
@@ -149,9 +44,9 @@ pub struct Params {
     pub n_iter: Option<usize>,
     /// The initialisation of every restart.
     pub init: Init,
-    /// Number of independent restarts; the best objective wins. `None`
-    /// chooses by the problem's size ([`defaults::n_init`]).
-    pub n_init: Option<usize>,
+    /// How many restarts run: a number, a work budget (the default) or the
+    /// best-effort search ([`NInit`]).
+    pub n_init: NInit,
     /// Smartigan's acceptance factor at sweep 0 and (in the limit) at sweep `n_iter`.
     pub schedule: (f64, f64),
     /// After Smartigan's schedule, run Hartigan sweeps until none moves.
@@ -176,165 +71,6 @@ pub struct Params {
     pub tol: Option<f64>,
 }
 
-/// What every parameter left unset means. The values a user sets have
-/// their defaults here as public items; the rules by which `n_iter`,
-/// `n_init` and `tol` follow the problem's size when they are not given are
-/// the functions [`n_iter_for`](defaults::n_iter_for),
-/// [`n_init`](defaults::n_init) and [`tol`](defaults::tol). The defaults
-/// are the cheapest settings, in time, whose objective is within the
-/// project's bar of the best known on the paper's data sets
-/// (`benches/results/paper.md`, §4) and below scikit-learn's default on the
-/// benchmark workloads (`benches/README.md`).
-pub mod defaults {
-    use super::{Init, Method};
-    /// Default method.
-    pub const METHOD: Method = Method::Smartigan;
-    /// Default length of Smartigan's schedule on small problems: the
-    /// shortest schedule that, restarted twenty times, met the
-    /// bar on every paper cell.
-    pub const N_ITER: usize = 20;
-    /// Default cap on Lloyd iterations and Hartigan sweeps (scikit-learn's
-    /// `max_iter`). Both stop as soon as nothing changes, so the cap only
-    /// matters on data that converge very slowly.
-    pub const MAX_ITER: usize = 300;
-    /// `n_iter` when none is given: [`N_ITER`] for Smartigan (its schedule
-    /// length), [`MAX_ITER`] for Lloyd and Hartigan (a cap).
-    ///
-    /// ```
-    /// use smartigan::{defaults, Method};
-    /// assert_eq!(defaults::n_iter(Method::Smartigan), 20);
-    /// assert_eq!(defaults::n_iter(Method::Hartigan), 300);
-    /// ```
-    pub fn n_iter(method: Method) -> usize {
-        match method {
-            Method::Smartigan => N_ITER,
-            Method::Lloyd | Method::Hartigan => MAX_ITER,
-        }
-    }
-    /// Smartigan's schedule length on larger problems (`n·d·k` above
-    /// [`SMALL_PROBLEM`]) when `n_iter` is not given: its factors 1.5, 1.4,
-    /// …, 1.1. There merge-split refinement does the escaping that a long
-    /// schedule does on small problems.
-    pub(crate) const N_ITER_LARGE: usize = 5;
-    /// `n_iter` when none is given, for `n` rows of `d` features and `k`
-    /// clusters: [`n_iter`], except Smartigan's schedule on larger problems
-    /// (`n·d·k` above `2^20`), which is 5 sweeps long, or 20 where its first
-    /// sweep moves more than half and at most nine tenths of the points
-    /// (overlapping clusters, whose boundaries the long schedule lets
-    /// reorganise; beyond nine tenths the first sweep was a random walk).
-    ///
-    /// ```
-    /// use smartigan::{defaults, Method};
-    /// assert_eq!(defaults::n_iter_for(Method::Smartigan, 150, 4, 3), 20);
-    /// assert_eq!(defaults::n_iter_for(Method::Smartigan, 100_000, 32, 10), 5);
-    /// assert_eq!(defaults::n_iter_for(Method::Hartigan, 100_000, 32, 10), 300);
-    /// ```
-    pub fn n_iter_for(method: Method, n: usize, d: usize, k: usize) -> usize {
-        match method {
-            Method::Smartigan if !is_small(n, d, k) => N_ITER_LARGE,
-            _ => n_iter(method),
-        }
-    }
-    /// The share of all points moved by the schedule's first sweep above
-    /// which the clusters count as overlapping: [`schedule_length`] then
-    /// runs the paper's full schedule, whose slowly falling factor lets
-    /// overlapping boundaries reorganise; on separated blobs the first
-    /// sweep moves few points and the short schedule ends as low, sooner.
-    pub(crate) const OVERLAP_SHARE: f64 = 0.5;
-    /// The share above which the first sweep was a random walk (nearly
-    /// every point passed the relaxed test, as on structureless noise): the
-    /// relaxed sweeps then explore nothing and the short schedule is kept.
-    pub(crate) const RANDOM_WALK_SHARE: f64 = 0.9;
-    /// The share of points that may pass the first relaxed test of an
-    /// adaptive schedule: its start is lowered to the factor below which
-    /// this share of the points' move ratios lie at the start (a point
-    /// passes the relaxed test at factor `c` when its lowest join cost is
-    /// below `c` times its leave gain). Three quarters keeps the first
-    /// sweep inside the exploring band (`OVERLAP_SHARE`,
-    /// `RANDOM_WALK_SHARE`], so the full schedule follows instead of a
-    /// random walk; separated blobs keep the start given (their quantile
-    /// lies above it).
-    pub(crate) const START_SHARE: f64 = 0.75;
-    /// Smartigan's schedule length on larger problems when `n_iter` is not
-    /// given, once its first sweep (at the schedule's starting factor,
-    /// whatever the length) has moved `share` of all points: [`N_ITER`]
-    /// where `OVERLAP_SHARE < share ≤ RANDOM_WALK_SHARE`, else
-    /// [`N_ITER_LARGE`] (what [`n_iter_for`] gives before that sweep).
-    pub(crate) fn schedule_length(share: f64) -> usize {
-        if share > OVERLAP_SHARE && share <= RANDOM_WALK_SHARE {
-            N_ITER
-        } else {
-            N_ITER_LARGE
-        }
-    }
-    /// Restarts on small problems: there restarts bought more objective per
-    /// unit of time than longer schedules, and twenty met the bar on every
-    /// paper cell.
-    pub(crate) const N_INIT_SMALL: usize = 20;
-    /// Restarts on larger problems: one, stopped by [`TOL_LARGE`] and then
-    /// refined by merge-split moves, which keeps the time users expect
-    /// from scikit-learn's default (one k-means++ run).
-    pub(crate) const N_INIT_LARGE: usize = 1;
-    /// The largest `n·d·k` (multiply-adds of one pass) that counts as small:
-    /// below it twenty fully converged restarts together take a fraction of
-    /// a second. Every paper cell is small.
-    pub(crate) const SMALL_PROBLEM: usize = 1 << 20;
-    /// The number of restarts when none is given: 20 while one pass costs
-    /// at most `2^20` multiply-adds (`n·d·k`), else 1.
-    ///
-    /// ```
-    /// use smartigan::defaults;
-    /// assert_eq!(defaults::n_init(150, 4, 3), 20);
-    /// assert_eq!(defaults::n_init(100_000, 32, 100), 1);
-    /// ```
-    pub fn n_init(n: usize, d: usize, k: usize) -> usize {
-        if is_small(n, d, k) {
-            N_INIT_SMALL
-        } else {
-            N_INIT_LARGE
-        }
-    }
-    /// Whether one pass over `n` rows of `d` features against `k` centroids
-    /// costs at most [`SMALL_PROBLEM`] multiply-adds.
-    pub(crate) fn is_small(n: usize, d: usize, k: usize) -> bool {
-        n.saturating_mul(d).saturating_mul(k) <= SMALL_PROBLEM
-    }
-    /// Default Smartigan schedule: the paper's `3/2 − t/(2·N_iter)`.
-    pub const SCHEDULE: (f64, f64) = (1.5, 1.0);
-    /// Default: end Smartigan with Hartigan sweeps, so every result is a
-    /// Hartigan local optimum (on the same restarts it never made one worse).
-    pub const POLISH: bool = true;
-    /// Default: refine every restart by merge-split moves after it converges.
-    pub const REFINE: bool = true;
-    /// The tolerance on larger problems: a descent ends when a step gains
-    /// less than this share of the objective. On overlapping clusters
-    /// Hartigan's tail moves a few points per sweep for hundreds of sweeps
-    /// and gains far less than the merge-split moves that the saved sweeps
-    /// pay for; this value ends the polish where its gains level off.
-    pub(crate) const TOL_LARGE: f64 = 2e-5;
-    /// The tolerance when none is given: 0 (descend until nothing moves)
-    /// while one pass costs at most `2^20` multiply-adds (`n·d·k`), where a
-    /// full descent is cheap and every paper cell lies, else `2e-5`.
-    ///
-    /// ```
-    /// use smartigan::defaults;
-    /// assert_eq!(defaults::tol(150, 4, 3), 0.0);
-    /// assert_eq!(defaults::tol(100_000, 32, 100), 2e-5);
-    /// ```
-    pub fn tol(n: usize, d: usize, k: usize) -> f64 {
-        if is_small(n, d, k) {
-            0.0
-        } else {
-            TOL_LARGE
-        }
-    }
-    /// Default initialisation: on the paper's data sets k-means++ starts gave
-    /// the lowest objective for the time at every budget measured.
-    pub fn init() -> Init {
-        Init::KMeansPlusPlus
-    }
-}
-
 impl Params {
     /// Defaults for everything but `k`.
     pub fn new(k: usize) -> Self {
@@ -343,7 +79,7 @@ impl Params {
             method: defaults::METHOD,
             n_iter: None,
             init: defaults::init(),
-            n_init: None,
+            n_init: defaults::N_INIT,
             schedule: defaults::SCHEDULE,
             polish: defaults::POLISH,
             refine: defaults::REFINE,
@@ -368,9 +104,10 @@ impl Params {
         self.init = init;
         self
     }
-    /// Sets the number of restarts.
-    pub fn n_init(mut self, n_init: usize) -> Self {
-        self.n_init = Some(n_init);
+    /// Sets how many restarts run: a number (`n_init(10)`), or
+    /// [`NInit::Auto`] or [`NInit::Best`].
+    pub fn n_init(mut self, n_init: impl Into<NInit>) -> Self {
+        self.n_init = n_init.into();
         self
     }
     /// Sets Smartigan's schedule `(start, end)`.
@@ -412,7 +149,9 @@ impl Params {
             return Err(Error::invalid("k", self.k, "must be at least 1"));
         }
         check_count("n_iter", self.n_iter, MAX_N_ITER)?;
-        check_count("n_init", self.n_init, MAX_N_INIT)?;
+        if let NInit::Count(n) = self.n_init {
+            check_count("n_init", Some(n), MAX_N_INIT)?;
+        }
         let (start, end) = self.schedule;
         if !(start.is_finite() && end.is_finite() && end > 0.0 && start >= end) {
             return Err(Error::invalid(
@@ -534,12 +273,9 @@ impl ValidParams {
     pub fn init(&self) -> &Init {
         &self.p.init
     }
-    /// Number of restarts for data of `n` rows and `d` features: the one
-    /// given, or [`defaults::n_init`].
-    pub fn n_init(&self, n: usize, d: usize) -> usize {
-        self.p
-            .n_init
-            .unwrap_or_else(|| defaults::n_init(n, d, self.p.k))
+    /// How many restarts run.
+    pub fn n_init(&self) -> NInit {
+        self.p.n_init
     }
     /// Smartigan's schedule.
     pub fn schedule(&self) -> (f64, f64) {
@@ -572,9 +308,10 @@ impl ValidParams {
         self.p.tol
     }
 
-    /// The number of restarts the caller gave, if any (`None`: `"auto"`).
-    pub(crate) fn given_n_init(&self) -> Option<usize> {
-        self.p.n_init
+    /// Whether the caller chose the restarts (a number, or the best-effort
+    /// search) rather than leaving them to the budget.
+    pub(crate) fn given_n_init(&self) -> bool {
+        self.p.n_init != NInit::Auto
     }
 
     /// Smartigan's acceptance factor in schedule sweep `t` (0-based) of a
@@ -608,6 +345,21 @@ impl ValidParams {
             }
         }
         Ok(self.with_k(k))
+    }
+
+    /// These parameters for the children of the best-effort search
+    /// ([`crate::search`]): they descend by the method's own rule from
+    /// moved centroids, so Smartigan's children descend by Hartigan sweeps
+    /// (a schedule of relaxed sweeps would scatter the solution they keep);
+    /// everything else unchanged.
+    pub(crate) fn for_children(&self) -> ValidParams {
+        let mut children = self.clone();
+        if children.p.method == Method::Smartigan {
+            children.p.method = Method::Hartigan;
+            children.p.n_iter = None;
+            children.n_iter = defaults::n_iter(Method::Hartigan);
+        }
+        children
     }
 
     /// These parameters for a Hartigan descent at `k` from a given

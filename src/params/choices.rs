@@ -1,0 +1,174 @@
+//! The named choices among the parameters: the method ([`Method`]), the
+//! start of each restart ([`Init`]) and how many restarts run ([`NInit`]).
+
+use crate::error::{Error, Result};
+use ndarray::Array2;
+use std::fmt;
+use std::str::FromStr;
+
+/// Which algorithm moves the points.
+///
+/// ```
+/// use smartigan::Method;
+/// assert_eq!("hartigan".parse::<Method>().unwrap(), Method::Hartigan);
+/// assert_eq!(Method::Smartigan.to_string(), "smartigan");
+/// assert!("kmeans".parse::<Method>().unwrap_err().to_string().contains("'lloyd', 'hartigan', 'smartigan'"));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Method {
+    /// Assign every point to its nearest centroid, then recompute all centroids.
+    Lloyd,
+    /// Single-point transfers that lower the objective most (Hartigan 1975).
+    Hartigan,
+    /// Hartigan with an acceptance factor falling from `schedule.0` to
+    /// `schedule.1` (Clément & Steinerberger).
+    Smartigan,
+}
+
+impl Method {
+    /// All methods, in the order used in messages.
+    pub const ALL: [Method; 3] = [Method::Lloyd, Method::Hartigan, Method::Smartigan];
+
+    /// The name used by `FromStr` and the Python API.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Lloyd => "lloyd",
+            Method::Hartigan => "hartigan",
+            Method::Smartigan => "smartigan",
+        }
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Method {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        Method::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| {
+                Error::invalid(
+                    "method",
+                    format!("'{s}'"),
+                    "allowed: 'lloyd', 'hartigan', 'smartigan'",
+                )
+            })
+    }
+}
+
+/// How each restart starts.
+///
+/// ```
+/// use ndarray::array;
+/// use smartigan::{Init, Params};
+/// assert_eq!(Init::from_name("k-means++").unwrap(), Init::KMeansPlusPlus);
+/// let x = array![[0.0], [1.0], [9.0], [10.0]];
+/// let start = Init::Centroids(array![[0.0], [10.0]]);
+/// let r = Params::new(2).init(start).n_init(1).seed(0).check().unwrap().fit(&x).unwrap();
+/// assert_eq!(r.labels.to_vec(), vec![0, 0, 1, 1]);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub enum Init {
+    /// Every point to a uniformly random cluster (the paper's start).
+    RandomPartition,
+    /// `k` distinct random points as centroids.
+    Forgy,
+    /// Greedy k-means++ (`2 + ln k` candidates per centre, as scikit-learn).
+    KMeansPlusPlus,
+    /// User-given `k × d` centroids; every restart starts from them.
+    Centroids(Array2<f64>),
+}
+
+impl Init {
+    /// The names accepted by [`Init::from_name`].
+    pub const NAMES: [&'static str; 3] = ["random-partition", "forgy", "k-means++"];
+
+    /// Parses a named initialisation.
+    pub fn from_name(s: &str) -> Result<Self> {
+        match s {
+            "random-partition" => Ok(Init::RandomPartition),
+            "forgy" => Ok(Init::Forgy),
+            "k-means++" => Ok(Init::KMeansPlusPlus),
+            _ => Err(Error::invalid(
+                "init",
+                format!("'{s}'"),
+                "allowed: 'random-partition', 'forgy', 'k-means++' or a k × d array of centroids",
+            )),
+        }
+    }
+
+    /// Short name for reports.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Init::RandomPartition => "random-partition",
+            Init::Forgy => "forgy",
+            Init::KMeansPlusPlus => "k-means++",
+            Init::Centroids(_) => "centroids",
+        }
+    }
+}
+
+/// How many restarts a fit runs, and from where.
+///
+/// ```
+/// use smartigan::NInit;
+/// assert_eq!(NInit::from(10), NInit::Count(10));
+/// assert_eq!("best".parse::<NInit>().unwrap(), NInit::Best);
+/// assert_eq!(NInit::Auto.to_string(), "auto");
+/// assert!("many".parse::<NInit>().unwrap_err().to_string().contains("'auto', 'best'"));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum NInit {
+    /// Exactly this many independent restarts (side by side on the
+    /// thread pool); the lowest objective wins.
+    Count(usize),
+    /// Independent restarts while the work done stays within a budget set
+    /// by the problem's size ([`crate::defaults::auto_budget`]): many on
+    /// small problems, one on large ones.
+    #[default]
+    Auto,
+    /// The lowest objective the search finds in a bounded time: a
+    /// population of restarts, then children of its best members (some of
+    /// a member's centroids moved to points its clusters serve worst, then
+    /// descended and refined), until the children stop improving on the
+    /// best or the work reaches a budget ([`crate::defaults::best_budget`]).
+    Best,
+}
+
+impl From<usize> for NInit {
+    fn from(count: usize) -> Self {
+        NInit::Count(count)
+    }
+}
+
+impl fmt::Display for NInit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NInit::Count(n) => write!(f, "{n}"),
+            NInit::Auto => f.write_str("auto"),
+            NInit::Best => f.write_str("best"),
+        }
+    }
+}
+
+impl FromStr for NInit {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "auto" => Ok(NInit::Auto),
+            "best" => Ok(NInit::Best),
+            _ => s.parse().map(NInit::Count).map_err(|_| {
+                Error::invalid(
+                    "n_init",
+                    format!("'{s}'"),
+                    "allowed: a positive integer, 'auto', 'best'",
+                )
+            }),
+        }
+    }
+}

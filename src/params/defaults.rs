@@ -1,0 +1,202 @@
+//! What every parameter left unset means. The values a user sets have
+//! their defaults here as public items; the rules by which `n_iter`,
+//! `n_init` and `tol` follow the problem's size when they are not given are
+//! the functions [`n_iter_for`], [`auto_budget`] (and [`best_budget`]) and
+//! [`tol`]. The defaults
+//! are the cheapest settings, in time, whose objective is within the
+//! project's bar of the best known on the paper's data sets
+//! (`benches/results/paper.md`, §4) and below scikit-learn's default on the
+//! benchmark workloads (`benches/README.md`).
+
+use super::{Init, Method, NInit};
+
+/// Default method.
+pub const METHOD: Method = Method::Smartigan;
+/// Default length of Smartigan's schedule on small problems: the
+/// shortest schedule that, restarted twenty times, met the
+/// bar on every paper cell.
+pub const N_ITER: usize = 20;
+/// Default cap on Lloyd iterations and Hartigan sweeps (scikit-learn's
+/// `max_iter`). Both stop as soon as nothing changes, so the cap only
+/// matters on data that converge very slowly.
+pub const MAX_ITER: usize = 300;
+/// `n_iter` when none is given: [`N_ITER`] for Smartigan (its schedule
+/// length), [`MAX_ITER`] for Lloyd and Hartigan (a cap).
+///
+/// ```
+/// use smartigan::{defaults, Method};
+/// assert_eq!(defaults::n_iter(Method::Smartigan), 20);
+/// assert_eq!(defaults::n_iter(Method::Hartigan), 300);
+/// ```
+pub fn n_iter(method: Method) -> usize {
+    match method {
+        Method::Smartigan => N_ITER,
+        Method::Lloyd | Method::Hartigan => MAX_ITER,
+    }
+}
+/// Smartigan's schedule length on larger problems (`n·d·k` above
+/// [`SMALL_PROBLEM`]) when `n_iter` is not given: its factors 1.5, 1.4,
+/// …, 1.1. There merge-split refinement does the escaping that a long
+/// schedule does on small problems.
+pub(crate) const N_ITER_LARGE: usize = 5;
+/// `n_iter` when none is given, for `n` rows of `d` features and `k`
+/// clusters: [`n_iter`], except Smartigan's schedule on larger problems
+/// (`n·d·k` above `2^20`), which is 5 sweeps long, or 20 where its first
+/// sweep moves more than half and at most nine tenths of the points
+/// (overlapping clusters, whose boundaries the long schedule lets
+/// reorganise; beyond nine tenths the first sweep was a random walk).
+///
+/// ```
+/// use smartigan::{defaults, Method};
+/// assert_eq!(defaults::n_iter_for(Method::Smartigan, 150, 4, 3), 20);
+/// assert_eq!(defaults::n_iter_for(Method::Smartigan, 100_000, 32, 10), 5);
+/// assert_eq!(defaults::n_iter_for(Method::Hartigan, 100_000, 32, 10), 300);
+/// ```
+pub fn n_iter_for(method: Method, n: usize, d: usize, k: usize) -> usize {
+    match method {
+        Method::Smartigan if !is_small(n, d, k) => N_ITER_LARGE,
+        _ => n_iter(method),
+    }
+}
+/// The share of all points moved by the schedule's first sweep above
+/// which the clusters count as overlapping: [`schedule_length`] then
+/// runs the paper's full schedule, whose slowly falling factor lets
+/// overlapping boundaries reorganise; on separated blobs the first
+/// sweep moves few points and the short schedule ends as low, sooner.
+pub(crate) const OVERLAP_SHARE: f64 = 0.5;
+/// The share above which the first sweep was a random walk (nearly
+/// every point passed the relaxed test, as on structureless noise): the
+/// relaxed sweeps then explore nothing and the short schedule is kept.
+pub(crate) const RANDOM_WALK_SHARE: f64 = 0.9;
+/// The share of points that may pass the first relaxed test of an
+/// adaptive schedule: its start is lowered to the factor below which
+/// this share of the points' move ratios lie at the start (a point
+/// passes the relaxed test at factor `c` when its lowest join cost is
+/// below `c` times its leave gain). Three quarters keeps the first
+/// sweep inside the exploring band (`OVERLAP_SHARE`,
+/// `RANDOM_WALK_SHARE`], so the full schedule follows instead of a
+/// random walk; separated blobs keep the start given (their quantile
+/// lies above it).
+pub(crate) const START_SHARE: f64 = 0.75;
+/// Smartigan's schedule length on larger problems when `n_iter` is not
+/// given, once its first sweep (at the schedule's starting factor,
+/// whatever the length) has moved `share` of all points: [`N_ITER`]
+/// where `OVERLAP_SHARE < share ≤ RANDOM_WALK_SHARE`, else
+/// [`N_ITER_LARGE`] (what [`n_iter_for`] gives before that sweep).
+pub(crate) fn schedule_length(share: f64) -> usize {
+    if share > OVERLAP_SHARE && share <= RANDOM_WALK_SHARE {
+        N_ITER
+    } else {
+        N_ITER_LARGE
+    }
+}
+/// The largest `n·d·k` (multiply-adds of one pass) that counts as small:
+/// below it twenty fully converged restarts together take a fraction of
+/// a second. Every paper cell is small.
+pub(crate) const SMALL_PROBLEM: usize = 1 << 20;
+/// The cost of one pass over the data (a sweep, a Lloyd iteration, a
+/// refinement step, a k-means++ centre's candidates), in multiply-adds:
+/// `n·(d·k + PASS_OVERHEAD)`. The work of a restart is counted in passes
+/// from what it did (its steps and the passes of its start), never in
+/// seconds, so that the restarts a budget allows are the same on every
+/// machine and for every thread count.
+pub fn pass_work(n: usize, d: usize, k: usize) -> f64 {
+    n as f64 * (d as f64 * k as f64 + PASS_OVERHEAD)
+}
+/// What a pass costs per point besides the `d·k` multiply-adds of its
+/// distances (visiting order, labels, bounds, statistics), in
+/// multiply-adds: on small `d·k` this is most of a pass.
+pub(crate) const PASS_OVERHEAD: f64 = 32.0;
+/// The work `n_init = "auto"` may spend whatever the problem's size, in
+/// multiply-adds: about what this machine's kind does in a few hundredths
+/// of a second, the fixed cost users accept from any fit. Small problems
+/// spend it on many restarts.
+pub(crate) const AUTO_FIXED_WORK: f64 = (1u64 << 26) as f64;
+/// The passes `n_init = "auto"` may spend on any problem: about what one
+/// restart (k-means++, Smartigan's schedule, polish, refinement) takes on
+/// large problems, where scikit-learn's default spends a k-means++ start
+/// and tens of Lloyd iterations, so that the default costs no more than it
+/// there.
+pub(crate) const AUTO_PASSES: f64 = 25.0;
+/// The budget of `n_init = "auto"` for `n` rows of `d` features and `k`
+/// clusters, in passes ([`pass_work`]): the larger of `2^26` multiply-adds
+/// and 25 passes. The first restart always runs; further restarts run,
+/// several side by side, while the work done plus what a restart has cost
+/// on average stays within the budget, and until three restarts end within
+/// a relative `1e-9` of the lowest objective (an optimum found three times
+/// over is rarely beaten by more restarts).
+///
+/// ```
+/// use smartigan::defaults;
+/// assert_eq!(defaults::auto_budget(100_000, 32, 100), 25.0); // large: the passes
+/// assert!(defaults::auto_budget(150, 4, 3) > 5000.0); // small: the fixed work
+/// ```
+pub fn auto_budget(n: usize, d: usize, k: usize) -> f64 {
+    (AUTO_FIXED_WORK / pass_work(n, d, k)).max(AUTO_PASSES)
+}
+/// Restarts run side by side at most, between two checks of the budget.
+pub(crate) const AUTO_BATCH: usize = 8;
+/// Restarts ending at the lowest objective (within [`AGREE_REL`]) after
+/// which `n_init = "auto"` stops.
+pub(crate) const AUTO_AGREE: usize = 3;
+/// Relative difference within which two objectives count as one optimum.
+pub(crate) const AGREE_REL: f64 = 1e-9;
+/// The best-effort search's population: restarts first, then their best
+/// members' children replace the worst.
+pub(crate) const BEST_POPULATION: usize = 10;
+/// Children of one generation of the best-effort search (descended side
+/// by side; the generation's size does not depend on the thread count).
+pub(crate) const BEST_GENERATION: usize = 8;
+/// The best-effort search ends once this many children in a row have not
+/// lowered the best objective.
+pub(crate) const BEST_STALL: usize = 48;
+/// The most work the best-effort search spends, in passes: this many times
+/// the default's budget.
+pub(crate) const BEST_BUDGET_FACTOR: f64 = 100.0;
+/// The budget of `n_init = "best"`, in passes ([`pass_work`]): a hundred
+/// times [`auto_budget`]. The search usually ends before, once 48 children
+/// in a row have not lowered its best objective.
+pub fn best_budget(n: usize, d: usize, k: usize) -> f64 {
+    BEST_BUDGET_FACTOR * auto_budget(n, d, k)
+}
+/// Whether one pass over `n` rows of `d` features against `k` centroids
+/// costs at most [`SMALL_PROBLEM`] multiply-adds.
+pub(crate) fn is_small(n: usize, d: usize, k: usize) -> bool {
+    n.saturating_mul(d).saturating_mul(k) <= SMALL_PROBLEM
+}
+/// Default Smartigan schedule: the paper's `3/2 − t/(2·N_iter)`.
+pub const SCHEDULE: (f64, f64) = (1.5, 1.0);
+/// Default: end Smartigan with Hartigan sweeps, so every result is a
+/// Hartigan local optimum (on the same restarts it never made one worse).
+pub const POLISH: bool = true;
+/// Default: refine every restart by merge-split moves after it converges.
+pub const REFINE: bool = true;
+/// The tolerance on larger problems: a descent ends when a step gains
+/// less than this share of the objective. On overlapping clusters
+/// Hartigan's tail moves a few points per sweep for hundreds of sweeps
+/// and gains far less than the merge-split moves that the saved sweeps
+/// pay for; this value ends the polish where its gains level off.
+pub(crate) const TOL_LARGE: f64 = 2e-5;
+/// The tolerance when none is given: 0 (descend until nothing moves)
+/// while one pass costs at most `2^20` multiply-adds (`n·d·k`), where a
+/// full descent is cheap and every paper cell lies, else `2e-5`.
+///
+/// ```
+/// use smartigan::defaults;
+/// assert_eq!(defaults::tol(150, 4, 3), 0.0);
+/// assert_eq!(defaults::tol(100_000, 32, 100), 2e-5);
+/// ```
+pub fn tol(n: usize, d: usize, k: usize) -> f64 {
+    if is_small(n, d, k) {
+        0.0
+    } else {
+        TOL_LARGE
+    }
+}
+/// Default number of restarts: by work ([`auto_budget`]).
+pub const N_INIT: NInit = NInit::Auto;
+/// Default initialisation: on the paper's data sets k-means++ starts gave
+/// the lowest objective for the time at every budget measured.
+pub fn init() -> Init {
+    Init::KMeansPlusPlus
+}
