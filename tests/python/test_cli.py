@@ -1031,3 +1031,17 @@ def test_a_full_disk_fails_before_the_fit_or_names_the_file(tmp_path, iris_npy):
     assert "FIT STARTS" in res.stderr
     assert f"--out: could not write {out}.labels.csv: File too large" in res.stderr
     assert not (tmp_path / "run.labels.csv").exists()
+
+
+def test_degenerate_data_prints_no_numpy_warnings(tmp_path):
+    """Every point alike, and each of three points four times: answers and
+    '-' where a criterion is undefined, never a RuntimeWarning on stderr."""
+    for name, X in {"same.npy": np.ones((10, 3)),
+                    "dups.npy": np.repeat([[0.0, 0.0], [1.0, 1.0], [0.0, 4.0]], 4, axis=0)}.items():
+        p = tmp_path / name
+        np.save(p, X)
+        res = run_cli("choose-k", str(p), "--k", "1:10", "--seed", "0", "--gap-references", "3")
+        assert res.returncode == 0, res.stderr
+        assert res.stderr == "", res.stderr
+        res = run_cli("fit", str(p), "-k", str(len(X)), "--seed", "0", "--json")
+        assert res.returncode == 0 and res.stderr == "", res.stderr
