@@ -14,6 +14,7 @@ core."""
 from __future__ import annotations
 
 import inspect
+import math
 import threading
 from dataclasses import dataclass, fields
 from typing import Any, Callable, Optional, Tuple, cast
@@ -56,7 +57,30 @@ class NotFittedError(ValueError, AttributeError):
     """Raised when a fitted attribute or method is used before ``fit``."""
 
 
-@dataclass(frozen=True)
+def same_value(a: Any, b: Any) -> bool:
+    """Whether two fields of a result hold the same value: arrays of the same
+    shape and dtype with equal elements (NaN equal to NaN), dicts and tuples
+    element by element, anything else by ``==``. The equality of
+    :class:`ClusterResult` and :class:`~smartigan.PathResult`."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)) or a.shape != b.shape or a.dtype != b.dtype:
+            return False
+        return bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_value(a[key], b[key]) for key in a)
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return bool(a == b)
+
+
+def fields_equal(a: Any, b: Any) -> bool:
+    """Whether two dataclass instances of the same class hold the same value in every field."""
+    return all(same_value(getattr(a, f.name), getattr(b, f.name)) for f in fields(a))
+
+
+@dataclass(frozen=True, eq=False)
 class ClusterResult:
     """The outcome of :func:`cluster` (the best of all restarts).
 
@@ -107,6 +131,9 @@ class ClusterResult:
         (larger problems with ``n_iter=None``), which lowers it where nearly
         every point would pass the relaxed test, so that the schedule
         explores instead of walking at random. None for Lloyd and Hartigan.
+
+    Results compare equal when every field is equal, arrays by value (NaN
+    equal to NaN); they have no hash (arrays have none).
     """
 
     labels: npt.NDArray[np.int64]
@@ -125,6 +152,15 @@ class ClusterResult:
     seed: int
     # Last, with a default: results pickled before it existed read None.
     schedule_start: Optional[float] = None
+
+    def __eq__(self, other: object) -> bool:
+        """Field by field, arrays by value (see :func:`same_value`)."""
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return fields_equal(self, other)
+
+    # Equal results must hash alike, and arrays have no hash: results have none.
+    __hash__ = None  # type: ignore[assignment]
 
     @classmethod
     def _from_core(cls, result: _core.Clustering) -> "ClusterResult":

@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _core
-from ._api import ClusterResult
+from ._api import ClusterResult, fields_equal
 from ._arrays import as_csr, as_data, as_weights, is_sparse
 from ._params import (
     DEFAULT_INIT,
@@ -44,7 +44,8 @@ from ._params import (
     integer,
 )
 
-__all__ = ["PathResult", "cluster_path", "CRITERIA", "SILHOUETTE_SAMPLE", "GAP_REFERENCES", "Progress"]
+__all__ = ["PathResult", "cluster_path", "CRITERIA", "SILHOUETTE_SAMPLE", "GAP_REFERENCES", "GAP_REFERENCE_KINDS",
+           "Progress"]
 
 #: Every criterion :func:`cluster_path` computes, in the order reported.
 CRITERIA: Tuple[str, ...] = ("elbow", "calinski_harabasz", "davies_bouldin", "silhouette", "gap")
@@ -55,6 +56,11 @@ CRITERIA: Tuple[str, ...] = ("elbow", "calinski_harabasz", "davies_bouldin", "si
 SILHOUETTE_SAMPLE = 2000
 #: Reference data sets of the gap statistic (Tibshirani et al. used 10-20).
 GAP_REFERENCES = 10
+#: Where the gap statistic's reference points come from: uniform in the box
+#: of the principal components (the default for dense data), uniform in the
+#: bounding box, or the data with each column permuted across the rows (the
+#: default for sparse data, whose references stay sparse).
+GAP_REFERENCE_KINDS: Tuple[str, ...] = ("pca", "box", "permute")
 
 #: ``progress(done, total)``: how far :func:`cluster_path` has got, in units
 #: of work (a k of one pass of a path; with the gap statistic, of every
@@ -69,7 +75,7 @@ _SILHOUETTE_STREAM = 1
 _GAP_STREAM = 2
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class PathResult:
     """The outcome of :func:`cluster_path`: a solution for every k of a range.
 
@@ -116,6 +122,9 @@ class PathResult:
         Sweeps of the descent that reached each k (at ``ks[0]``: of the fit).
     converged : ndarray of bool
         Whether each k's descent ended with no single-point move left.
+
+    Paths compare equal when every field is equal, the solutions at every k
+    included, arrays by value (NaN equal to NaN); they have no hash.
     """
 
     ks: npt.NDArray[np.int64]
@@ -129,7 +138,16 @@ class PathResult:
     splits: npt.NDArray[np.int64]
     n_sweeps: npt.NDArray[np.int64]
     converged: npt.NDArray[np.bool_]
-    _results: Tuple[Optional[ClusterResult], ...] = field(repr=False, compare=False)
+    _results: Tuple[Optional[ClusterResult], ...] = field(repr=False)
+
+    def __eq__(self, other: object) -> bool:
+        """Field by field, the solutions at every k included, arrays by value
+        (NaN equal to NaN). Paths have no hash (they hold arrays)."""
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return fields_equal(self, other)
+
+    __hash__ = None  # type: ignore[assignment]
 
     def result(self, k: int) -> ClusterResult:
         """The solution at ``k`` as a :class:`ClusterResult` (labels, centroids, ...).
@@ -242,16 +260,37 @@ class _Data:
         return np.asarray(np.sqrt(np.maximum(sq, 0.0)), dtype=np.float64)
 
 
-def calinski_harabasz(objectives: npt.NDArray[np.float64], ks: npt.NDArray[np.int64], total: float,
-                      total_weight: float) -> npt.NDArray[np.float64]:
-    """``(B_k / (k - 1)) / (W_k / (N - k))`` with ``B_k = T - W_k`` (Huygens), ``N = sum of weights``.
+def effective_count(w: npt.NDArray[np.float64]) -> float:
+    """Kish's effective number of points, ``(sum w)^2 / sum w^2``.
 
-    NaN at k = 1 and where ``N <= k``; infinite where ``W_k = 0 < B_k``.
+    ``n`` for equal weights of any size, fewer the more unequal they are;
+    unchanged when every weight is multiplied by the same constant (the
+    weights are scaled by a power of two first, which changes no bit of the
+    ratio, so that neither sum overflows or underflows).
+
+    >>> effective_count(np.full(4, 1e-300)), effective_count(np.array([1.0, 1.0, 2.0]))
+    (4.0, 2.6666666666666665)
+    """
+    top = float(np.max(w))
+    if top <= 0:
+        return 0.0
+    scaled = w * 2.0 ** -np.frexp(top)[1]
+    return float(scaled.sum() ** 2 / (scaled @ scaled))
+
+
+def calinski_harabasz(objectives: npt.NDArray[np.float64], ks: npt.NDArray[np.int64], total: float,
+                      n_points: float) -> npt.NDArray[np.float64]:
+    """``(B_k / (k - 1)) / (W_k / (N - k))`` with ``B_k = T - W_k`` (Huygens) and
+    ``N = n_points`` (:func:`cluster_path` passes :func:`effective_count`).
+
+    NaN at k = 1 and where ``N <= k``; infinite where ``W_k = 0 < B_k``. Only
+    the ratio ``B_k / W_k`` depends on the weights' values, so the criterion
+    does not change when every weight is multiplied by the same constant.
     """
     between = total - objectives
     with np.errstate(divide="ignore", invalid="ignore"):
-        ch = (between / (ks - 1.0)) / (objectives / (total_weight - ks))
-    ch[(ks < 2) | (total_weight <= ks)] = np.nan
+        ch = (between / (ks - 1.0)) / (objectives / (n_points - ks))
+    ch[(ks < 2) | (n_points <= ks)] = np.nan
     return np.asarray(ch, dtype=np.float64)
 
 
@@ -267,7 +306,8 @@ def davies_bouldin(data: _Data, labels: npt.NDArray[np.int64], centroids: npt.ND
         return float("nan")
     dist = data.distances_to_centroids(labels, centroids)
     weight = np.bincount(labels, weights=data.w, minlength=k)
-    scatter = np.bincount(labels, weights=data.w * dist, minlength=k) / weight
+    # A cluster of points that all weigh 0 has no spread to speak of: 0.
+    scatter = np.bincount(labels, weights=data.w * dist, minlength=k) / np.where(weight > 0, weight, 1.0)
     c = np.asarray(centroids, dtype=np.float64)
     between = np.sqrt(np.maximum(((c[:, None, :] - c[None, :, :]) ** 2).sum(axis=2), 0.0))
     if np.allclose(scatter, 0) or np.allclose(between, 0):
@@ -352,8 +392,10 @@ def elbow(ks: npt.NDArray[np.int64], curve: npt.NDArray[np.float64]) -> npt.NDAr
     applies it to ``log W(k)`` (see :func:`log_objectives`).
     """
     out = np.full(ks.size, np.nan)
+    if ks.size < 3 or not np.isfinite(curve[[0, -1]]).all():  # all objectives 0: a flat curve
+        return out
     span = curve[0] - curve[-1]
-    if ks.size < 3 or not span > 0:
+    if not span > 0:
         return out
     x = (ks - ks[0]) / float(ks[-1] - ks[0])
     y = (curve - curve[-1]) / span
@@ -381,11 +423,15 @@ def gap_statistic(log_w: npt.NDArray[np.float64], reference_log_w: npt.NDArray[n
     """``Gap(k) = mean_b log W*_b(k) - log W(k)`` and ``s(k) = sd(k) * sqrt(1 + 1/B)``.
 
     ``sd`` is the standard deviation over the B references with divisor B,
-    as in Tibshirani, Walther & Hastie (2001).
+    as in Tibshirani, Walther & Hastie (2001). Where a solution fits its
+    points exactly (``W = 0``, log W = -inf) the gap is +inf if its
+    references' ``W*`` are positive and NaN (undefined) if they are 0 too;
+    ``s(k)`` is NaN where any reference's ``W*`` is 0.
     """
     b = reference_log_w.shape[0]
-    gap = reference_log_w.mean(axis=0) - log_w
-    se = reference_log_w.std(axis=0) * np.sqrt(1.0 + 1.0 / b)
+    with np.errstate(invalid="ignore"):  # -inf - (-inf): undefined, NaN
+        gap = reference_log_w.mean(axis=0) - log_w
+        se = reference_log_w.std(axis=0) * np.sqrt(1.0 + 1.0 / b)
     return gap, se
 
 
@@ -397,13 +443,13 @@ def gap_choice(ks: npt.NDArray[np.int64], gap: npt.NDArray[np.float64], se: npt.
     return None
 
 
-def _reference(data: _Data, kind: str, rng: np.random.Generator) -> npt.NDArray[np.float64]:
-    """One reference data set: ``n`` points uniform in the data's bounding box,
-    or in the box of its principal components (rotated back)."""
-    if data.sparse:
-        lo = np.asarray(data.x.min(axis=0).toarray()).ravel()
-        hi = np.asarray(data.x.max(axis=0).toarray()).ravel()
-        return np.ascontiguousarray(rng.uniform(lo, hi, size=(data.n, data.d)))
+def _reference(data: _Data, kind: str, rng: np.random.Generator) -> Any:
+    """One reference data set of the data's ``n`` points (see :data:`GAP_REFERENCE_KINDS`):
+    uniform in the box of the principal components (``"pca"``, rotated
+    back), in the bounding box (``"box"``), or each column's values permuted
+    across the rows (``"permute"``; sparse data stay sparse, as CSR)."""
+    if kind == "permute":
+        return _permuted_columns(data, rng)
     x = np.asarray(data.dense, dtype=np.float64)
     if kind == "box":
         return np.ascontiguousarray(rng.uniform(x.min(axis=0), x.max(axis=0), size=(data.n, data.d)))
@@ -415,6 +461,26 @@ def _reference(data: _Data, kind: str, rng: np.random.Generator) -> npt.NDArray[
     scores = centered @ axes
     z = rng.uniform(scores.min(axis=0), scores.max(axis=0), size=(data.n, data.d))
     return np.ascontiguousarray(z @ axes.T + mean)
+
+
+def _permuted_columns(data: _Data, rng: np.random.Generator) -> Any:
+    """The data with every column's values (zeros included) permuted across the
+    rows, each column independently: every feature keeps its values, the
+    features lose their dependence, which is what clusters are made of.
+
+    Sparse data stay sparse: a column's ``m`` stored values go to ``m``
+    distinct rows drawn uniformly (what a uniform permutation of the whole
+    column does to them), so the reference holds exactly ``nnz`` values and
+    costs O(nnz) memory and time.
+    """
+    if not data.sparse:
+        return np.ascontiguousarray(rng.permuted(np.asarray(data.dense, dtype=np.float64), axis=0))
+    csc = data.x.tocsc()
+    rows = np.empty(csc.nnz, dtype=csc.indices.dtype)
+    starts = csc.indptr
+    for j in np.flatnonzero(np.diff(starts)):
+        rows[starts[j]:starts[j + 1]] = rng.choice(data.n, size=int(starts[j + 1] - starts[j]), replace=False)
+    return type(csc)((csc.data.copy(), rows, starts.copy()), shape=csc.shape).tocsr()
 
 
 def _argbest(values: npt.NDArray[np.float64], ks: npt.NDArray[np.int64], largest: bool) -> Optional[int]:
@@ -454,7 +520,7 @@ def cluster_path(
     n_threads: Optional[int] = None,
     criteria: Optional[Sequence[str]] = CRITERIA,
     gap_references: int = GAP_REFERENCES,
-    gap_reference: Optional[Literal["pca", "box"]] = None,
+    gap_reference: Optional[Literal["pca", "box", "permute"]] = None,
     silhouette_sample: int = SILHOUETTE_SAMPLE,
     keep: Literal["all", "summaries"] = "all",
     progress: Optional[Progress] = None,
@@ -505,7 +571,9 @@ def cluster_path(
     sample_weight : array-like of shape (n_samples,) or None
         As for :func:`cluster`; at least ``max(ks)`` weights must be
         positive. The criteria weight every point by its weight (N in
-        Calinski-Harabasz is the total weight).
+        Calinski-Harabasz is the effective number of points,
+        ``(sum w)**2 / sum w**2``), and multiplying every weight by the same
+        constant changes no criterion.
     n_threads : int or None
         Threads for this call (default: all cores).
     criteria : sequence of str or None
@@ -514,12 +582,17 @@ def cluster_path(
     gap_references : int
         B, the reference data sets of the gap statistic, each clustered by
         the same path (the gap statistic costs B more paths).
-    gap_reference : {"pca", "box"} or None
-        Where reference points are drawn uniformly: the box of the data's
+    gap_reference : {"pca", "box", "permute"} or None
+        Where reference points come from: uniform in the box of the data's
         principal components (``"pca"``, rotated back; Tibshirani et al.'s
-        choice (b), rotation-invariant as k-means is) or the bounding box of
-        the features (``"box"``). None: ``"pca"`` for dense ``X``, ``"box"``
-        for sparse ``X`` (whose references are dense, n_samples x n_features).
+        choice (b), rotation-invariant as k-means is), uniform in the
+        bounding box of the features (``"box"``), or the data with each
+        column's values permuted across the rows (``"permute"``: the
+        features keep their values, and lose the dependence clusters are
+        made of). None: ``"pca"`` for dense ``X``, ``"permute"`` for sparse
+        ``X``, whose references then stay sparse (as many stored values as
+        ``X``); the two boxes would be dense, n_samples x n_features, and
+        are refused for sparse ``X``.
     silhouette_sample : int
         Up to this many points the silhouette is exact; above it, the mean
         silhouette of a seeded uniform sample of this many points, each
@@ -577,10 +650,11 @@ def cluster_path(
     names = _criteria_names(criteria, keep)
     n_refs = _positive_int("gap_references", gap_references, 1)
     sample_size = _positive_int("silhouette_sample", silhouette_sample, 1)
-    if gap_reference not in (None, "pca", "box"):
-        raise ValueError(f"invalid gap_reference: {gap_reference!r} (allowed: 'pca', 'box', None)")
-    if gap_reference == "pca" and is_sparse(X) and "gap" in names:
-        raise ValueError("gap_reference='pca' needs dense X (its centring would densify it); use 'box'")
+    if gap_reference is not None and gap_reference not in GAP_REFERENCE_KINDS:
+        raise ValueError(f"invalid gap_reference: {gap_reference!r} (allowed: 'pca', 'box', 'permute', None)")
+    if gap_reference in ("pca", "box") and is_sparse(X) and "gap" in names:
+        raise ValueError(f"gap_reference={gap_reference!r} needs dense X (its references would be dense, "
+                         "n_samples x n_features); use 'permute', the default for sparse X")
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be a callable progress(done, total) or None, got {progress!r}")
     # Every parameter of cluster() but k and the data, as given; the core
@@ -611,7 +685,7 @@ def cluster_path(
         suggested["elbow"] = _argbest(values["elbow"], k_values, True) if finite.size and finite.max() > 0 else None
     if "calinski_harabasz" in names:
         total = objectives[0] if k_min == 1 else data.total_sum_of_squares()
-        values["calinski_harabasz"] = calinski_harabasz(objectives, k_values, float(total), float(data.w.sum()))
+        values["calinski_harabasz"] = calinski_harabasz(objectives, k_values, float(total), effective_count(data.w))
         suggested["calinski_harabasz"] = _argbest(values["calinski_harabasz"], k_values, True)
     if "davies_bouldin" in names:
         values["davies_bouldin"] = np.array(
@@ -622,13 +696,13 @@ def cluster_path(
         values["silhouette"] = silhouettes(data, [r.labels for r in results if r is not None], rows)
         suggested["silhouette"] = _argbest(values["silhouette"], k_values, True)
     if "gap" in names:
-        kind = gap_reference or ("box" if data.sparse else "pca")
+        kind = gap_reference or ("permute" if data.sparse else "pca")
         rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([path_seed, _GAP_STREAM])))
         ref_params = core_params(k=max(k_min, 1), **{**fit_settings, "seed": path_seed})
         logs = []
         for b in range(n_refs):
             ref = _reference(data, kind, rng)
-            ref_out = _core.fit_path(ref, k_min, k_max, ref_params, False, sample_weight=data.raw_weights,
+            ref_out = _core.fit_path(as_csr(ref) if data.sparse else ref, k_min, k_max, ref_params, False, sample_weight=data.raw_weights,
                                      progress=report.path(1 + b))
             with np.errstate(divide="ignore"):
                 logs.append(np.log([s.objective for s in ref_out.steps]))

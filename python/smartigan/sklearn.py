@@ -11,6 +11,7 @@ does not import scikit-learn; only importing this module does.
 from __future__ import annotations
 
 import numbers
+import warnings
 from typing import Any, Callable, Optional, Tuple, Union
 
 import numpy as np
@@ -116,6 +117,15 @@ def _check_weights(sample_weight: Any, n_samples: int, all_zero_ok: bool = False
     return np.ascontiguousarray(w)
 
 
+def _no_suggestion(criterion: str, ks: range) -> str:
+    """Why ``criterion`` can suggest no k of ``ks`` (see :attr:`smartigan.PathResult.suggested`)."""
+    if criterion == "elbow":
+        return "the elbow needs at least three k" if len(ks) < 3 else "the log objective is nowhere below its chord"
+    if criterion == "gap":
+        return "the gap statistic still rises at the end of the range"
+    return "it is undefined at every k of the range"
+
+
 def _print_progress(sweep: int, model: _api.Clusterer) -> None:
     """``verbose`` output: the lowest objective among the restarts after the
     starts (sweep 0) and after every sweep."""
@@ -153,7 +163,8 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         reference data sets by the same path and is the one criterion that
         can answer 1 (with 1 in the range). Where the criterion suggests no
         k of the range, the largest k is used for ``"gap"`` (the gap still
-        rises at the end of the range) and the smallest for the others.
+        rises at the end of the range) and the smallest for the others, with
+        a ``UserWarning`` saying so (the elbow, for one, needs three k).
     method : {"smartigan", "hartigan", "lloyd"} or None, default=None
         ``"lloyd"``: nearest-centroid iterations (scikit-learn's algorithm).
         ``"hartigan"``: single-point transfers. ``"smartigan"``: Hartigan with
@@ -388,6 +399,8 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         data: Any = _validate_data(self, X, dtype=_FLOATS, order="C", accept_sparse="csr",
                                    ensure_min_samples=1)
         auto = isinstance(self.n_clusters, str) and self.n_clusters == "auto"
+        if isinstance(self.n_clusters, str) and not auto:
+            raise ValueError(f"n_clusters={self.n_clusters!r} is invalid; use a positive integer or 'auto'")
         ks = self._k_range() if auto else None
         n_clusters = ks[-1] if ks is not None else _positive_int("n_clusters", self.n_clusters)
         max_iter = None if self.max_iter is None else _positive_int("max_iter", self.max_iter)
@@ -477,6 +490,9 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         suggested = path.suggested[criterion]
         if suggested is None:
             suggested = ks[-1] if criterion == "gap" else ks[0]
+            warnings.warn(f"criterion {criterion!r} suggests no k in {ks[0]}..{ks[-1]} ({_no_suggestion(criterion, ks)}); "
+                          f"fitted k={suggested}, the {'largest' if criterion == 'gap' else 'smallest'} of k_range "
+                          "(path_ holds the criterion's values)", UserWarning, stacklevel=3)
         if verbose:
             print(f"{criterion} suggests k={path.suggested[criterion]} in {ks[0]}..{ks[-1]}; fitted k={suggested}")
         self.path_ = path

@@ -462,3 +462,22 @@ def test_refine_repairs_merged_and_split_blobs_and_never_hurts():
     est = KMeans(15, method="hartigan", init="forgy", n_init=1, random_state=0, refine=False).fit(x)
     assert est.get_params()["refine"] is False
     assert est.inertia_ == pytest.approx(c.result_.objective, rel=1e-12)
+
+
+def test_results_compare_by_value_and_have_no_hash():
+    """Issue 58: ``==`` on two results raised ValueError (the truth value of an array)."""
+    import pickle
+
+    X = blobs(n=60, d=2, centres=3, seed=1)
+    r = smartigan.cluster(X, 3, seed=0)
+    copy = pickle.loads(pickle.dumps(r))
+    assert copy is not r and copy == r and not (copy != r)
+    assert smartigan.cluster(X, 3, seed=0) == r
+    assert smartigan.cluster(X, 3, seed=1, n_init=3) != r
+    assert smartigan.cluster(X.astype(np.float32), 3, seed=0) != r  # float32 centroids: another value
+    assert r != r.labels.tolist() and r != "a result"
+    assert r in [copy] and {"key": r}["key"] == copy
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(r)
+    with pytest.raises(TypeError, match="unhashable"):
+        {r}

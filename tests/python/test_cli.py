@@ -105,17 +105,17 @@ def test_pandas_index_column_is_left_out(tmp_path, capsys):
 
 
 def test_csv_errors_point_at_the_cell(tmp_path, iris_csv):
-    with pytest.raises(CliError, match=r"line 2, column 4 \('species'\) is not a number: 'a'.*--columns"):
+    with pytest.raises(CliError, match=r"line 2 \(data row 0\), column 4 \('species'\) is not a number: 'a'.*--columns"):
         read_table(str(iris_csv))
     p = tmp_path / "bad.csv"
     p.write_text("x,y\n1,2\n3\n")
-    with pytest.raises(CliError, match="line 3 has 1 fields, but the first row has 2"):
+    with pytest.raises(CliError, match="line 3 \\(data row 1\\), column 1 \\('y'\\): the row ends after 1 fields, but the first row has 2"):
         read_table(str(p))
     p.write_text("x,y\n1,2\n3,\n")
-    with pytest.raises(CliError, match="line 3, column 1 \\('y'\\) is empty"):
+    with pytest.raises(CliError, match="line 3 \\(data row 1\\), column 1 \\('y'\\) is empty"):
         read_table(str(p))
     p.write_text("x,y\n1,2\n\n3,nan\n")
-    with pytest.raises(CliError, match="line 4, column y is nan; k-means needs finite numbers"):
+    with pytest.raises(CliError, match="line 4 \\(data row 1\\), column 1 \\('y'\\) is nan; k-means needs finite numbers"):
         read_table(str(p))
     p.write_text("")
     with pytest.raises(CliError, match="is empty"):
@@ -232,7 +232,7 @@ def test_csv_with_a_byte_order_mark(tmp_path, capsys):
     p.write_bytes("\ufeff1,2\n3,4\n".encode("utf-8"))  # no header: the mark is not part of the number
     assert read_table(str(p)).data.tolist() == [[1.0, 2.0], [3.0, 4.0]]
     p.write_bytes("\ufeffa,b\n1,x\n".encode("utf-8"))  # and lines are still counted right
-    with pytest.raises(CliError, match=re.escape("line 2, column 1 ('b') is not a number: 'x'")):
+    with pytest.raises(CliError, match=re.escape("line 2 (data row 0), column 1 ('b') is not a number: 'x'")):
         read_table(str(p))
 
 
@@ -661,3 +661,387 @@ def test_choose_k_progress_status_names_the_path_and_k():
     assert status(5, 3 * per_path) == "data: refining"
     assert status(per_path + 1, 3 * per_path) == "gap reference 1/2: k=3/5"
     assert status(3 * per_path, 3 * per_path) == "gap reference 2/2: refining"
+
+
+# -- whole inputs read once, every row and column kept (issue 58) ------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from smartigan.cli import writers  # noqa: E402
+
+# Wider than any sample a reader might take of a line (the old reader read 64 KiB).
+WIDE = 8000
+
+
+def _bits(a: np.ndarray) -> np.ndarray:
+    """float64 values as their bit patterns: equal arrays hold the same numbers, -0.0 included."""
+    return np.ascontiguousarray(a, dtype=np.float64).view(np.int64)
+
+
+def read_through_fifo(tmp_path: Path, content: bytes, **options):
+    """``read_table`` on a named pipe fed by a thread: a stream that can be read once only.
+
+    A reader that opened it twice would wait for a second writer for ever;
+    after 60 s the pipe is released and the test fails.
+    """
+    import threading
+
+    fifo = tmp_path / f"pipe{len(list(tmp_path.iterdir()))}.csv"
+    os.mkfifo(fifo)
+
+    def feed() -> None:
+        try:
+            with open(fifo, "wb") as f:
+                f.write(content)
+        except BrokenPipeError:  # the reader stopped early (an error it reports)
+            pass
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    outcome: dict = {}
+
+    def read() -> None:
+        try:
+            outcome["table"] = read_table(str(fifo), **options)
+        except BaseException as exc:  # reported below
+            outcome["error"] = exc
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(60)
+    if reader.is_alive():
+        # Let a reader blocked in a second open() go: give it a writer that closes at once.
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        reader.join(10)
+        pytest.fail("the reader opened the pipe a second time and waited for another writer")
+    writer.join(10)
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["table"]
+
+
+def test_csv_wider_than_a_sample_keeps_every_column(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    values = rng.normal(size=(6, WIDE))
+    p = tmp_path / "w.csv"
+    np.savetxt(p, values, delimiter=",", fmt="%.17g")
+    assert len(p.read_text().splitlines()[0]) > 2**17  # far beyond 64 KiB
+    np.testing.assert_array_equal(read_table(str(p)).data, values)
+    assert main(["fit", str(p), "-k", "2", "--seed", "0"]) == 0
+    assert f"6 points, {WIDE} features" in capsys.readouterr().out
+    # A header of 20,000 names, and two rows of 100,000 columns without one.
+    names = [f"feature{i}" for i in range(20_000)]
+    header_values = rng.normal(size=(3, 20_000))
+    p.write_text(",".join(names) + "\n" + "\n".join(",".join(map(repr, row)) for row in header_values.tolist()) + "\n")
+    t = read_table(str(p))
+    assert t.names == names
+    np.testing.assert_array_equal(t.data, header_values)
+    two_rows = rng.normal(size=(2, 100_000))
+    np.savetxt(p, two_rows, delimiter=",", fmt="%.17g")
+    t = read_table(str(p))
+    assert t.names is None and t.data.shape == (2, 100_000)
+    np.testing.assert_array_equal(t.data, two_rows)
+    if sys.platform != "win32":  # the same through a pipe
+        t = read_through_fifo(tmp_path, p.read_bytes())
+        np.testing.assert_array_equal(t.data, two_rows)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX pipes")
+def test_piped_csv_keeps_every_row(tmp_path):
+    rng = np.random.default_rng(1)
+    values = rng.normal(size=(10_000, 3))
+    p = tmp_path / "a.csv"
+    np.savetxt(p, values, delimiter=",", fmt="%.17g")
+    content = p.read_bytes()
+    for source in ("/dev/stdin", "-"):
+        res = subprocess.run([sys.executable, "-m", "smartigan", "fit", source, "-k", "2", "--seed", "0", "--json"],
+                             input=content, capture_output=True, timeout=120)
+        assert res.returncode == 0, res.stderr
+        summary = json.loads(res.stdout)
+        assert (summary["n_samples"], summary["n_features"]) == (10_000, 3), source
+        assert summary["objective"] == smartigan.cluster(values, 2, seed=0).objective
+    # The same through a named pipe, read in-process; with a header, and
+    # lines that straddle every buffer boundary.
+    text = "x,y,z\n" + "".join(f"{a!r},{b!r},{c!r}\n" for a, b, c in values.tolist())
+    t = read_through_fifo(tmp_path, text.encode())
+    assert t.names == ["x", "y", "z"]
+    np.testing.assert_array_equal(_bits(t.data), _bits(values))
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX pipes")
+def test_piped_npy_and_parquet(tmp_path):
+    values = np.random.default_rng(2).normal(size=(50, 4))
+    buffer = tmp_path / "v.npy"
+    np.save(buffer, values)
+    t = read_through_fifo(tmp_path, buffer.read_bytes(), fmt="npy")
+    np.testing.assert_array_equal(t.data, values)
+    # A header that claims more data than the stream holds is refused without allocating it.
+    raw = buffer.read_bytes()
+    with pytest.raises(CliError, match="truncated or corrupt"):
+        read_through_fifo(tmp_path, raw[:-8], fmt="npy")
+    res = subprocess.run([sys.executable, "-m", "smartigan", "fit", "-", "-k", "3", "--seed", "0", "--json",
+                          "--input-format", "npy"], input=raw, capture_output=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["n_samples"] == 50
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"a": values[:, 0], "b": values[:, 1]}), tmp_path / "v.parquet")
+    t = read_through_fifo(tmp_path, (tmp_path / "v.parquet").read_bytes(), fmt="parquet")
+    assert t.names == ["a", "b"]
+    np.testing.assert_array_equal(t.data, values[:, :2])
+
+
+def test_csv_quoting_follows_rfc_4180(tmp_path):
+    p = tmp_path / "q.csv"
+    p.write_text('"a""b","c,d"\n1,2\n3,4\n')
+    t = read_table(str(p))
+    assert t.names == ['a"b', "c,d"]
+    assert t.data.tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    # Line breaks inside quotes, CRLF line ends, quoted numbers.
+    p.write_bytes(b'"first\r\nname",second\r\n"1.5",2\r\n3,"-4e-3"\r\n')
+    t = read_table(str(p))
+    assert t.names == ["first\r\nname", "second"]
+    assert t.data.tolist() == [[1.5, 2.0], [3.0, -4e-3]]
+    # A comment line is one only between rows, not inside a quoted field.
+    p.write_text('x,"y\n# not a comment"\n# a comment, with a "quote\n1,2\n')
+    t = read_table(str(p))
+    assert t.names == ["x", "y\n# not a comment"] and t.data.tolist() == [[1.0, 2.0]]
+    assert read_table(str(p), columns="y\n# not a comment").data.tolist() == [[2.0]]
+    # One column: its name is never split, whatever it holds.
+    for header in ("petal length", "a,b", "a;b|c", '"x, ""y"""'):
+        p.write_text(f"{header}\n1\n2\n3\n")
+        t = read_table(str(p))
+        assert t.data.tolist() == [[1.0], [2.0], [3.0]], header
+        assert t.names == [header if not header.startswith('"') else 'x, "y"'], header
+
+
+def test_csv_errors_name_the_file_row_and_column(tmp_path):
+    p = tmp_path / "bad.csv"
+    name = re.escape(str(p))
+    cases = [
+        ("x,y,z\n1,2,3\n4,5\n", rf"{name}: line 3 \(data row 1\), column 2 \('z'\): the row ends after 2 fields, "
+                                r"but the first row has 3"),
+        ("x,y\n1,2\n3,4,5\n", rf"{name}: line 3 \(data row 1\), column 2: a field beyond the 2 of the first row"),
+        ("x,y\n1,2\n3,0x10\n", rf"{name}: line 3 \(data row 1\), column 1 \('y'\) is not a number: '0x10'"),
+        ('x,y\n1,2\n"3"4,5\n', rf"{name}: line 3 \(data row 1\), column 0: malformed quoting"),
+        ('x,y\n1,2\n3,"4\n5,6\n', rf"{name}: line 3 \(data row 1\), column 1: a quoted field is not closed"),
+        ('"x"y,z\n1,2\n', rf"{name}: line 1 \(the header\), column 0: malformed quoting"),
+        ("x,y\n1,2\n\n3,nan\n", rf"{name}: line 4 \(data row 1\), column 1 \('y'\) is nan; k-means needs finite"),
+    ]
+    for text, message in cases:
+        p.write_text(text)
+        with pytest.raises(CliError, match=message):
+            read_table(str(p))
+    # One rule for what a number is (Python's float()): whatever it reads is read.
+    p.write_text("x,y\n1_000,2\n3, 4 \n")
+    assert read_table(str(p)).data.tolist() == [[1000.0, 2.0], [3.0, 4.0]]
+
+
+def test_ambiguous_and_repeated_column_names(tmp_path, capsys):
+    p = tmp_path / "dup.csv"
+    p.write_text("a,a,b\n1,10,100\n2,20,200\n3,30,300\n")
+    t = read_table(str(p))
+    assert t.names == ["a", "a", "b"] and t.data.shape == (3, 3)
+    with pytest.raises(CliError, match=r"--columns: 'a' names columns 0 and 1"):
+        read_table(str(p), columns="a")
+    assert main(["fit", str(p), "--columns", "a", "-k", "1"]) == 2
+    assert "--columns: 'a' names columns 0 and 1; use 0-based indices" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_out_keeps_every_centroid_column(tmp_path, fmt, capsys):
+    if fmt == "parquet":
+        pytest.importorskip("pyarrow")
+    p = tmp_path / "dup.csv"
+    p.write_text("a,a,b,a.1\n1,10,100,7\n2,20,200,8\n3,30,300,9\n")
+    prefix = tmp_path / "run"
+    assert main(["fit", str(p), "-k", "1", "--out", str(prefix), "--format", fmt]) == 0
+    assert "written as a, a.2, b, a.1" in capsys.readouterr().err
+    written = read_table(f"{prefix}.centroids.{fmt}")
+    assert written.names == ["a", "a.2", "b", "a.1"]
+    np.testing.assert_array_equal(written.data, [[2.0, 20.0, 200.0, 8.0]])
+    # The same column chosen twice is two features, and two columns out.
+    assert main(["fit", str(p), "-k", "1", "--columns", "b,b,0", "--out", str(prefix), "--format", fmt]) == 0
+    written = read_table(f"{prefix}.centroids.{fmt}")
+    assert written.names == ["b", "b.1", "a"]
+    np.testing.assert_array_equal(written.data, [[200.0, 200.0, 2.0]])
+
+
+def _names(draw) -> list:
+    """Header names: letters first (so that the row reads as a header), then
+    anything a CSV field may hold, delimiters, quotes and line breaks included."""
+    inner = st.text(alphabet=st.sampled_from(list("ab Z09_.,;|\t\"#'\n\r") + ["\u00e9", "\u4e2d"]), max_size=6)
+    first = st.sampled_from(list("abcXYZ\u00e9"))
+    return draw(st.builds(lambda f, rest: (f + rest).rstrip(), first, inner))
+
+
+@st.composite
+def csv_files(draw):
+    """A table, how it is written (delimiter, quoting, line ends, comments,
+    blank lines) and how it is read (file or pipe)."""
+    wide = draw(st.booleans())
+    n_cols = draw(st.integers(WIDE // 2, WIDE)) if wide else draw(st.integers(1, 6))
+    n_rows = draw(st.integers(1, 3 if wide else 12))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    values = rng.normal(size=(n_rows, n_cols)) * 10.0 ** rng.integers(-300, 300, size=(n_rows, n_cols))
+    values[rng.random(size=values.shape) < 0.05] = -0.0
+    if wide:
+        names = [f"c{i}" for i in range(n_cols)]
+        names[draw(st.integers(0, n_cols - 1))] = "c0"  # a repeated name
+    else:
+        names = [_names(draw) for _ in range(n_cols)]
+        if n_cols > 1 and draw(st.booleans()):
+            names[-1] = names[0]
+    delimiter = draw(st.sampled_from([",", ";", "\t", "|"]))
+    quote_all = draw(st.booleans())
+    newline = draw(st.sampled_from(["\n", "\r\n"]))
+
+    def field(text: str) -> str:
+        if quote_all or any(c in text for c in (delimiter, '"', "\n", "\r")) or text.startswith("#"):
+            return '"' + text.replace('"', '""') + '"'
+        return text
+
+    lines = [delimiter.join(field(n) for n in names)]
+    for row in values.tolist():
+        if draw(st.integers(0, 9)) == 0:
+            lines.append(draw(st.sampled_from(["", "# a comment, \"with a quote", "   "])))
+        lines.append(delimiter.join(field(repr(v)) for v in row))
+    text = newline.join(lines) + (newline if draw(st.booleans()) else "")
+    return text.encode(), names, values, draw(st.sampled_from(["file", "pipe"]))
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX pipes")
+@settings(max_examples=40, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                 HealthCheck.function_scoped_fixture])
+@given(csv_files())
+def test_csv_round_trips_rows_and_columns_exactly(tmp_path_factory, case):
+    content, names, values, source = case
+    folder = tmp_path_factory.mktemp("csv")
+    if source == "pipe":
+        t = read_through_fifo(folder, content)
+    else:
+        (folder / "t.csv").write_bytes(content)
+        t = read_table(str(folder / "t.csv"))
+    assert t.names == names
+    assert t.data.shape == values.shape
+    np.testing.assert_array_equal(_bits(t.data), _bits(values))
+    # Written back, every column survives, repeated names told apart.
+    out = folder / "back.csv"
+    written = writers.write_table(str(out), "csv", list(zip(names, values.T)))
+    assert written == writers.unique_names(names) and len(set(written)) == len(names)
+    back = read_table(str(out))
+    assert back.names == written
+    np.testing.assert_array_equal(_bits(back.data), _bits(values))
+
+
+def _strict_json(text: str):
+    """``json.loads`` that refuses NaN and infinities, as strict parsers do."""
+    def refuse(constant: str) -> None:
+        raise ValueError(f"not JSON: {constant}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_json_output_is_strict(tmp_path, capsys):
+    # Three distinct points, each twice: at k = 3 the objective is 0, the
+    # Calinski-Harabasz ratio infinite, and at k = n the gap's spread undefined.
+    p = tmp_path / "dups.npy"
+    np.save(p, np.repeat([[0.0, 0.0], [1.0, 0.0], [0.0, 5.0]], 2, axis=0))
+    assert main(["choose-k", str(p), "--k", "1:6", "--seed", "0", "--gap-references", "3", "--json"]) == 0
+    summary = _strict_json(capsys.readouterr().out)
+    path = smartigan.cluster_path(np.load(p), range(1, 7), seed=0, gap_references=3)
+    assert not np.isfinite(path.criteria["calinski_harabasz"]).all()
+    for name, values in path.criteria.items():
+        assert summary["criteria"][name] == [float(v) if np.isfinite(v) else None for v in values], name
+    assert summary["gap_standard_errors"] == [float(v) if np.isfinite(v) else None
+                                              for v in path.gap_standard_errors]
+    assert None in summary["gap_standard_errors"] or None in summary["criteria"]["calinski_harabasz"]
+    for command in (["fit", str(p), "-k", "3"], ["compare", str(p), "-k", "3"]):
+        assert main(command + ["--seed", "0", "--json"]) == 0
+        _strict_json(capsys.readouterr().out)
+
+
+def test_a_plot_path_that_is_a_directory_fails_before_the_fit(tmp_path, iris_npy, capsys, monkeypatch):
+    pytest.importorskip("matplotlib")
+    fits = []
+    monkeypatch.setattr(cli.commands, "fit_once", lambda *a: fits.append(a))
+    folder = tmp_path / "picture.png"
+    folder.mkdir()
+    assert main(["fit", str(iris_npy), "-k", "2", "--plot", str(folder)]) == 2
+    assert f"--plot: {folder} is a directory" in capsys.readouterr().err
+    out = tmp_path / "run"
+    (tmp_path / "run.centroids.csv").mkdir()
+    assert main(["fit", str(iris_npy), "-k", "2", "--out", str(out)]) == 2
+    assert f"--out: {out}.centroids.csv is a directory" in capsys.readouterr().err
+    (tmp_path / "run.criteria.csv").mkdir()
+    assert main(["choose-k", str(iris_npy), "--k", "2:3", "--out", str(out)]) == 2
+    assert f"--out: {out}.criteria.csv is a directory" in capsys.readouterr().err
+    assert fits == [] and not (tmp_path / "run.labels.csv").exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root writes anywhere")
+def test_an_unwritable_directory_fails_before_the_fit(tmp_path, iris_npy, capsys, monkeypatch):
+    fits = []
+    monkeypatch.setattr(cli.commands, "fit_once", lambda *a: fits.append(a))
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        assert main(["fit", str(iris_npy), "-k", "2", "--out", str(locked / "run")]) == 2
+        assert f"--out: cannot write {locked / 'run'}.labels.csv" in capsys.readouterr().err
+    finally:
+        locked.chmod(0o700)
+    assert fits == []
+
+
+# A driver that runs the command with a limit on the size of files written
+# (as a full disk would refuse them), and says when the fit starts.
+_LIMITED = """
+import resource, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes past the limit fail with EFBIG instead
+resource.setrlimit(resource.RLIMIT_FSIZE, ({limit}, {limit}))
+from smartigan.cli import commands, main
+real_fit = commands.fit_once
+def announced(*args):
+    print("FIT STARTS", file=sys.stderr, flush=True)
+    return real_fit(*args)
+commands.fit_once = announced
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX resource limits")
+def test_a_full_disk_fails_before_the_fit_or_names_the_file(tmp_path, iris_npy):
+    def limited(limit: int, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-c", _LIMITED.format(limit=limit), *args], capture_output=True,
+                              text=True, timeout=120)
+
+    out = tmp_path / "run"
+    # Nothing can be written: found before the fit.
+    res = limited(0, "fit", str(iris_npy), "-k", "3", "--out", str(out))
+    assert res.returncode == 2, res.stderr
+    assert f"--out: cannot write {out}.labels.csv: File too large" in res.stderr
+    assert "FIT STARTS" not in res.stderr and not list(tmp_path.glob("run.*"))
+    # A byte can be written, a whole file cannot: the failed file is named and removed.
+    res = limited(256, "fit", str(iris_npy), "-k", "3", "--out", str(out))
+    assert res.returncode == 2, res.stderr
+    assert "FIT STARTS" in res.stderr
+    assert f"--out: could not write {out}.labels.csv: File too large" in res.stderr
+    assert not (tmp_path / "run.labels.csv").exists()
+
+
+def test_degenerate_data_prints_no_numpy_warnings(tmp_path):
+    """Every point alike, and each of three points four times: answers and
+    '-' where a criterion is undefined, never a RuntimeWarning on stderr."""
+    for name, X in {"same.npy": np.ones((10, 3)),
+                    "dups.npy": np.repeat([[0.0, 0.0], [1.0, 1.0], [0.0, 4.0]], 4, axis=0)}.items():
+        p = tmp_path / name
+        np.save(p, X)
+        res = run_cli("choose-k", str(p), "--k", "1:10", "--seed", "0", "--gap-references", "3")
+        assert res.returncode == 0, res.stderr
+        assert res.stderr == "", res.stderr
+        res = run_cli("fit", str(p), "-k", str(len(X)), "--seed", "0", "--json")
+        assert res.returncode == 0 and res.stderr == "", res.stderr

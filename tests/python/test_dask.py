@@ -355,3 +355,71 @@ def test_worker_killed_mid_fit_gives_the_same_result(client: Any, fitted: KMeans
 def _slow_copy(block: np.ndarray) -> np.ndarray:
     time.sleep(0.05)
     return block.copy()
+
+
+# -- issue 58: messages that name the culprit ---------------------------------------------
+
+
+def test_dataframe_columns_that_are_not_numbers_are_named(client: Any) -> None:
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    values = np.random.default_rng(0).normal(size=(60, 2))
+    for column, dtype in (("text", "string"), ("kind", "category")):
+        frame = pd.DataFrame({"a": values[:, 0], column: pd.Series(["x", "y"] * 30, dtype=dtype)})
+        with pytest.raises(TypeError, match=f"X column {column!r} has dtype .*; every column must be numeric"):
+            KMeans(2).fit(dd.from_pandas(frame, npartitions=2))
+    flags = pd.DataFrame({"a": values[:, 0], "flag": pd.array([True, False] * 30, dtype="boolean")})
+    with pytest.raises(TypeError, match="X column 'flag' has dtype boolean"):
+        KMeans(2).fit(dd.from_pandas(flags, npartitions=2))
+
+
+def test_nullable_integer_columns_are_numbers(client: Any) -> None:
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    values = np.random.default_rng(1).normal(size=(60, 2))
+    counts = np.arange(60) % 7
+    frame = pd.DataFrame({"a": values[:, 0], "n": pd.array(counts, dtype="Int64"),
+                          "f": pd.array(values[:, 1], dtype="Float64")})
+    lazy = dd.from_pandas(frame, npartitions=3)
+    model = KMeans(2, random_state=0).fit(lazy)
+    blocks = lazy.map_partitions(len).compute().tolist()  # the same blocks, so the same sums
+    plain = KMeans(2, random_state=0).fit(da.from_array(np.column_stack([values[:, 0], counts, values[:, 1]]),
+                                                        chunks=(tuple(blocks), 3)))
+    np.testing.assert_array_equal(model.cluster_centers_, plain.cluster_centers_)
+    missing = frame.copy()
+    missing.loc[47, "n"] = pd.NA
+    with pytest.raises(ValueError, match=r"X contains NaN or infinity: row 47 \(block 2"):
+        KMeans(2).fit(dd.from_pandas(missing, npartitions=3))
+
+
+def test_nan_at_predict_names_the_global_row(client: Any) -> None:
+    rng = np.random.default_rng(2)
+    model = KMeans(2, random_state=0).fit(rng.normal(size=(100, 2)))
+    new = rng.normal(size=(100, 2))
+    new[75, 1] = np.nan
+    lazy = da.from_array(new, chunks=(30, 2))
+    for method in (model.predict, model.transform):
+        with pytest.raises(ValueError, match=r"X contains NaN or infinity: row 75 \(block 2, rows 60\.\.90\)"):
+            method(lazy).compute()
+        with pytest.raises(ValueError, match=r"X contains NaN or infinity: row 75\b"):
+            method(new)
+    with pytest.raises(ValueError, match=r"X contains NaN or infinity: row 75 \(block 2"):
+        model.score(lazy)
+
+
+def test_zero_features_and_unknown_chunks_are_named(client: Any) -> None:
+    for X in (np.ones((10, 0)), da.ones((10, 0), chunks=5)):
+        with pytest.raises(ValueError, match="X has 0 features; need at least one"):
+            KMeans(2).fit(X)
+    model = KMeans(2, random_state=0).fit(np.random.default_rng(3).normal(size=(40, 2)))
+    with pytest.raises(ValueError, match="X has 0 features; need at least one"):
+        model.predict(np.ones((10, 0)))
+    X = da.from_array(np.random.default_rng(4).normal(size=(100, 2)), chunks=30)
+    w = da.ones(100, chunks=30)
+    w = w[w > 0]
+    with pytest.raises(ValueError, match=r"sample_weight has unknown chunk sizes; call sample_weight\.compute_chunk_sizes"):
+        KMeans(2).fit(X, sample_weight=w)
+    unknown = X[X[:, 0] > -100]
+    with pytest.raises(ValueError, match=r"X has unknown chunk sizes along its rows; call X\.compute_chunk_sizes"):
+        model.score(unknown)
+    assert model.predict(unknown).compute().shape == (100,)  # labels need no offsets

@@ -248,7 +248,7 @@ def test_sparse_input_gives_the_dense_path() -> None:
         np.testing.assert_allclose(csr.criteria[name], values, rtol=1e-8, err_msg=name)
     for k in range(2, 8):
         np.testing.assert_array_equal(csr.result(k).labels, dense.result(k).labels)
-    # The gap statistic on sparse input draws in the bounding box.
+    # The gap statistic on sparse input permutes its columns (references as sparse as X).
     gap = smartigan.cluster_path(sparse.csr_matrix(X), range(2, 5), seed=3, criteria=("gap",), gap_references=2)
     assert gap.reference_log_objectives is not None
     with pytest.raises(ValueError, match="gap_reference='pca' needs dense X"):
@@ -379,3 +379,138 @@ def test_path_result_pickles(small: np.ndarray) -> None:
     np.testing.assert_array_equal(back.objectives, path.objectives)
     assert back.suggested == path.suggested
     np.testing.assert_array_equal(back.result(3).labels, path.result(3).labels)
+
+
+# ---- issue 58: scale of the weights, equality, sparse references, degenerate data
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+def test_calinski_harabasz_with_small_weights_finds_the_groups() -> None:
+    # Five groups; weights 1/500 sum to 1, which as "N" left N - k negative at every k.
+    X = separated(5, 2, per=100, seed=1)
+    w = np.full(len(X), 1 / 500)
+    weighted = smartigan.cluster_path(X, range(2, 9), seed=0, sample_weight=w, criteria=("calinski_harabasz",))
+    plain = smartigan.cluster_path(X, range(2, 9), seed=0, criteria=("calinski_harabasz",))
+    assert weighted.suggested["calinski_harabasz"] == plain.suggested["calinski_harabasz"] == 5
+    np.testing.assert_allclose(weighted.criteria["calinski_harabasz"], plain.criteria["calinski_harabasz"],
+                               rtol=1e-9)
+
+
+def test_calinski_harabasz_counts_the_effective_number_of_points() -> None:
+    # N = (sum w)^2 / sum w^2: n for equal weights of any size.
+    X = blobs(n=60, d=2, centres=3, seed=4)
+    w = np.random.default_rng(2).uniform(0.5, 3.0, size=60)
+    path = smartigan.cluster_path(X, range(1, 5), seed=0, sample_weight=w, criteria=("calinski_harabasz",))
+    n_eff = w.sum() ** 2 / (w ** 2).sum()
+    total = path.objectives[0]
+    for i, k in enumerate(path.ks[1:], start=1):
+        want = ((total - path.objectives[i]) / (k - 1)) / (path.objectives[i] / (n_eff - k))
+        assert path.criteria["calinski_harabasz"][i] == pytest.approx(want, rel=1e-12)
+
+
+@st.composite
+def weighted_groups(draw):
+    """Groups of points with random positive weights, a range of k and a scale for the weights."""
+    groups = draw(st.integers(1, 5))
+    d = draw(st.integers(1, 3))
+    per = draw(st.integers(8, 25))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(0, 20, size=(groups, d)).repeat(per, axis=0) + rng.normal(size=(groups * per, d))
+    w = rng.uniform(0.1, 10.0, size=len(X))
+    k_min = draw(st.integers(1, 3))
+    k_max = draw(st.integers(k_min + 1, 8))
+    scale = 10.0 ** draw(st.floats(-12, 12))
+    return X, w, range(k_min, k_max + 1), scale
+
+
+@settings(max_examples=20, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(weighted_groups())
+def test_no_suggestion_depends_on_the_scale_of_the_weights(case) -> None:
+    X, w, ks, scale = case
+    options = dict(seed=3, gap_references=3)
+    path = smartigan.cluster_path(X, ks, sample_weight=w, **options)
+    scaled = smartigan.cluster_path(X, ks, sample_weight=w * scale, **options)
+    assert scaled.suggested == path.suggested
+    np.testing.assert_allclose(scaled.objectives, path.objectives * scale, rtol=1e-9)
+    for name, values in path.criteria.items():
+        np.testing.assert_allclose(scaled.criteria[name], values, rtol=1e-7, atol=1e-12, err_msg=name)
+
+
+def test_path_results_compare_by_value(small: np.ndarray) -> None:
+    import pickle
+
+    path = smartigan.cluster_path(small, range(2, 6), seed=0, criteria=("elbow", "silhouette", "gap"),
+                                  gap_references=2)
+    copy = pickle.loads(pickle.dumps(path))
+    assert copy is not path and copy == path and not (copy != path)
+    assert smartigan.cluster_path(small, range(2, 6), seed=0, criteria=("elbow", "silhouette", "gap"),
+                                  gap_references=2) == path
+    assert smartigan.cluster_path(small, range(2, 6), seed=1, criteria=("elbow", "silhouette", "gap"),
+                                  gap_references=2) != path
+    assert path != "a path" and path != path.result(2)
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(path)
+
+
+def test_sparse_gap_references_stay_sparse() -> None:
+    """The gap statistic's references of sparse data take O(nnz) memory, not
+    n_samples x n_features (a 20,000 x 20,000 CSR matrix made 3.2 GB of them)."""
+    sparse = pytest.importorskip("scipy.sparse")
+    import tracemalloc
+
+    n = d = 4000
+    rng = np.random.default_rng(0)
+    X = sparse.random(n, d, density=0.001, format="csr", random_state=rng, dtype=np.float64)
+    X.data = rng.integers(1, 5, size=X.nnz).astype(np.float64)
+    dense_bytes = n * d * 8  # 128 MB
+    tracemalloc.start()
+    try:
+        path = smartigan.cluster_path(X, range(1, 4), seed=0, criteria=("gap",), gap_references=3)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < dense_bytes / 20, f"peak {peak / 1e6:.1f} MB of Python allocations"
+    assert path.reference_log_objectives is not None and np.isfinite(path.reference_log_objectives).all()
+    assert path.suggested["gap"] is not None
+
+
+def test_sparse_references_keep_each_column_and_its_sparsity() -> None:
+    sparse = pytest.importorskip("scipy.sparse")
+    rng = np.random.default_rng(1)
+    X = sparse.random(300, 50, density=0.05, format="csr", random_state=rng, dtype=np.float64)
+    data = _path._Data(X, None)
+    ref = _path._reference(data, "permute", np.random.default_rng(2)).tocsc()
+    assert ref.shape == X.shape and ref.nnz == X.nnz
+    original = X.tocsc()
+    for j in range(X.shape[1]):  # each column's values, moved to other rows
+        np.testing.assert_array_equal(np.sort(ref[:, j].data), np.sort(original[:, j].data))
+    # The same for dense data, zeros included; the seed decides the draw.
+    dense = X.toarray()
+    ref_dense = _path._reference(_path._Data(dense, None), "permute", np.random.default_rng(2))
+    np.testing.assert_array_equal(np.sort(ref_dense, axis=0), np.sort(dense, axis=0))
+    assert not np.array_equal(ref_dense, dense)
+
+
+def test_dense_gap_answers_are_unchanged(small: np.ndarray) -> None:
+    """Dense data keeps its principal-component references, drawn as before
+    sparse data had references of their own: the gap statistic is the one
+    computed here from those references, bit for bit."""
+    from smartigan import _core, _params
+
+    ks = range(1, 7)
+    path = smartigan.cluster_path(small, ks, seed=4, criteria=("gap",), gap_references=4)
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([4, _path._GAP_STREAM])))
+    mean = small.mean(axis=0)
+    _, axes = np.linalg.eigh((small - mean).T @ (small - mean))
+    scores = (small - mean) @ axes
+    logs = []
+    for _ in range(4):
+        ref = rng.uniform(scores.min(axis=0), scores.max(axis=0), size=small.shape) @ axes.T + mean
+        out = _core.fit_path(np.ascontiguousarray(ref), 1, 6, _params.core_params(k=1, seed=4), False)
+        logs.append(np.log([s.objective for s in out.steps]))
+    gap = np.mean(logs, axis=0) - np.log(path.objectives)
+    np.testing.assert_array_equal(path.criteria["gap"], gap)

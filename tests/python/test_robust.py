@@ -627,3 +627,53 @@ def test_sparse_structure_messages_name_the_problem():
     D = sp.csr_matrix((np.array([1.0, 2.0, 3.0]), np.array([1, 0, 0]), np.array([0, 2, 3])), shape=(2, 2))
     assert not D.has_sorted_indices
     assert cluster(D, 2, seed=0).objective == 0.0
+
+
+# Issue 58: degenerate data (constant columns, every point alike, duplicates,
+# k = n, one row) reach the user as answers, NaN where a criterion is not
+# defined, never as NumPy's RuntimeWarnings.
+DEGENERATE = {
+    "constant column": np.column_stack([np.arange(10.0), np.ones(10)]),
+    "all points alike": np.ones((10, 3)),
+    "three points, each four times": np.repeat([[0.0, 0.0], [1.0, 1.0], [0.0, 4.0]], 4, axis=0),
+    "one row": np.ones((1, 2)),
+    "two rows": np.array([[0.0, 1.0], [2.0, 3.0]]),
+}
+
+
+def _runtime_warnings(call) -> list:
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        call()
+    return [f"{w.filename}:{w.lineno}: {w.message}" for w in caught if issubclass(w.category, RuntimeWarning)]
+
+
+@pytest.mark.parametrize("name", list(DEGENERATE))
+def test_degenerate_data_gives_no_numpy_warnings(name):
+    X = DEGENERATE[name]
+    n = X.shape[0]
+    calls = [lambda: cluster(X, n, seed=0), lambda: cluster(X, 1, seed=0)]
+    for ks in (range(1, n + 1), range(max(1, n - 1), n + 1)):
+        calls.append(lambda ks=ks: smartigan.cluster_path(X, ks, seed=0, gap_references=3))
+        calls.append(lambda ks=ks: smartigan.cluster_path(X, ks, seed=0, gap_references=3, keep="summaries",
+                                                          criteria=("elbow", "calinski_harabasz", "gap")))
+    sklearn = pytest.importorskip("smartigan.sklearn")
+    from smartigan._path import CRITERIA
+
+    for criterion in CRITERIA:
+        calls.append(lambda c=criterion: sklearn.KMeans(n_clusters="auto", k_range=(1, n), criterion=c,
+                                                        random_state=0).fit(X))
+    for call in calls:
+        assert _runtime_warnings(call) == []
+    path = smartigan.cluster_path(X, range(1, n + 1), seed=0, gap_references=3)
+    if n > 1:
+        assert np.isnan(path.criteria["calinski_harabasz"][0])  # undefined at k = 1, said as NaN
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return
+    from smartigan import plot
+
+    assert _runtime_warnings(lambda: plot.path_figure(path)) == []

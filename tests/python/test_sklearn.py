@@ -480,3 +480,34 @@ def test_auto_bad_parameters_raise_at_fit(iris, params, match):
     km = KMeans(**{"n_clusters": "auto", **params})
     with pytest.raises((ValueError, TypeError), match=match):
         km.fit(iris[0])
+
+
+# -- issue 58 ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("scale", [1 / 500, 1.0, 1e6])
+def test_auto_calinski_harabasz_with_weights_of_any_scale(scale):
+    # Weights summing to at most k made the criterion NaN at every k, and
+    # the estimator fell back to k_min silently.
+    X = _groups(5, seed=4)
+    w = np.full(len(X), scale)
+    km = KMeans(n_clusters="auto", k_range=(2, 8), criterion="calinski_harabasz", random_state=0).fit(X, sample_weight=w)
+    assert km.n_clusters_ == 5 and km.path_.suggested == {"calinski_harabasz": 5}
+
+
+def test_n_clusters_other_than_auto_is_refused_naming_auto(iris):
+    for value in ("Auto", "AUTO", " auto"):
+        with pytest.raises(ValueError, match=f"n_clusters={value!r} is invalid; use a positive integer or 'auto'"):
+            KMeans(n_clusters=value).fit(iris[0])
+
+
+def test_auto_without_a_suggestion_warns_and_names_the_k_fitted(iris):
+    import warnings
+
+    with pytest.warns(UserWarning, match=r"criterion 'elbow' suggests no k in 2\.\.3 \(the elbow needs at least "
+                                         r"three k\); fitted k=2, the smallest of k_range"):
+        km = KMeans(n_clusters="auto", k_range=(2, 3), random_state=0).fit(iris[0])
+    assert km.n_clusters_ == 2 and km.path_.suggested == {"elbow": None}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a suggestion: nothing to say
+        assert KMeans(n_clusters="auto", k_range=(2, 7), random_state=3).fit(_groups(4, seed=1)).n_clusters_ == 4

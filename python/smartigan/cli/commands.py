@@ -20,7 +20,7 @@ from ..datasets import load_iris
 from .errors import CliError
 from .progress import Progress
 from .readers import Table, import_pyarrow, read_table
-from .writers import check_writable, output_paths, require_plot, write_outputs, write_table
+from .writers import check_writable, output_paths, renaming_note, require_plot, write_outputs, write_table, writing
 
 __all__ = ["fit", "compare", "choose_k", "demo"]
 
@@ -76,17 +76,39 @@ def _load(args: argparse.Namespace) -> Table:
     return table
 
 
+#: The two files that ``--out`` names, per command.
+OUTPUT_KINDS = {"fit": ("labels", "centroids"), "choose-k": ("criteria", "labels")}
+
+
 def _preflight(args: argparse.Namespace, k: int) -> None:
-    """Fail before the (possibly long) fit for problems we can see up front."""
+    """Fail before the (possibly long) fit for problems we can see up front,
+    every file to be written among them (:func:`check_writable`)."""
     if k < 1:
         raise CliError(f"-k must be at least 1, got {k}")
     if args.plot:
         require_plot(args.plot)
         check_writable(args.plot, "--plot")
     if getattr(args, "out", None):
-        check_writable(output_paths(args.out, args.format)[0], "--out")
         if args.format == "parquet":
             import_pyarrow("writing")
+        for path in output_paths(args.out, args.format, OUTPUT_KINDS[args.command]):
+            check_writable(path, "--out")
+
+
+def _json(summary: Dict[str, Any]) -> str:
+    """``summary`` as strict JSON: NaN and infinities, which JSON has no
+    words for, are written as null (``json.dumps`` would write ``NaN``)."""
+    return json.dumps(_finite_or_none(summary), allow_nan=False)
+
+
+def _finite_or_none(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if np.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite_or_none(v) for key, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite_or_none(v) for v in value]
+    return value
 
 
 def _prepare(args: argparse.Namespace, k: Optional[int] = None) -> Table:
@@ -110,11 +132,15 @@ def fit(args: argparse.Namespace) -> int:
     result, elapsed = fit_once(X, args.k, args.method, args, args.seed)
     sizes = result.cluster_sizes
     written = write_outputs(args.out, args.format, result, table.names) if args.out else []
+    note = renaming_note(table.names) if args.out and table.names and args.format != "npy" else None
+    if note:
+        print(f"smartigan {args.command}: note: {note}", file=sys.stderr)
     if args.plot:
         from .. import plot
 
-        plot.save(X, {args.method: result}, args.plot, feature_names=table.names,
-                  title=f"{Path(args.data).name}: k={args.k}, {args.method}")
+        with writing(args.plot, "--plot"):
+            plot.save(X, {args.method: result}, args.plot, feature_names=table.names,
+                      title=f"{Path(args.data).name}: k={args.k}, {args.method}")
         written.append(args.plot)
     ro = result.restart_objectives
     if args.json:
@@ -122,7 +148,7 @@ def fit(args: argparse.Namespace) -> int:
                        n_init=args.n_init, n_iter=args.n_iter, seed=result.seed, objective=result.objective,
                        sweeps=result.n_sweeps, converged=result.converged, best_restart=result.best_restart,
                        restart_objectives=ro.tolist(), seconds=elapsed, sizes=sizes.tolist(), written=written)
-        print(json.dumps(summary))
+        print(_json(summary))
         return 0
     print(f"data        {args.data}: {n} points, {d} features"
           + (f" ({', '.join(table.names)})" if table.names and d <= 8 else ""))
@@ -171,10 +197,11 @@ def compare(args: argparse.Namespace) -> int:
     if args.plot:
         from .. import plot
 
-        plot.save(X, results, args.plot, feature_names=table.names,
-                  title=f"{Path(args.data).name}: k={args.k}, {args.n_init} paired restarts, seed {seed}")
+        with writing(args.plot, "--plot"):
+            plot.save(X, results, args.plot, feature_names=table.names,
+                      title=f"{Path(args.data).name}: k={args.k}, {args.n_init} paired restarts, seed {seed}")
     if args.json:
-        print(json.dumps(dict(data=args.data, n_samples=n, n_features=d, k=args.k, seed=seed, init=args.init,
+        print(_json(dict(data=args.data, n_samples=n, n_features=d, k=args.k, seed=seed, init=args.init,
                               n_init=args.n_init, n_iter=args.n_iter, methods=rows, paired=pairs,
                               written=[args.plot] if args.plot else [])))
         return 0
@@ -234,25 +261,26 @@ def choose_k(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     elapsed = time.perf_counter() - t0
-    columns: Dict[str, npt.NDArray[Any]] = {"k": path.ks, "objective": path.objectives, **path.criteria}
+    columns: List[Tuple[str, npt.NDArray[Any]]] = [("k", path.ks), ("objective", path.objectives),
+                                                   *path.criteria.items()]
     if path.gap_standard_errors is not None:
-        columns["gap_standard_error"] = path.gap_standard_errors
+        columns.append(("gap_standard_error", path.gap_standard_errors))
     written: List[str] = []
     if args.out:
-        criteria_file, labels_file = output_paths(args.out, args.format, ("criteria", "labels"))
+        criteria_file, labels_file = output_paths(args.out, args.format, OUTPUT_KINDS[args.command])
         write_table(criteria_file, args.format, columns)
-        write_table(labels_file, args.format, {f"k={k}": path.result(int(k)).labels for k in path.ks})
+        write_table(labels_file, args.format, [(f"k={k}", path.result(int(k)).labels) for k in path.ks])
         written += [criteria_file, labels_file]
     if args.plot:
         from .. import plot
 
-        plot.save_path(path, args.plot, title=f"{Path(args.data).name}: choosing k in {k_min}..{k_max}")
+        with writing(args.plot, "--plot"):
+            plot.save_path(path, args.plot, title=f"{Path(args.data).name}: choosing k in {k_min}..{k_max}")
         written.append(args.plot)
     if args.json:
-        print(json.dumps(dict(data=args.data, n_samples=n, n_features=d, ks=path.ks.tolist(),
+        print(_json(dict(data=args.data, n_samples=n, n_features=d, ks=path.ks.tolist(),
                               objectives=path.objectives.tolist(), origins=list(path.origins),
-                              criteria={name: [None if np.isnan(v) else float(v) for v in values]
-                                        for name, values in path.criteria.items()},
+                              criteria={name: values.tolist() for name, values in path.criteria.items()},
                               gap_standard_errors=None if path.gap_standard_errors is None
                               else path.gap_standard_errors.tolist(),
                               suggested=path.suggested, seed=path.seed, method=args.method, seconds=elapsed,

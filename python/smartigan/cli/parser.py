@@ -86,7 +86,8 @@ def _criteria(text: str) -> Tuple[str, ...]:
 
 
 def _add_data_options(p: argparse.ArgumentParser, method: bool, k_range: bool = False) -> None:
-    p.add_argument("data", help="CSV (delimiter and header detected), .npy or .parquet file, one point per row")
+    p.add_argument("data", help="CSV (delimiter and header detected), .npy or .parquet file, one point per row; "
+                                "a pipe works as a file, and - reads standard input (CSV unless --input-format)")
     if k_range:
         p.add_argument("-k", "--k", dest="ks", type=_k_range, default=(2, 30), metavar="KMIN:KMAX",
                        help="the numbers of clusters, both ends included (default 2:30)")
@@ -129,7 +130,8 @@ def _add_data_options(p: argparse.ArgumentParser, method: bool, k_range: bool = 
     p.add_argument("--columns", metavar="COLS", help="comma-separated column names or 0-based indices to use")
     p.add_argument("--header", default="auto", choices=("auto", "yes", "no"),
                    help="whether the CSV's first row is a header (default: detected)")
-    p.add_argument("--delimiter", help="CSV delimiter (default: detected among , TAB ; | and whitespace)")
+    p.add_argument("--delimiter", help="CSV delimiter, one character, 'tab' or 'whitespace' (default: detected "
+                                       "among , TAB ; | and whitespace)")
     p.add_argument("--progress", default="auto", choices=("auto", "always", "never"),
                    help="progress bar on stderr (default: on a terminal, for runs longer than half a second)")
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")

@@ -19,7 +19,7 @@ block index)``, never by the worker.
 from __future__ import annotations
 
 import math
-from typing import Any, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 import numpy.typing as npt
@@ -46,15 +46,37 @@ def as_block(x: Any, w: Optional[Any], index: int, offset: int) -> Tuple[Block, 
         raise ValueError(f"X: block {index} has shape {block.shape}; expected a 2-d block of rows")
     if block.dtype not in (np.float32, np.float64):
         block = block.astype(np.float64)
-    bad = ~np.isfinite(block).all(axis=1)
-    if bad.any():
-        row = int(np.flatnonzero(bad)[0])
-        raise ValueError(
-            f"X contains NaN or infinity: row {offset + row} (block {index}, rows {offset}..{offset + block.shape[0]}), "
-            f"value {float(block[row][~np.isfinite(block[row])][0])!r}"
-        )
+    check_finite(block, index, offset)
     weights = None if w is None else check_weights(w, index, offset, block.shape[0])
     return block, weights
+
+
+def check_finite(block: Block, index: int, offset: Optional[int]) -> None:
+    """ValueError naming the first row of ``block`` with NaN or infinity: its
+    global row (``offset`` is the block's first row), or, where the rows
+    before the block are not counted (unknown chunk sizes), its row within
+    block ``index``."""
+    bad = ~np.isfinite(block).all(axis=1)
+    if not bad.any():
+        return
+    row = int(np.flatnonzero(bad)[0])
+    value = float(block[row][~np.isfinite(block[row])][0])
+    if offset is None:
+        where = (f"row {row} of block {index} (the global row is not known: the blocks' lengths are unknown; "
+                 "call X.compute_chunk_sizes() to have it)")
+    else:
+        where = f"row {offset + row} (block {index}, rows {offset}..{offset + block.shape[0]})"
+    raise ValueError(f"X contains NaN or infinity: {where}, value {value!r}")
+
+
+def _position(block_info: Optional[Dict[Any, Any]]) -> Tuple[int, Optional[int]]:
+    """The block's index and first global row from ``map_blocks``' ``block_info``
+    (None: one block, the whole array; a first row that is NaN: unknown)."""
+    if not block_info:
+        return 0, 0
+    info = block_info[0]
+    start = info["array-location"][0][0]
+    return int(info["chunk-location"][0]), None if math.isnan(start) else int(start)
 
 
 def check_weights(w: Any, index: int, offset: int, n_rows: Optional[int] = None) -> F64:
@@ -220,13 +242,18 @@ def sensitivity_sample(
     return block[drawn].copy(), row_weights, drawn.astype(np.int64) + offset
 
 
-def labels_of(x: Any, centres: Block) -> I64:
-    """Nearest centre of each row (for ``map_blocks``)."""
-    block = np.ascontiguousarray(x, dtype=centres.dtype)
-    return _kernels.nearest(block, centres)
+def _rows_in(x: Any, centres: Block, block_info: Optional[Dict[Any, Any]]) -> Block:
+    """The block in the centres' dtype, its values checked (in the block's own dtype, before the cast)."""
+    index, offset = _position(block_info)
+    check_finite(np.asarray(x), index, offset)
+    return np.ascontiguousarray(x, dtype=centres.dtype)
 
 
-def distances_of(x: Any, centres: Block) -> Block:
-    """Distances to every centre (for ``map_blocks``)."""
-    block = np.ascontiguousarray(x, dtype=centres.dtype)
-    return _kernels.distances(block, centres)
+def labels_of(x: Any, centres: Block, block_info: Optional[Dict[Any, Any]] = None) -> I64:
+    """Nearest centre of each row (for ``map_blocks``, which passes ``block_info``)."""
+    return _kernels.nearest(_rows_in(x, centres, block_info), centres)
+
+
+def distances_of(x: Any, centres: Block, block_info: Optional[Dict[Any, Any]] = None) -> Block:
+    """Distances to every centre (for ``map_blocks``, which passes ``block_info``)."""
+    return _kernels.distances(_rows_in(x, centres, block_info), centres)

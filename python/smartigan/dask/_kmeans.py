@@ -114,6 +114,24 @@ def _is_dask_dataframe(X: Any) -> bool:
     return hasattr(X, "to_dask_array") and hasattr(X, "dtypes") and hasattr(X, "npartitions")
 
 
+def _numeric_frame(X: Any, name: str) -> Any:
+    """The dask DataFrame ``X`` with every column a NumPy number: pandas'
+    nullable integers and floats (``Int64``, ``Float64``, ...) become float64
+    (a missing value becomes NaN, reported with its row when a block is
+    read); anything else (text, categories, booleans, dates) is a
+    ``TypeError`` naming the column."""
+    casts = {}
+    for column, dtype in X.dtypes.items():
+        if isinstance(dtype, np.dtype):
+            if dtype.kind not in "iuf":
+                raise TypeError(f"{name} column {column!r} has dtype {dtype}; every column must be numeric")
+        elif getattr(dtype, "kind", "O") in "iuf":  # a pandas extension dtype holding numbers
+            casts[column] = "float64"
+        else:
+            raise TypeError(f"{name} column {column!r} has dtype {dtype}; every column must be numeric")
+    return X.astype(casts) if casts else X
+
+
 def as_dask_rows(X: Any, name: str = "X", known_lengths: bool = True) -> Tuple[Any, bool]:
     """``X`` as a 2-d float dask array chunked along rows only, and whether it came in as NumPy.
 
@@ -122,10 +140,7 @@ def as_dask_rows(X: Any, name: str = "X", known_lengths: bool = True) -> Tuple[A
     """
     from_numpy = False
     if _is_dask_dataframe(X):
-        for column, dtype in X.dtypes.items():
-            if np.dtype(dtype).kind not in "iuf":
-                raise TypeError(f"{name} column {column!r} has dtype {dtype}; every column must be numeric")
-        arr = X.to_dask_array(lengths=known_lengths)
+        arr = _numeric_frame(X, name).to_dask_array(lengths=known_lengths)
     elif isinstance(X, da.Array):
         arr = X
     else:
@@ -137,11 +152,15 @@ def as_dask_rows(X: Any, name: str = "X", known_lengths: bool = True) -> Tuple[A
             raise TypeError(f"{name} could not be converted to a numeric array: {exc}") from None
         if local.ndim != 2:
             raise ValueError(f"{name} must be a 2-d array (n_samples, n_features), got shape {local.shape}")
+        if local.shape[1] == 0:  # before dask chunks it (its "auto" chunks divide by the row's size)
+            raise ValueError(f"{name} has 0 features; need at least one")
         local = local.astype(_float_dtype(local.dtype, name), copy=False)
         arr = da.from_array(np.ascontiguousarray(local), chunks=("auto", -1))
         from_numpy = True
     if arr.ndim != 2:
         raise ValueError(f"{name} must be a 2-d array (n_samples, n_features), got shape {arr.shape}")
+    if arr.shape[1] == 0:
+        raise ValueError(f"{name} has 0 features; need at least one")
     dtype = _float_dtype(np.dtype(arr.dtype), name)
     if dtype != arr.dtype:
         arr = arr.astype(dtype)
@@ -174,11 +193,11 @@ def as_dask_weights(sample_weight: Any, rows: Any) -> Optional[Any]:
         weights = local
     if weights.dtype.kind not in "iuf" or weights.dtype == np.float16:
         raise TypeError(f"sample_weight must be real numbers, got dtype {weights.dtype}")
+    if isinstance(weights, da.Array) and weights.ndim == 1 and any(math.isnan(c) for c in weights.chunks[0]):
+        raise ValueError("sample_weight has unknown chunk sizes; call sample_weight.compute_chunk_sizes() first")
     if weights.ndim != 1 or weights.shape[0] != n:
         raise ValueError(f"sample_weight must have shape ({n},) to match X, got shape {weights.shape}")
     if isinstance(weights, da.Array):
-        if any(math.isnan(c) for c in weights.chunks[0]):
-            raise ValueError("sample_weight has unknown chunk sizes; call sample_weight.compute_chunk_sizes() first")
         return weights.astype(np.float64).rechunk((rows.chunks[0],))
     return da.from_array(np.ascontiguousarray(weights, dtype=np.float64), chunks=(rows.chunks[0],))
 
@@ -443,8 +462,6 @@ class KMeans:
         n, d = (int(s) for s in rows.shape)
         if n < k:
             raise ValueError(f"invalid n_clusters: {k} (X has only {n} rows; n_clusters must be <= n_samples)")
-        if d == 0:
-            raise ValueError("X has 0 features; need at least one")
         if from_numpy:
             rows = rows.persist()
             if weights is not None:
@@ -614,9 +631,10 @@ class KMeans:
             raise smartigan.NotFittedError("this KMeans is not fitted yet; call fit(X) first")
         return centres  # type: ignore[no-any-return]
 
-    def _rows_for(self, X: Any) -> Tuple[Any, bool]:
+    def _rows_for(self, X: Any, known_lengths: bool = False) -> Tuple[Any, bool]:
+        """``X`` as rows to label (whose lengths need not be known) or to score (they must)."""
         centres = self._fitted_centres()
-        rows, local = as_dask_rows(X, known_lengths=False)
+        rows, local = as_dask_rows(X, known_lengths=known_lengths)
         if rows.shape[1] != centres.shape[1]:
             raise ValueError(
                 f"X has {rows.shape[1]} features, but this KMeans was fitted with {centres.shape[1]} features"
@@ -645,7 +663,7 @@ class KMeans:
 
     def score(self, X: Any, y: Any = None, sample_weight: Any = None) -> float:
         """Minus the (weighted) sum of squared distances of ``X``'s rows to their nearest centre (computed now)."""
-        rows, _ = self._rows_for(X)
+        rows, _ = self._rows_for(X, known_lengths=True)  # the blocks' offsets name the rows of any NaN
         centres = self._fitted_centres()
         rows = rows.astype(centres.dtype)
         weights = as_dask_weights(sample_weight, rows)
