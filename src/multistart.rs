@@ -126,7 +126,11 @@ where
         .into_iter()
         .map(|spec| match spec {
             Spec::Fresh(i) => (i, None, starts.next().flatten()),
-            Spec::Child { index, parent, moved } => (index, Some((parent, moved)), None),
+            Spec::Child {
+                index,
+                parent,
+                moved,
+            } => (index, Some((parent, moved)), None),
         })
         .collect();
     jobs.into_par_iter()
@@ -247,10 +251,7 @@ where
                     .map(|job| {
                         let f = run(job)?;
                         if let Ok(mut r) = records.lock() {
-                            r.push(Finished {
-                                restart: None,
-                                ..f
-                            });
+                            r.push(Finished { restart: None, ..f });
                         }
                         Ok(f)
                     })
@@ -268,9 +269,10 @@ where
         })?;
         search.accept(done);
     }
-    let (restart, index, objectives) = search
-        .into_best()
-        .ok_or(Error::invalid("n_init", 0, "must be at least 1"))?;
+    let (restart, index, objectives) =
+        search
+            .into_best()
+            .ok_or(Error::invalid("n_init", 0, "must be at least 1"))?;
     pool.install(|| data.check_precision(&restart.part, params))?;
     if cancel.load(Ordering::Relaxed) {
         return Err(Error::Interrupted);

@@ -132,7 +132,11 @@ impl<St: Clone + std::fmt::Debug + Send + Sync> Stepwise<St> {
         let best = (0..objectives.len())
             .reduce(|a, b| if objectives[b] < objectives[a] { b } else { a })
             .unwrap_or(0);
-        let running = self.batch.iter().map(|(r, _)| r).find(|r| r.index() == best);
+        let running = self
+            .batch
+            .iter()
+            .map(|(r, _)| r)
+            .find(|r| r.index() == best);
         match running.or_else(|| self.search.best().map(|(r, _, _)| r)) {
             Some(restart) => restart.clustering(source, objectives, best, seed),
             None => unreachable_without_candidates(),
@@ -235,7 +239,9 @@ impl Run {
     pub fn current<'a, T: Scalar>(&self, rows: impl Into<Rows<'a, T>>) -> Result<Clustering<T>> {
         let never = Control::default();
         let rows = rows.into();
-        let current = self.input.rows(rows.reborrow(), &self.params, never.cancel_flag())?;
+        let current = self
+            .input
+            .rows(rows.reborrow(), &self.params, never.cancel_flag())?;
         let seed = self.params.seed();
         let mut result = match (&self.runs, current) {
             (Runs::Dense(run), Representation::Dense(source)) => run.best_so_far(&source, seed),

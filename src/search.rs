@@ -265,7 +265,13 @@ impl<St: Clone> Search<St> {
             return;
         }
         let worst = (0..self.members.len())
-            .reduce(|a, b| if lower(&self.members[a], &self.members[b]) { b } else { a })
+            .reduce(|a, b| {
+                if lower(&self.members[a], &self.members[b]) {
+                    b
+                } else {
+                    a
+                }
+            })
             .unwrap_or(0);
         if lower(&m, &self.members[worst]) {
             self.members[worst] = m;

@@ -129,7 +129,7 @@ def auto_budget(n_samples: int, n_features: int, k: int) -> float:
     >>> auto_budget(100_000, 32, 100)
     25.0
     >>> round(auto_budget(150, 4, 3))
-    10079
+    10168
     """
     return float(_core.auto_budget(*_sizes(n_samples, n_features, k)))
 

@@ -131,7 +131,8 @@ def _print_progress(sweep: int, model: _api.Clusterer) -> None:
     starts (sweep 0) and after every sweep."""
     if sweep == 0:
         restarts = len(model.restart_objectives_)
-        print(f"initialization complete: {restarts} restarts, lowest objective {model.objective_:.10g}")
+        started = "1 restart" if restarts == 1 else f"{restarts} restarts"
+        print(f"initialization complete: {started} started, lowest objective {model.objective_:.10g}")
     else:
         # Smartigan's early sweeps may raise it: they explore.
         print(f"sweep {sweep}: lowest objective among the restarts {model.objective_:.10g}")
@@ -416,9 +417,9 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         init, explicit = self._resolve_init(data, seed)
         n_init = self.n_init
         if isinstance(n_init, str):
-            if n_init != "auto":
-                raise ValueError(f"n_init={n_init!r} is invalid; use a positive integer or 'auto'")
-            n_init = 1 if explicit else _params.DEFAULT_N_INIT
+            if n_init not in ("auto", "best"):
+                raise ValueError(f"n_init={n_init!r} is invalid; use a positive integer, 'auto' or 'best'")
+            n_init = 1 if explicit else n_init
         else:
             n_init = _positive_int("n_init", n_init)
         verbose = self.verbose

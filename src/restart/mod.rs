@@ -118,7 +118,16 @@ impl<St> Restart<St> {
     ) -> Self {
         let cache = SplitCache::default();
         let n_iter = MAX_POLISH_SWEEPS;
-        Self::starting(data, 0, state, Phase::Hartigan, order_rng, tol, cache, n_iter)
+        Self::starting(
+            data,
+            0,
+            state,
+            Phase::Hartigan,
+            order_rng,
+            tol,
+            cache,
+            n_iter,
+        )
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -2,7 +2,7 @@
 
 use crate::common::{assert_hartigan_stable, assert_lloyd_stable, blobs, check_result};
 use ndarray::{array, Array2};
-use smartigan::{NInit, Control, Error, Init, Method, Params};
+use smartigan::{Control, Error, Init, Method, NInit, Params};
 use std::sync::atomic::AtomicBool;
 
 const METHODS: [Method; 3] = [Method::Lloyd, Method::Hartigan, Method::Smartigan];
@@ -420,7 +420,13 @@ fn automatic_n_init_spends_a_budget_of_work() {
         .filter(|&&o| o <= best * (1.0 + 1e-9))
         .count();
     assert_eq!(agree, 3, "stops at the third agreement");
-    let given = p.clone().n_init(count).check().unwrap().fit(&small).unwrap();
+    let given = p
+        .clone()
+        .n_init(count)
+        .check()
+        .unwrap()
+        .fit(&small)
+        .unwrap();
     assert_eq!(auto, given);
     // One restart costs more than half the budget of a large problem.
     let large = blobs(20_000, 8, 16, 1.0, 6);

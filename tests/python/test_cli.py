@@ -420,7 +420,7 @@ def test_progress_bar(iris_npy, capsys):
     stepped = json.loads(out.out)
     from smartigan import _params
 
-    assert f"sweep 1/{_params.DEFAULT_N_ITER}" in out.err and f"{_params.auto_n_init(150, 4, 5)} restarts" in out.err
+    assert f"sweep 1/{_params.DEFAULT_N_ITER}" in out.err and "restarts by work (n_init='auto')" in out.err
     assert "\r" in out.err
     assert main(["fit", str(iris_npy), "-k", "5", "--seed", "3", "--progress", "never", "--json"]) == 0
     out2 = capsys.readouterr()
