@@ -107,7 +107,7 @@ pub(crate) fn start_batch<S: Source>(
     params: &ValidParams,
     batch: Vec<Spec<S::State>>,
     cancel: &AtomicBool,
-) -> Result<Vec<(Restart<S::State>, f64)>>
+) -> Result<Vec<(Restart<S::State>, f64, bool)>>
 where
     S::State: Send,
 {
@@ -141,12 +141,12 @@ where
             match child {
                 None => {
                     let restart = Restart::new(data, params, index, start, cancel)?;
-                    Ok((restart, start_passes(params)))
+                    Ok((restart, start_passes(params), false))
                 }
                 Some((parent, moved)) => {
                     let start = child_start(data, &parent, moved, params.seed(), index);
                     let restart = Restart::new(data, &children, index, Some(start), cancel)?;
-                    Ok((restart, CHILD_START_PASSES))
+                    Ok((restart, CHILD_START_PASSES, true))
                 }
             }
         })
@@ -158,8 +158,7 @@ where
 /// child's when it was made, and its steps read nothing else that differs.)
 pub(crate) fn finished<S: Source>(
     data: &S,
-    mut restart: Restart<S::State>,
-    start_passes: f64,
+    (mut restart, start_passes, child): (Restart<S::State>, f64, bool),
     params: &ValidParams,
     cancel: &AtomicBool,
 ) -> Result<Finished<S::State>> {
@@ -170,6 +169,7 @@ pub(crate) fn finished<S: Source>(
         passes: start_passes + restart.n_sweeps() as f64,
         objective,
         restart: Some(restart),
+        child,
     })
 }
 
@@ -238,7 +238,7 @@ where
     while let Some(batch) = search.next_batch() {
         let keep_one = search.keeps_one();
         let started = pool.install(|| start_batch(data, params, batch, cancel))?;
-        let run = |(restart, passes)| finished(data, restart, passes, params, cancel);
+        let run = |job| finished(data, job, params, cancel);
         let done: Vec<Finished<S::State>> = pool.install(|| {
             if keep_one {
                 // Only the batch's best restart is kept (O(n + k·d) per

@@ -57,7 +57,7 @@ enum Runs {
 #[derive(Debug)]
 struct Stepwise<St> {
     search: Search<St>,
-    batch: Vec<(Restart<St>, f64)>,
+    batch: Vec<(Restart<St>, f64, bool)>,
 }
 
 impl<St: Clone + std::fmt::Debug + Send + Sync> Stepwise<St> {
@@ -97,16 +97,17 @@ impl<St: Clone + std::fmt::Debug + Send + Sync> Stepwise<St> {
     ) -> Result<()> {
         self.batch
             .par_iter_mut()
-            .for_each(|(r, _)| r.step(source, params));
-        if self.batch.iter().all(|(r, _)| r.is_done()) {
+            .for_each(|(r, _, _)| r.step(source, params));
+        if self.batch.iter().all(|(r, _, _)| r.is_done()) {
             let done = self
                 .batch
                 .drain(..)
-                .map(|(restart, passes)| Finished {
+                .map(|(restart, passes, child)| Finished {
                     index: restart.index(),
                     objective: source.finalize(&restart.part).1,
                     passes: passes + restart.n_sweeps() as f64,
                     restart: Some(restart),
+                    child,
                 })
                 .collect();
             self.search.accept(done);
@@ -123,7 +124,7 @@ impl<St: Clone + std::fmt::Debug + Send + Sync> Stepwise<St> {
     /// batch (at its current objective), every candidate's objective.
     fn best_so_far<S: Source<State = St>>(&self, source: &S, seed: u64) -> Clustering<S::Out> {
         let mut objectives = self.search.objectives().to_vec();
-        for (r, _) in &self.batch {
+        for (r, _, _) in &self.batch {
             if objectives.len() <= r.index() {
                 objectives.resize(r.index() + 1, f64::INFINITY);
             }
@@ -135,7 +136,7 @@ impl<St: Clone + std::fmt::Debug + Send + Sync> Stepwise<St> {
         let running = self
             .batch
             .iter()
-            .map(|(r, _)| r)
+            .map(|(r, _, _)| r)
             .find(|r| r.index() == best);
         match running.or_else(|| self.search.best().map(|(r, _, _)| r)) {
             Some(restart) => restart.clustering(source, objectives, best, seed),

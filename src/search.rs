@@ -24,7 +24,8 @@
 //! moves cannot leave.
 
 use crate::params::defaults::{
-    self, AGREE_REL, AUTO_AGREE, AUTO_BATCH, BEST_GENERATION, BEST_POPULATION, BEST_STALL,
+    self, AGREE_REL, AUTO_GENERATION, AUTO_POPULATION, AUTO_STALL, BEST_GENERATION,
+    BEST_POPULATION, BEST_STALL,
 };
 use crate::params::{Init, NInit, ValidParams};
 use crate::restart::Restart;
@@ -65,6 +66,8 @@ pub(crate) struct Finished<St> {
     /// Its state, where it may be kept: a search that keeps one candidate
     /// ([`Search::keeps_one`]) is handed only the state of its batch's best.
     pub restart: Option<Restart<St>>,
+    /// Whether it is a child.
+    pub child: bool,
 }
 
 /// A member of the population: a finished candidate kept.
@@ -80,10 +83,25 @@ struct Member<St> {
 enum Mode {
     /// These restarts, in one batch.
     Count(usize),
-    /// Restarts while the work stays within `budget` passes.
-    Auto { budget: f64 },
-    /// A population, then generations of children, within `budget` passes.
-    Best { budget: f64, k: usize },
+    /// Restarts, then generations of children, within a budget.
+    Population(Plan),
+}
+
+/// How a population search runs (`"auto"` and `"best"` differ only here).
+#[derive(Debug, Clone, Copy)]
+struct Plan {
+    /// The work it may spend, in passes ([`defaults::pass_work`]).
+    budget: f64,
+    /// Restarts before children, and the most members kept.
+    population: usize,
+    /// Children of one generation, at most.
+    generation: usize,
+    /// Children in a row that lower nothing, after which it ends.
+    stall: usize,
+    /// Whether a batch is cut to what the budget has room for (else a batch
+    /// runs whole once begun, and the budget is checked between batches).
+    fit_batches: bool,
+    k: usize,
 }
 
 /// The state of a search (module documentation).
@@ -94,10 +112,13 @@ pub(crate) struct Search<St> {
     /// The objective of every finished candidate, by index.
     objectives: Vec<f64>,
     /// The members kept, in no particular order: the best one (a given
-    /// number of restarts, `"auto"`), or the population (`"best"`).
+    /// number of restarts), or the population.
     members: Vec<Member<St>>,
-    /// Passes spent by the finished candidates.
-    spent: f64,
+    /// Passes spent by the finished candidates: the restarts', the
+    /// children's.
+    spent: (f64, f64),
+    /// Restarts and children finished.
+    finished: (usize, usize),
     /// Candidates handed out so far (the next one's index).
     issued: usize,
     /// Children in a row that did not lower the best objective.
@@ -113,20 +134,30 @@ impl<St: Clone> Search<St> {
         let k = params.k();
         let mode = match params.n_init() {
             NInit::Count(count) => Mode::Count(count),
-            NInit::Auto => Mode::Auto {
+            NInit::Auto => Mode::Population(Plan {
                 budget: defaults::auto_budget(n, d, k),
-            },
-            NInit::Best => Mode::Best {
-                budget: defaults::best_budget(n, d, k),
+                population: AUTO_POPULATION,
+                generation: AUTO_GENERATION,
+                stall: AUTO_STALL,
+                fit_batches: true,
                 k,
-            },
+            }),
+            NInit::Best => Mode::Population(Plan {
+                budget: defaults::best_budget(n, d, k),
+                population: BEST_POPULATION,
+                generation: BEST_GENERATION,
+                stall: BEST_STALL,
+                fit_batches: false,
+                k,
+            }),
         };
         Search {
             mode,
             seed: params.seed(),
             objectives: Vec::new(),
             members: Vec::new(),
-            spent: 0.0,
+            spent: (0.0, 0.0),
+            finished: (0, 0),
             issued: 0,
             stall: 0,
             generations: 0,
@@ -144,36 +175,58 @@ impl<St: Clone> Search<St> {
                 self.done = true;
                 self.fresh(count)
             }
-            Mode::Auto { budget } => {
-                if self.issued == 0 {
-                    self.fresh(1)
-                } else {
-                    // Another batch of what the work so far says fits.
-                    let mean = self.spent / self.objectives.len().max(1) as f64;
-                    let room = ((budget - self.spent) / mean.max(f64::MIN_POSITIVE)).floor();
-                    let count = if room >= 1.0 {
-                        (room as usize).min(AUTO_BATCH)
-                    } else {
-                        0
-                    };
-                    self.fresh(count)
-                }
-            }
-            Mode::Best { budget, k } => {
-                if self.issued == 0 {
-                    self.fresh(BEST_POPULATION)
-                } else if self.spent >= budget || self.stall >= BEST_STALL {
-                    Vec::new()
-                } else {
-                    self.children(k)
-                }
-            }
+            Mode::Population(plan) => self.next_of(plan),
         };
         if batch.is_empty() {
             self.done = true;
             return None;
         }
         Some(batch)
+    }
+
+    /// The next batch of a population search: the first restart alone (its
+    /// cost says what the budget has room for), the rest of the population
+    /// together, then generations of children, each cut (with
+    /// `fit_batches`) to what the budget has room for at what candidates of
+    /// its kind have cost so far, and none once the budget is spent or the
+    /// children have stalled.
+    fn next_of(&mut self, plan: Plan) -> Vec<Spec<St>> {
+        let spent = self.spent.0 + self.spent.1;
+        if self.issued > 0 && (spent >= plan.budget || self.stall >= plan.stall) {
+            return Vec::new();
+        }
+        // Candidates of the next kind that fit in the rest of the budget:
+        // a child is priced at the children's mean, the first ones at half
+        // a restart's (they keep most of a solution).
+        let room = |mean: f64, most: usize| -> usize {
+            if !plan.fit_batches {
+                return most;
+            }
+            let fits = ((plan.budget - spent) / mean.max(f64::MIN_POSITIVE)).floor();
+            if fits >= most as f64 {
+                most
+            } else if fits >= 1.0 {
+                fits as usize
+            } else {
+                0
+            }
+        };
+        let restart_cost = self.spent.0 / self.finished.0.max(1) as f64;
+        if self.issued == 0 {
+            let first = if plan.fit_batches { 1 } else { plan.population };
+            return self.fresh(first);
+        }
+        if self.finished.0 < plan.population && self.finished.1 == 0 {
+            let count = room(restart_cost, plan.population - self.finished.0);
+            return self.fresh(count);
+        }
+        let child_cost = if self.finished.1 > 0 {
+            self.spent.1 / self.finished.1 as f64
+        } else {
+            restart_cost / 2.0
+        };
+        let count = room(child_cost, plan.generation);
+        self.children(plan.k, count)
     }
 
     /// `count` fresh restarts, the next indices.
@@ -183,15 +236,18 @@ impl<St: Clone> Search<St> {
         (first..self.issued).map(Spec::Fresh).collect()
     }
 
-    /// A generation of children: each of a parent drawn by a tournament of
-    /// two members (the lower objective wins), with between one and a fifth
-    /// of its `k` centroids moved.
-    fn children(&mut self, k: usize) -> Vec<Spec<St>> {
+    /// A generation of `count` children: each of a parent drawn by a
+    /// tournament of two members (the lower objective wins), with between
+    /// one and a fifth of its `k` centroids moved.
+    fn children(&mut self, k: usize, count: usize) -> Vec<Spec<St>> {
+        if count == 0 || self.members.is_empty() {
+            return Vec::new();
+        }
         let mut rng = Xoshiro256PlusPlus::stream(self.seed, self.generations, Stream::Search);
         self.generations += 1;
         let most_moved = (k / 5).max(1);
         let size = self.members.len();
-        (0..BEST_GENERATION)
+        (0..count)
             .map(|_| {
                 let (a, b) = (rng.below(size), rng.below(size));
                 let parent = if self.members[b].objective < self.members[a].objective {
@@ -219,9 +275,14 @@ impl<St: Clone> Search<St> {
                 self.objectives.resize(f.index + 1, f64::NAN);
             }
             self.objectives[f.index] = f.objective;
-            self.spent += f.passes;
-            let is_child = matches!(self.mode, Mode::Best { .. }) && f.index >= BEST_POPULATION;
             let best_before = self.best_objective();
+            if f.child {
+                self.spent.1 += f.passes;
+                self.finished.1 += 1;
+            } else {
+                self.spent.0 += f.passes;
+                self.finished.0 += 1;
+            }
             if let Some(restart) = f.restart {
                 self.keep(Member {
                     index: f.index,
@@ -229,20 +290,9 @@ impl<St: Clone> Search<St> {
                     restart,
                 });
             }
-            if is_child {
+            if f.child {
                 let lowered = self.best_objective() < best_before * (1.0 - AGREE_REL);
                 self.stall = if lowered { 0 } else { self.stall + 1 };
-            }
-        }
-        if let Mode::Auto { .. } = self.mode {
-            let best = self.best_objective();
-            let agree = self
-                .objectives
-                .iter()
-                .filter(|&&o| o <= best + AGREE_REL * best.abs())
-                .count();
-            if agree >= AUTO_AGREE {
-                self.done = true;
             }
         }
     }
@@ -253,8 +303,8 @@ impl<St: Clone> Search<St> {
     /// member's).
     fn keep(&mut self, m: Member<St>) {
         let capacity = match self.mode {
-            Mode::Best { .. } => BEST_POPULATION,
-            Mode::Count(_) | Mode::Auto { .. } => 1,
+            Mode::Population(plan) => plan.population,
+            Mode::Count(_) => 1,
         };
         if self.members.len() < capacity {
             self.members.push(m);
@@ -290,7 +340,7 @@ impl<St: Clone> Search<St> {
     /// restarts, `"auto"`): then a batch's other candidates need not be
     /// held until it ends.
     pub fn keeps_one(&self) -> bool {
-        !matches!(self.mode, Mode::Best { .. })
+        matches!(self.mode, Mode::Count(_))
     }
 
     /// Whether the search is over.

@@ -120,11 +120,13 @@ pub(crate) const AUTO_FIXED_WORK: f64 = (1u64 << 26) as f64;
 pub(crate) const AUTO_PASSES: f64 = 25.0;
 /// The budget of `n_init = "auto"` for `n` rows of `d` features and `k`
 /// clusters, in passes ([`pass_work`]): the larger of `2^26` multiply-adds
-/// and 25 passes. The first restart always runs; further restarts run,
-/// several side by side, while the work done plus what a restart has cost
-/// on average stays within the budget, and until three restarts end within
-/// a relative `1e-9` of the lowest objective (an optimum found three times
-/// over is rarely beaten by more restarts).
+/// and 25 passes. The first restart always runs; the search then goes on
+/// as the best-effort one does (a population of restarts, then children of
+/// its best members), with a population of 4 and generations of 4
+/// children, while the work done, plus what candidates of the next kind
+/// have cost on average, stays within the budget, and until 16 children in
+/// a row have not lowered the best objective. On large problems that is
+/// one restart.
 ///
 /// ```
 /// use smartigan::defaults;
@@ -134,11 +136,13 @@ pub(crate) const AUTO_PASSES: f64 = 25.0;
 pub fn auto_budget(n: usize, d: usize, k: usize) -> f64 {
     (AUTO_FIXED_WORK / pass_work(n, d, k)).max(AUTO_PASSES)
 }
-/// Restarts run side by side at most, between two checks of the budget.
-pub(crate) const AUTO_BATCH: usize = 8;
-/// Restarts ending at the lowest objective (within [`AGREE_REL`]) after
-/// which `n_init = "auto"` stops.
-pub(crate) const AUTO_AGREE: usize = 3;
+/// Restarts of `n_init = "auto"` before children, and its most members.
+pub(crate) const AUTO_POPULATION: usize = 4;
+/// Children of one generation of `n_init = "auto"`, at most.
+pub(crate) const AUTO_GENERATION: usize = 4;
+/// `n_init = "auto"` ends once this many children in a row have not
+/// lowered the best objective.
+pub(crate) const AUTO_STALL: usize = 16;
 /// Relative difference within which two objectives count as one optimum.
 pub(crate) const AGREE_REL: f64 = 1e-9;
 /// The best-effort search's population: restarts first, then their best

@@ -401,41 +401,22 @@ fn predict_and_transform_agree_with_fit() {
     assert!(r.predict(&Array2::<f64>::zeros((2, 5))).is_err());
 }
 
-/// `n_init = "auto"` runs restarts 0, 1, … while they fit its budget of
-/// work: many on a small problem (until three end at the lowest
-/// objective), one on a large one; either way the restarts a fit with that
-/// many given restarts runs, bit for bit.
+/// `n_init = "auto"` spends a budget of work: on a small problem several
+/// candidates, on a large one the one restart of `n_init = 1`; a given
+/// number wins (the search's own tests are in `search.rs`).
 #[test]
 fn automatic_n_init_spends_a_budget_of_work() {
     let small = blobs(600, 4, 3, 1.0, 5);
     let p = Params::new(3).method(Method::Lloyd).seed(1);
     assert_eq!(p.n_init, NInit::Auto);
     let auto = p.clone().check().unwrap().fit(&small).unwrap();
-    let count = auto.restart_objectives.len();
-    assert!(count >= 3, "{count} restarts");
-    let best = auto.objective;
-    let agree = auto
-        .restart_objectives
-        .iter()
-        .filter(|&&o| o <= best * (1.0 + 1e-9))
-        .count();
-    assert_eq!(agree, 3, "stops at the third agreement");
-    let given = p
-        .clone()
-        .n_init(count)
-        .check()
-        .unwrap()
-        .fit(&small)
-        .unwrap();
-    assert_eq!(auto, given);
-    // One restart costs more than half the budget of a large problem.
+    assert!(auto.restart_objectives.len() > 4);
     let large = blobs(20_000, 8, 16, 1.0, 6);
     assert_eq!(smartigan::defaults::auto_budget(20_000, 8, 16), 25.0);
     let p = Params::new(16).method(Method::Hartigan).seed(1);
     let auto = p.clone().check().unwrap().fit(&large).unwrap();
     assert_eq!(auto.restart_objectives.len(), 1);
     assert_eq!(auto, p.n_init(1).check().unwrap().fit(&large).unwrap());
-    // A given number wins.
     let p = Params::new(16).method(Method::Lloyd).n_init(3).seed(1);
     let r = p.check().unwrap().fit(&large).unwrap();
     assert_eq!(r.restart_objectives.len(), 3);

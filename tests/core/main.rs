@@ -19,6 +19,7 @@ mod path;
 mod properties;
 mod refine;
 mod robust;
+mod search;
 mod seeding;
 mod sparse;
 mod tolerance;

@@ -1,0 +1,143 @@
+//! The searches of `n_init` ("auto": restarts by work; "best": a population
+//! and its children): deterministic for any thread count, the same step by
+//! step, and never worse than the restarts they start with.
+
+use crate::common::{assert_hartigan_stable, blobs, check_result, Csr};
+use ndarray::{Array1, Array2};
+use smartigan::rng::Xoshiro256PlusPlus;
+use smartigan::{Dataset, Method, NInit, Params};
+
+/// Overlapping blobs at a `k` above their number: many local optima.
+fn overlapping() -> Array2<f64> {
+    blobs(1500, 3, 9, 1.3, 11)
+}
+
+#[test]
+fn every_search_is_the_same_for_any_thread_count() {
+    let x = overlapping();
+    let w = Array1::from_shape_fn(x.nrows(), |i| 0.5 + (i % 5) as f64);
+    for n_init in [NInit::Auto, NInit::Best] {
+        for weighted in [false, true] {
+            let p = Params::new(14).n_init(n_init).seed(5);
+            let data = Dataset::new(&x).maybe_weights(weighted.then(|| w.view()));
+            let one = p.clone().n_threads(1).check().unwrap().fit(data).unwrap();
+            for threads in [2, 3, 8] {
+                let other = p.clone().n_threads(threads).check().unwrap();
+                assert_eq!(other.fit(data).unwrap(), one, "{n_init} {threads} threads");
+            }
+        }
+    }
+}
+
+/// The best-effort search starts with ten restarts, the restarts of
+/// `n_init = 10` bit for bit, and keeps the lowest of everything it finds.
+#[test]
+fn the_best_effort_search_never_ends_above_its_restarts() {
+    let x = overlapping();
+    for method in Method::ALL {
+        let p = Params::new(14).method(method).seed(2);
+        let ten = p.clone().n_init(10).check().unwrap().fit(&x).unwrap();
+        let best = p
+            .clone()
+            .n_init(NInit::Best)
+            .check()
+            .unwrap()
+            .fit(&x)
+            .unwrap();
+        assert_eq!(
+            best.restart_objectives[..10],
+            ten.restart_objectives[..],
+            "{method}"
+        );
+        assert!(best.objective <= ten.objective, "{method}");
+        let children = best.restart_objectives.len() - 10;
+        assert!(
+            children >= 8 && children % 8 == 0,
+            "{method}: {children} children"
+        );
+        assert_eq!(best.restart_objectives[best.best_restart], best.objective);
+        check_result(x.view(), 14, &best, 1e-9);
+        if method != Method::Lloyd {
+            assert_hartigan_stable(x.view(), &best);
+        }
+    }
+}
+
+/// Gaussian blobs (Box–Muller from the crate's own stream): `n` points in
+/// `d` dimensions around `centres` uniform centres in [0, 5]^d.
+fn gaussian_blobs(n: usize, d: usize, centres: usize, sigma: f64, seed: u64) -> Array2<f64> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let c: Vec<f64> = (0..centres * d).map(|_| rng.unit_f64() * 5.0).collect();
+    Array2::from_shape_fn((n, d), |(i, j)| {
+        let (u, v) = (rng.unit_f64().max(f64::MIN_POSITIVE), rng.unit_f64());
+        let z = (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos();
+        c[(i % centres) * d + j] + sigma * z
+    })
+}
+
+/// Fifty groups in the plane clustered into thirty: restarts end in many
+/// near-equal optima, and the children find lower ones than ten restarts.
+#[test]
+fn children_improve_on_many_groups() {
+    let x = gaussian_blobs(2000, 2, 50, 0.3, 1);
+    let mut lowered = 0;
+    for seed in 0..3 {
+        let p = Params::new(30).seed(seed);
+        let ten = p.clone().n_init(10).check().unwrap().fit(&x).unwrap();
+        let best = p.n_init(NInit::Best).check().unwrap().fit(&x).unwrap();
+        assert!(best.objective <= ten.objective);
+        if best.best_restart >= 10 && best.objective < ten.objective * (1.0 - 1e-4) {
+            lowered += 1;
+        }
+    }
+    assert!(
+        lowered >= 2,
+        "children lowered the objective at {lowered} of 3 seeds"
+    );
+}
+
+/// Step by step, a run makes the fit's search: the same candidates, the
+/// same result, on dense and on sparse rows.
+#[test]
+fn a_step_wise_search_is_the_fit() {
+    let x = overlapping().mapv(|v| if v < 1.0 { 0.0 } else { v });
+    let csr = Csr::from_dense(&x);
+    for n_init in [NInit::Auto, NInit::Best] {
+        let p = Params::new(12).n_init(n_init).seed(4).check().unwrap();
+        let mut run = p.run(&x).unwrap();
+        while run.step(&x).unwrap() {}
+        assert_eq!(
+            run.current(&x).unwrap(),
+            p.fit(&x).unwrap(),
+            "{n_init} dense"
+        );
+        let mut run = p.run(csr.view()).unwrap();
+        while run.step(csr.view()).unwrap() {}
+        let fit = p.fit(csr.view()).unwrap();
+        assert_eq!(run.current(csr.view()).unwrap(), fit, "{n_init} sparse");
+    }
+}
+
+/// "auto" starts with restarts 0, 1, …, 3 (those of `n_init = 4`, bit for
+/// bit) and goes on with children while its budget allows, on a small
+/// problem; a large one runs the one restart of `n_init = 1`.
+#[test]
+fn auto_runs_restarts_then_children_within_its_budget() {
+    let x = overlapping();
+    for method in Method::ALL {
+        let p = Params::new(14).method(method).seed(9);
+        let auto = p.clone().check().unwrap().fit(&x).unwrap();
+        let four = p.clone().n_init(4).check().unwrap().fit(&x).unwrap();
+        assert_eq!(
+            auto.restart_objectives[..4],
+            four.restart_objectives[..],
+            "{method}"
+        );
+        assert!(auto.restart_objectives.len() > 4, "{method}: children ran");
+        assert!(auto.objective <= four.objective, "{method}");
+    }
+    let large = blobs(20_000, 8, 16, 1.0, 6);
+    let p = Params::new(16).method(Method::Hartigan).seed(1);
+    let auto = p.clone().check().unwrap().fit(&large).unwrap();
+    assert_eq!(auto, p.n_init(1).check().unwrap().fit(&large).unwrap());
+}
