@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::params::{defaults, NInit, ValidParams};
 use crate::restart::{init_stream, Restart};
 use crate::rng::{Stream, Xoshiro256PlusPlus};
-use crate::search::{start_passes, Finished, Search, Spec, CHILD_START_PASSES};
+use crate::search::{start_passes, Finished, Search, Spec, Started, CHILD_START_PASSES};
 use crate::source::Source;
 use rayon::prelude::*;
 use std::ops::Range;
@@ -107,7 +107,7 @@ pub(crate) fn start_batch<S: Source>(
     params: &ValidParams,
     batch: Vec<Spec<S::State>>,
     cancel: &AtomicBool,
-) -> Result<Vec<(Restart<S::State>, f64, bool)>>
+) -> Result<Vec<Started<S::State>>>
 where
     S::State: Send,
 {
@@ -141,12 +141,21 @@ where
             match child {
                 None => {
                     let restart = Restart::new(data, params, index, start, cancel)?;
-                    Ok((restart, start_passes(params), false))
+                    let passes = start_passes(params);
+                    Ok(Started {
+                        restart,
+                        passes,
+                        child: false,
+                    })
                 }
                 Some((parent, moved)) => {
                     let start = child_start(data, &parent, moved, params.seed(), index);
                     let restart = Restart::new(data, &children, index, Some(start), cancel)?;
-                    Ok((restart, CHILD_START_PASSES, true))
+                    Ok(Started {
+                        restart,
+                        passes: CHILD_START_PASSES,
+                        child: true,
+                    })
                 }
             }
         })
@@ -158,19 +167,13 @@ where
 /// child's when it was made, and its steps read nothing else that differs.)
 pub(crate) fn finished<S: Source>(
     data: &S,
-    (mut restart, start_passes, child): (Restart<S::State>, f64, bool),
+    mut started: Started<S::State>,
     params: &ValidParams,
     cancel: &AtomicBool,
 ) -> Result<Finished<S::State>> {
-    restart.run_to_end(data, params, cancel)?;
-    let (_, objective, _) = data.finalize(&restart.part);
-    Ok(Finished {
-        index: restart.index(),
-        passes: start_passes + restart.n_sweeps() as f64,
-        objective,
-        restart: Some(restart),
-        child,
-    })
+    started.restart.run_to_end(data, params, cancel)?;
+    let (_, objective, _) = data.finalize(&started.restart.part);
+    Ok(started.finished(objective))
 }
 
 /// The centroids a child starts from (module documentation of

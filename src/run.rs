@@ -8,8 +8,7 @@ use crate::dense::{Dense, DenseState};
 use crate::error::{Error, Result};
 use crate::multistart::{build_pool, start_batch};
 use crate::params::ValidParams;
-use crate::restart::Restart;
-use crate::search::{Finished, Search};
+use crate::search::{Search, Started};
 use crate::source::Source;
 use crate::sparse::{checked_sparse, SparseData, SparseState};
 use rayon::prelude::*;
@@ -57,7 +56,7 @@ enum Runs {
 #[derive(Debug)]
 struct Stepwise<St> {
     search: Search<St>,
-    batch: Vec<(Restart<St>, f64, bool)>,
+    batch: Vec<Started<St>>,
 }
 
 impl<St: Clone + std::fmt::Debug + Send + Sync> Stepwise<St> {
@@ -97,17 +96,14 @@ impl<St: Clone + std::fmt::Debug + Send + Sync> Stepwise<St> {
     ) -> Result<()> {
         self.batch
             .par_iter_mut()
-            .for_each(|(r, _, _)| r.step(source, params));
-        if self.batch.iter().all(|(r, _, _)| r.is_done()) {
+            .for_each(|s| s.restart.step(source, params));
+        if self.batch.iter().all(|s| s.restart.is_done()) {
             let done = self
                 .batch
                 .drain(..)
-                .map(|(restart, passes, child)| Finished {
-                    index: restart.index(),
-                    objective: source.finalize(&restart.part).1,
-                    passes: passes + restart.n_sweeps() as f64,
-                    restart: Some(restart),
-                    child,
+                .map(|s| {
+                    let objective = source.finalize(&s.restart.part).1;
+                    s.finished(objective)
                 })
                 .collect();
             self.search.accept(done);
@@ -124,7 +120,7 @@ impl<St: Clone + std::fmt::Debug + Send + Sync> Stepwise<St> {
     /// batch (at its current objective), every candidate's objective.
     fn best_so_far<S: Source<State = St>>(&self, source: &S, seed: u64) -> Clustering<S::Out> {
         let mut objectives = self.search.objectives().to_vec();
-        for (r, _, _) in &self.batch {
+        for r in self.batch.iter().map(|s| &s.restart) {
             if objectives.len() <= r.index() {
                 objectives.resize(r.index() + 1, f64::INFINITY);
             }
@@ -136,7 +132,7 @@ impl<St: Clone + std::fmt::Debug + Send + Sync> Stepwise<St> {
         let running = self
             .batch
             .iter()
-            .map(|(r, _, _)| r)
+            .map(|s| &s.restart)
             .find(|r| r.index() == best);
         match running.or_else(|| self.search.best().map(|(r, _, _)| r)) {
             Some(restart) => restart.clustering(source, objectives, best, seed),

@@ -70,6 +70,28 @@ pub(crate) struct Finished<St> {
     pub child: bool,
 }
 
+/// A candidate started: its restart, the passes its start cost, and
+/// whether it is a child.
+#[derive(Debug)]
+pub(crate) struct Started<St> {
+    pub restart: Restart<St>,
+    pub passes: f64,
+    pub child: bool,
+}
+
+impl<St> Started<St> {
+    /// The candidate, run to its end, at `objective`.
+    pub fn finished(self, objective: f64) -> Finished<St> {
+        Finished {
+            index: self.restart.index(),
+            objective,
+            passes: self.passes + self.restart.n_sweeps() as f64,
+            restart: Some(self.restart),
+            child: self.child,
+        }
+    }
+}
+
 /// A member of the population: a finished candidate kept.
 #[derive(Debug)]
 struct Member<St> {
