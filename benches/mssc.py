@@ -201,7 +201,7 @@ def hgmeans_version() -> str:
         from importlib.metadata import version
         return version("hgmeans")
     except Exception:  # built in place (setup.py build_ext): no distribution metadata
-        return "3.0"
+        return "unknown version"
 
 
 # --------------------------------------------------------------------------
