@@ -108,10 +108,18 @@ pub fn pass_work(n: usize, d: usize, k: usize) -> f64 {
 /// multiply-adds: on small `d·k` this is most of a pass.
 pub(crate) const PASS_OVERHEAD: f64 = 32.0;
 /// The work `n_init = "auto"` may spend whatever the problem's size, in
-/// multiply-adds: about what this machine's kind does in a few hundredths
-/// of a second, the fixed cost users accept from any fit. Small problems
-/// spend it on many restarts.
-pub(crate) const AUTO_FIXED_WORK: f64 = (1u64 << 26) as f64;
+/// multiply-adds, on small problems (`n·d·k` up to `2^20`): about what this
+/// machine's kind does in a few hundredths of a second, the fixed cost
+/// users accept from any fit. Small problems spend it on many candidates.
+pub(crate) const AUTO_FIXED_WORK: f64 = (1u64 << 28) as f64;
+/// The same on problems of `n·d·k` from `2^22` up. Between `2^20` and
+/// `2^22` the fixed work falls as `1/(n·d·k)`, from [`AUTO_FIXED_WORK`] to
+/// this: there one restart already costs about what scikit-learn's default
+/// does, and a second one would double the time on data where it finds
+/// nothing new (separated groups).
+pub(crate) const AUTO_FIXED_WORK_LARGE: f64 = (1u64 << 26) as f64;
+/// `n·d·k` up to which a problem gets the whole [`AUTO_FIXED_WORK`].
+const AUTO_FIXED_UP_TO: f64 = (1u64 << 20) as f64;
 /// The passes `n_init = "auto"` may spend on any problem: about what one
 /// restart (k-means++, Smartigan's schedule, polish, refinement) takes on
 /// large problems, where scikit-learn's default spends a k-means++ start
@@ -119,8 +127,9 @@ pub(crate) const AUTO_FIXED_WORK: f64 = (1u64 << 26) as f64;
 /// there.
 pub(crate) const AUTO_PASSES: f64 = 25.0;
 /// The budget of `n_init = "auto"` for `n` rows of `d` features and `k`
-/// clusters, in passes ([`pass_work`]): the larger of `2^26` multiply-adds
-/// and 25 passes. The first restart always runs; the search then goes on
+/// clusters, in passes ([`pass_work`]): the larger of 25 passes and a fixed
+/// work of `2^28` multiply-adds while `n·d·k ≤ 2^20`, falling as
+/// `1/(n·d·k)` to `2^26` at `n·d·k = 2^22` and staying there. The first restart always runs; the search then goes on
 /// as the best-effort one does (a population of restarts, then children of
 /// its best members), with a population of 4 and generations of 4
 /// children, while the work done, plus what candidates of the next kind
@@ -132,9 +141,13 @@ pub(crate) const AUTO_PASSES: f64 = 25.0;
 /// use smartigan::defaults;
 /// assert_eq!(defaults::auto_budget(100_000, 32, 100), 25.0); // large: the passes
 /// assert!(defaults::auto_budget(150, 4, 3) > 5000.0); // small: the fixed work
+/// assert_eq!(defaults::auto_budget(20_000, 8, 16), 25.0); // n·d·k = 2^21.3
 /// ```
 pub fn auto_budget(n: usize, d: usize, k: usize) -> f64 {
-    (AUTO_FIXED_WORK / pass_work(n, d, k)).max(AUTO_PASSES)
+    let size = n as f64 * d as f64 * k as f64;
+    let fixed = (AUTO_FIXED_WORK * AUTO_FIXED_UP_TO / size.max(1.0))
+        .clamp(AUTO_FIXED_WORK_LARGE, AUTO_FIXED_WORK);
+    (fixed / pass_work(n, d, k)).max(AUTO_PASSES)
 }
 /// Restarts of `n_init = "auto"` before children, and its most members.
 pub(crate) const AUTO_POPULATION: usize = 4;
@@ -142,7 +155,7 @@ pub(crate) const AUTO_POPULATION: usize = 4;
 pub(crate) const AUTO_GENERATION: usize = 4;
 /// `n_init = "auto"` ends once this many children in a row have not
 /// lowered the best objective.
-pub(crate) const AUTO_STALL: usize = 16;
+pub(crate) const AUTO_STALL: usize = 48;
 /// Relative difference within which two objectives count as one optimum.
 pub(crate) const AGREE_REL: f64 = 1e-9;
 /// The best-effort search's population: restarts first, then their best

@@ -411,8 +411,8 @@ fn automatic_n_init_spends_a_budget_of_work() {
     assert_eq!(p.n_init, NInit::Auto);
     let auto = p.clone().check().unwrap().fit(&small).unwrap();
     assert!(auto.restart_objectives.len() > 4);
-    let large = blobs(20_000, 8, 16, 1.0, 6);
-    assert_eq!(smartigan::defaults::auto_budget(20_000, 8, 16), 25.0);
+    let large = blobs(40_000, 8, 16, 1.0, 6);
+    assert_eq!(smartigan::defaults::auto_budget(40_000, 8, 16), 25.0);
     let p = Params::new(16).method(Method::Hartigan).seed(1);
     let auto = p.clone().check().unwrap().fit(&large).unwrap();
     assert_eq!(auto.restart_objectives.len(), 1);
@@ -512,7 +512,8 @@ fn default_schedule_follows_the_first_sweep_on_large_problems() {
     let mut seen = Vec::new();
     for (x, k, adapts) in &cases {
         let (n, d, k) = (x.nrows(), x.ncols(), *k);
-        let p = Params::new(k).seed(3).check().unwrap();
+        // One restart: the schedule is this test's subject, not the search.
+        let p = Params::new(k).seed(3).n_init(1).check().unwrap();
         let auto = p.fit(x).unwrap();
         let start = auto.schedule_start.unwrap();
         assert_eq!(start < 1.5, *adapts, "start {start} on {n} x {d}");
@@ -528,7 +529,11 @@ fn default_schedule_follows_the_first_sweep_on_large_problems() {
             schedule_length(share)
         };
         let given = |n_iter| {
-            let p = Params::new(k).seed(3).schedule(start, 1.0).n_iter(n_iter);
+            let p = Params::new(k)
+                .seed(3)
+                .n_init(1)
+                .schedule(start, 1.0)
+                .n_iter(n_iter);
             p.check().unwrap().fit(x).unwrap()
         };
         // None of these cases ends a lowered start's anneal early (the

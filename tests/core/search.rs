@@ -136,7 +136,7 @@ fn auto_runs_restarts_then_children_within_its_budget() {
         assert!(auto.restart_objectives.len() > 4, "{method}: children ran");
         assert!(auto.objective <= four.objective, "{method}");
     }
-    let large = blobs(20_000, 8, 16, 1.0, 6);
+    let large = blobs(40_000, 8, 16, 1.0, 6);
     let p = Params::new(16).method(Method::Hartigan).seed(1);
     let auto = p.clone().check().unwrap().fit(&large).unwrap();
     assert_eq!(auto, p.n_init(1).check().unwrap().fit(&large).unwrap());

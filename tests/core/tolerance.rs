@@ -150,17 +150,16 @@ fn default_tolerance_depends_on_the_problem_size() {
     let x = slow_data();
     let p = Params::new(k).init(Init::RandomPartition).seed(11);
     assert_eq!(fitted(&x, p.clone()), fitted(&x, p.tol(0.0)));
-    // Above the threshold the default is 2e-5 and one restart, the same
-    // result as asking for both.
+    // Above the threshold the default is 2e-5, the same result as asking
+    // for it.
     let (n, d, k) = (20_000, 8, 12);
     assert!(n * d * k > 1 << 20);
     assert_eq!(defaults::tol(n, d, k), 2e-5);
     let x = blobs(n, d, k, 1.6, 5);
-    let p = Params::new(k).method(Method::Hartigan).seed(3);
+    let p = Params::new(k).method(Method::Hartigan).seed(3).n_init(1);
     let auto = fitted(&x, p.clone());
-    let explicit = fitted(&x, p.clone().tol(2e-5).n_init(1));
+    let explicit = fitted(&x, p.clone().tol(2e-5));
     assert_eq!(auto, explicit);
-    assert_eq!(auto.restart_objectives.len(), 1);
-    let exact = fitted(&x, p.tol(0.0).n_init(1));
+    let exact = fitted(&x, p.tol(0.0));
     assert!(exact.n_sweeps >= auto.n_sweeps);
 }

@@ -317,8 +317,8 @@ def test_auto_n_init_spends_a_budget_of_work():
     assert cluster(small, 3, "lloyd", seed=0, n_init="auto") == auto
     # A large one: one restart costs more than half its budget of 25 passes;
     # an explicit count always wins.
-    large = rng.normal(size=(20_000, 8)).astype(np.float32)
-    assert smartigan._params.auto_budget(20_000, 8, 16) == 25.0
+    large = rng.normal(size=(40_000, 8)).astype(np.float32)
+    assert smartigan._params.auto_budget(40_000, 8, 16) == 25.0
     assert smartigan._params.auto_budget(150, 4, 3) > 5000
     one = cluster(large, 16, "hartigan", seed=0)
     assert one.restart_objectives.shape == (1,) and one == cluster(large, 16, "hartigan", seed=0, n_init=1)
