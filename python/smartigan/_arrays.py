@@ -7,7 +7,7 @@ weights a float64 vector. Non-real data is a ``TypeError`` here; values
 by :func:`check_weight_values` for the weights that no core call reads. The
 index arrays of sparse input are checked here, before SciPy's own routines,
 which trust them, touch them (:func:`check_sparse_structure`).
-Shared by the front end, the scikit-learn estimator and the plots.
+Shared by the front end, both estimators and the plots.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-__all__ = ["is_integer", "is_real", "integer", "int64", "number", "flag", "seed", "random_state", "choice",
+__all__ = ["is_integer", "is_real", "integer", "positive", "int64", "number", "flag", "seed", "random_state", "choice",
            "SEED_BOUND"]
 
 #: Seeds are integers in ``[0, SEED_BOUND)``: the core's 64-bit seeds.
@@ -55,6 +55,11 @@ def integer(name: str, value: Any, least: Optional[int] = None) -> int:
     if least is not None and v < least:
         raise ValueError(f"invalid {name}: {v} (must be at least {least})")
     return v
+
+
+def positive(name: str, value: Any) -> int:
+    """``value`` as an int of at least 1 (:func:`integer` with ``least=1``)."""
+    return integer(name, value, least=1)
 
 
 def int64(name: str, value: Any) -> int:

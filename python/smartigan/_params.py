@@ -32,7 +32,7 @@ import numpy.typing as npt
 
 from . import _core
 from ._arrays import as_data, as_weights
-from ._checks import flag, int64, integer, is_integer, is_real, random_state, seed
+from ._checks import flag, int64, is_integer, is_real, positive, random_state, seed
 
 __all__ = [
     "METHODS",
@@ -51,7 +51,7 @@ __all__ = [
     "auto_tol",
     "default_n_iter",
     "core_params",
-    "integer",
+    "front_end",
 ]
 
 #: The method names, in the core's order (``lloyd``, ``hartigan``, ``smartigan``).
@@ -230,12 +230,8 @@ def _weights(name: str, sample_weight: Any) -> Optional[npt.NDArray[np.float64]]
     return as_weights(sample_weight)
 
 
-def _positive(name: str, value: Any) -> int:
-    return integer(name, value, least=1)
-
-
 def _optional_positive(name: str, value: Any) -> Optional[int]:
-    return None if value is None else integer(name, value, least=1)
+    return None if value is None else positive(name, value)
 
 
 # -- the table -----------------------------------------------------------------------
@@ -405,7 +401,7 @@ PARAMETERS: Dict[str, Parameter] = {p.name: p for p in (
 )}
 # The estimators' (scikit-learn's) names for two of them; they check the
 # lower bound themselves, so that a message names the estimator's parameter.
-PARAMETERS["n_clusters"] = PARAMETERS["k"].but(name="n_clusters", default=8, check=_positive)
+PARAMETERS["n_clusters"] = PARAMETERS["k"].but(name="n_clusters", default=8, check=positive)
 PARAMETERS["max_iter"] = PARAMETERS["n_iter"].but(name="max_iter", check=_optional_positive)
 
 # The settings of the core's parameter object, in the order of their checks.
@@ -456,7 +452,8 @@ class FrontEnd:
         names = [p.name for p in self.parameters]
         stray = set(self.notes) - set(names)
         if len(set(names)) != len(names) or stray:
-            raise ValueError(f"{self.name}: parameters {names}, notes for {sorted(stray)}")
+            raise ValueError(f"{self.name}: a parameter named twice in {names}, or notes for parameters it does "
+                             f"not have: {sorted(stray)}")
 
     def __getitem__(self, name: str) -> Parameter:
         for p in self.parameters:

@@ -19,7 +19,7 @@ import numpy.typing as npt
 from . import _core
 from ._api import ClusterResult, fields_equal
 from ._arrays import as_csr, as_weights, is_sparse
-from ._checks import choice, integer, is_integer
+from ._checks import choice, integer, is_integer, positive
 from ._criteria import (
     CRITERIA,
     GAP_REFERENCE_KINDS,
@@ -180,10 +180,6 @@ def _progress(name: str, progress: Any) -> Optional[Progress]:
     return progress  # type: ignore[no-any-return]
 
 
-def _at_least_one(name: str, value: Any) -> int:
-    return integer(name, value, least=1)
-
-
 _FIRST_K = "As for :func:`cluster`, for the fit at the first k."
 
 #: The parameters of :func:`cluster_path`.
@@ -201,7 +197,7 @@ CLUSTER_PATH = front_end(
               '``"gap"`` to compute (default: all; None: none).', check=_criteria),
     Parameter("gap_references", "int", GAP_REFERENCES,
               "B, the reference data sets of the gap statistic, each clustered by the same path (the gap "
-              "statistic costs B more paths).", check=_at_least_one),
+              "statistic costs B more paths).", check=positive),
     Parameter("gap_reference", '{"pca", "box", "permute"} or None', None,
               "Where the gap statistic's reference points come from.",
               'Uniform in the box of the data\'s principal components (``"pca"``, rotated back; Tibshirani et '
@@ -215,7 +211,7 @@ CLUSTER_PATH = front_end(
     Parameter("silhouette_sample", "int", SILHOUETTE_SAMPLE,
               "Up to this many points the silhouette is exact; above it, the mean silhouette of a seeded "
               "uniform sample of this many points, each computed exactly against all points.",
-              check=_at_least_one),
+              check=positive),
     Parameter("keep", '{"all", "summaries"}', "all",
               'What is kept of every k: ``"all"``, its labels and centroids (for :meth:`PathResult.result`, '
               'Davies-Bouldin and the silhouette); ``"summaries"``, its objective.',

@@ -55,8 +55,9 @@ class PrincipalAxes:
         centered = x - mean
         if n >= d:
             spreads, vectors = np.linalg.eigh((centered * w[:, None]).T @ centered)
-            # A view: the products below then read the eigenvectors in
-            # the layout eigh returned, whatever the axes' order.
+            # A view of eigh's vectors, not a copy: a copy in another layout
+            # can round differently in the products, and the gap statistic's
+            # references are pinned bit for bit (tests/python/test_path.py).
             return cls(mean, vectors.T, spreads)
         _, singular, rows = np.linalg.svd(centered * np.sqrt(w)[:, None], full_matrices=False)
         return cls(mean, rows[::-1], singular[::-1] ** 2)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, Callable, Optional, Tuple
 
-from .._checks import integer, number
+from .._checks import number, positive
 from .._core import __version__
 from .._criteria import CRITERIA
 from .._params import (AUTO_SMALL_PROBLEM, AUTO_TOL_LARGE, DEFAULT_MAX_ITER, DEFAULT_N_ITER, DEFAULT_N_ITER_LARGE, INITS,
@@ -43,10 +43,6 @@ def _option(name: str, words: Tuple[str, ...] = (), real: bool = False,
             raise argparse.ArgumentTypeError(str(exc)) from None
 
     return convert
-
-
-def _positive(name: str, value: Any) -> int:
-    return integer(name, value, least=1)
 
 
 def _non_negative(name: str, value: Any) -> float:
@@ -89,13 +85,13 @@ def _add_data_options(p: argparse.ArgumentParser, method: bool, k_range: bool = 
         p.add_argument("-k", "--k", dest="ks", type=_k_range, default=(2, 30), metavar="KMIN:KMAX",
                        help="the numbers of clusters, both ends included (default 2:30)")
     else:
-        p.add_argument("-k", type=_option("k", least=_positive), required=True, help="number of clusters")
+        p.add_argument("-k", type=_option("k", least=positive), required=True, help="number of clusters")
     if method:
         p.add_argument("--method", default=_P["method"].default, choices=METHODS,
                        help=_help("method", _P["method"].default))
     p.add_argument("--init", default=_P["init"].default, choices=_INIT_CHOICES,
                    help=_help("init", _P["init"].default))
-    p.add_argument("--n-iter", type=_option("n_iter", least=_positive), default=_P["n_iter"].default,
+    p.add_argument("--n-iter", type=_option("n_iter", least=positive), default=_P["n_iter"].default,
                    help=_help("n_iter", f"smartigan {DEFAULT_N_ITER}, {DEFAULT_N_ITER_LARGE} above "
                                         f"{AUTO_SMALL_PROBLEM} multiply-adds per pass unless the first sweep "
                                         f"shows overlapping clusters; lloyd and hartigan {DEFAULT_MAX_ITER}"))
@@ -103,7 +99,7 @@ def _add_data_options(p: argparse.ArgumentParser, method: bool, k_range: bool = 
     if k_range:
         n_init_help += ("; for the first k, and at every k where n*d*k <= 2**20; a number or best also fits "
                         "every other k so, keeping the path where it is lower")
-    p.add_argument("--n-init", type=_option("n_init", ("auto", "best"), least=_positive),
+    p.add_argument("--n-init", type=_option("n_init", ("auto", "best"), least=positive),
                    default=_P["n_init"].default, help=n_init_help)
     if k_range:
         tol_help = _help("tol", "auto: the path searches at 1e-4 where n*d*k > 2**20, then continues every k "
@@ -117,7 +113,7 @@ def _add_data_options(p: argparse.ArgumentParser, method: bool, k_range: bool = 
                    help="skip the merge-split refinement after convergence (the paper's methods as printed)")
     p.add_argument("--seed", type=_option("seed"), default=_P["seed"].default,
                    help=_help("seed", "random, printed"))
-    p.add_argument("--threads", type=_option("n_threads", least=_positive), default=_P["n_threads"].default,
+    p.add_argument("--threads", type=_option("n_threads", least=positive), default=_P["n_threads"].default,
                    help=_help("n_threads", "all cores"))
     drawn = "the objective and criteria against k" if k_range else "the clustering and objective per sweep"
     p.add_argument("--plot", metavar="FILE.png", help=f"draw {drawn} (needs matplotlib)")
@@ -161,8 +157,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="{demo,fit,compare,choose-k}")
 
     demo = sub.add_parser("demo", help="the paper's Table 1 on the embedded Iris data (about a second)")
-    demo.add_argument("--runs", type=_option("runs", least=_positive), default=500, help="runs per cell (default 500, as in the paper)")
-    demo.add_argument("-k", type=_option("k", least=_positive), nargs="+", default=[3, 5, 10, 20], help="cluster counts (default 3 5 10 20)")
+    demo.add_argument("--runs", type=_option("runs", least=positive), default=500, help="runs per cell (default 500, as in the paper)")
+    demo.add_argument("-k", type=_option("k", least=positive), nargs="+", default=[3, 5, 10, 20], help="cluster counts (default 3 5 10 20)")
     demo.add_argument("--seed", type=_option("seed"), default=0, help=_help("seed", "0"))
     demo.set_defaults(func=commands.demo)
 
