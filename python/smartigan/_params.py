@@ -339,7 +339,7 @@ PARAMETERS: Dict[str, Parameter] = {p.name: p for p in (
         check=_tol),
     Parameter(
         "k", "int", REQUIRED,
-        "Number of clusters, at most ``n_samples``.",
+        "Number of clusters, from 1 to ``n_samples``.",
         check=int64),
     Parameter(
         "n_iter", "int or None", None,
@@ -479,8 +479,9 @@ class FrontEnd:
     def document(self, obj: _T) -> _T:
         """``obj`` with the line ``{parameters}`` of its docstring replaced by
         the entries of every parameter, in order (a decorator)."""
-        doc = obj.__doc__ or ""
-        lines = doc.split("\n")
+        if obj.__doc__ is None:
+            return obj  # docstrings stripped (python -OO)
+        lines = obj.__doc__.split("\n")
         at = [i for i, line in enumerate(lines) if line.strip() == PLACEHOLDER]
         if len(at) != 1:
             raise ValueError(f"{self.name}: its docstring needs one line {PLACEHOLDER}")

@@ -345,3 +345,14 @@ def test_weights_of_another_kind_are_refused_alike():
             call(np.ones(20, dtype=bool))
         with pytest.raises(TypeError, match="sample_weight could not be converted to a numeric array"):
             call([1.0, [2.0]])
+
+
+def test_the_package_imports_without_docstrings():
+    # python -OO strips the docstrings that the table writes into.
+    import subprocess
+    import sys
+
+    code = "import smartigan, smartigan.cli, smartigan.sklearn; print(smartigan.cluster([[0.0], [1.0]], 2, seed=0).objective)"
+    out = subprocess.run([sys.executable, "-OO", "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "0.0"
