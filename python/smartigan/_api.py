@@ -1,14 +1,15 @@
 """The Python front end: :func:`cluster`, the stateful :class:`Clusterer`
 and its result :class:`ClusterResult`.
 
-:class:`Clusterer`'s signature is the parameter list: its checks, its
-conversion to the core's parameter object, ``repr`` and the scikit-learn
-estimator all read it (:data:`PARAMETERS`). :func:`cluster` repeats it as a
-signature only (for type checkers and ``help``) and fits a Clusterer, as
-scikit-learn's ``k_means`` wraps ``KMeans``; tests/python/test_params.py
-keeps the two signatures equal. Python types are checked by
-:mod:`smartigan._params`, data converted by :mod:`smartigan._arrays`; every
-value check (ranges, allowed names, shapes, NaN) happens once, in the Rust
+:class:`Clusterer`'s signature is the parameter list of :func:`cluster`
+(:data:`PARAMETERS`): its checks, its conversion to the core's parameter
+object, ``repr`` and the scikit-learn estimator all read it. Both take
+their defaults and the documentation of their parameters from the
+parameter table (:mod:`smartigan._params`); :func:`cluster` fits a
+Clusterer, as scikit-learn's ``k_means`` wraps ``KMeans``, and
+tests/python/test_params.py keeps both signatures equal to the table. Data
+are converted by :mod:`smartigan._arrays`; every value check of the core's
+parameters (ranges, allowed names, shapes, NaN) happens once, in the Rust
 core."""
 
 from __future__ import annotations
@@ -24,21 +25,7 @@ import numpy.typing as npt
 
 from . import _core
 from ._arrays import FloatArray, as_csr, as_data, as_points, as_weights, cast_to, is_sparse
-from ._params import (
-    DEFAULT_INIT,
-    DEFAULT_METHOD,
-    DEFAULT_N_INIT,
-    DEFAULT_POLISH,
-    DEFAULT_REFINE,
-    DEFAULT_SCHEDULE,
-    DEFAULT_TOL,
-    InitArg,
-    InitName,
-    Method,
-    NInit,
-    Tol,
-    core_params,
-)
+from ._params import InitArg, InitName, Method, NInit, Tol, core_params, front_end
 
 __all__ = [
     "ClusterResult",
@@ -48,6 +35,9 @@ __all__ = [
     "kmeans_plusplus",
     "fit_stepwise",
     "PARAMETERS",
+    "CLUSTER",
+    "CLUSTERER",
+    "KMEANS_PLUSPLUS",
     "Method",
     "InitName",
 ]
@@ -176,96 +166,34 @@ class ClusterResult:
         )
 
 
+#: The parameters of :func:`cluster`, and of :class:`Clusterer` (the same, without the data).
+CLUSTER = front_end("smartigan.cluster", "X", "k", "method", "n_iter", "seed", "init", "n_init", "schedule",
+                    "polish", "refine", "n_threads", "sample_weight", "tol")
+CLUSTERER = front_end("smartigan.Clusterer", *(p for p in CLUSTER.parameters if p.name not in ("X", "sample_weight")))
+
+
+@CLUSTER.document
 def cluster(
     X: npt.ArrayLike,
     k: int,
-    method: Method = DEFAULT_METHOD,  # type: ignore[assignment]
-    n_iter: Optional[int] = None,
-    seed: Optional[int] = None,
+    method: Method = CLUSTER["method"].default,
+    n_iter: Optional[int] = CLUSTER["n_iter"].default,
+    seed: Optional[int] = CLUSTER["seed"].default,
     *,
-    init: InitArg = DEFAULT_INIT,
-    n_init: NInit = DEFAULT_N_INIT,
-    schedule: Tuple[float, float] = DEFAULT_SCHEDULE,
-    polish: bool = DEFAULT_POLISH,
-    refine: bool = DEFAULT_REFINE,
-    n_threads: Optional[int] = None,
-    sample_weight: Optional[npt.ArrayLike] = None,
-    tol: Tol = DEFAULT_TOL,
+    init: InitArg = CLUSTER["init"].default,
+    n_init: NInit = CLUSTER["n_init"].default,
+    schedule: Tuple[float, float] = CLUSTER["schedule"].default,
+    polish: bool = CLUSTER["polish"].default,
+    refine: bool = CLUSTER["refine"].default,
+    n_threads: Optional[int] = CLUSTER["n_threads"].default,
+    sample_weight: Optional[npt.ArrayLike] = CLUSTER["sample_weight"].default,
+    tol: Tol = CLUSTER["tol"].default,
 ) -> ClusterResult:
     """Cluster the rows of ``X`` into ``k`` groups.
 
     Parameters
     ----------
-    X : array-like or SciPy sparse matrix of shape (n_samples, n_features)
-        Real data. float32/float64 C-ordered arrays are used without a copy.
-        Sparse input (CSR; CSC/COO are converted) is clustered without
-        densifying it, in O(nnz·k) per sweep; centroids come back dense.
-    k : int
-        Number of clusters, ``1 <= k <= n_samples``.
-    method : {"smartigan", "hartigan", "lloyd"}
-        ``"lloyd"``: nearest-centroid iterations. ``"hartigan"``: single-point
-        transfers in a random order each sweep. ``"smartigan"``: Hartigan with
-        an acceptance factor falling along ``schedule`` (the paper's variant).
-    n_iter : int or None
-        For Smartigan the length of the schedule (default ``None``:
-        ``DEFAULT_N_ITER`` = 20 sweeps; where ``n_samples * n_features * k``
-        exceeds ``2**20``, ``DEFAULT_N_ITER_LARGE`` = 5 unless the first
-        sweep moves between half and nine tenths of the points (overlapping
-        clusters, where the long schedule pays); polishing sweeps come on
-        top). For
-        Lloyd and Hartigan a cap on iterations / sweeps, which stop earlier
-        as soon as nothing changes (default ``None``: ``DEFAULT_MAX_ITER`` =
-        300, scikit-learn's ``max_iter``). With ``refine=True``, a restart
-        that converged before the cap (Smartigan: after its schedule and
-        polish) then takes at most as many merge-split refinement steps
-        again (at least 50 are allowed); ``n_sweeps`` counts them.
-    seed : int or None
-        Seed in ``[0, 2**64)``. Same seed, data and version give bit-identical
-        results for any ``n_threads``. ``None`` draws one (see ``result.seed``).
-    init : {"k-means++", "random-partition", "forgy"} or array of shape (k, n_features)
-        How each restart starts.
-    n_init : int or "auto"
-        Independent restarts, run in parallel; the lowest objective wins.
-        ``"auto"`` (default): 20 while ``n_samples * n_features * k`` is at
-        most 2**20 (twenty restarts then take a fraction of a second), else
-        4 (see :func:`auto_n_init`).
-    schedule : (float, float)
-        Smartigan's acceptance factor at the first sweep and, in the limit, at
-        sweep ``n_iter``: ``start - (start - end) * t / n_iter``.
-    polish : bool
-        Finish Smartigan with Hartigan sweeps until nothing moves.
-    refine : bool
-        After each restart converges, try merge-split moves: merge the two
-        clusters whose merge costs least, split the cluster a 2-means split
-        helps most, re-converge with the method's own steps, and keep the
-        result only if the objective fell. Repairs the "two groups under one
-        centroid, one group under two" optima that no single-point move can
-        leave. Dense and sparse input alike.
-    n_threads : int or None
-        The most threads this call uses (default: all cores); the core
-        starts no more than the machine runs at once.
-    sample_weight : array-like of shape (n_samples,) or None
-        Non-negative weight per row. The objective becomes the weighted sum
-        of squared distances, centroids are weighted means, Hartigan's
-        transfer test uses cluster weights, and k-means++ samples by
-        weight times squared distance; an integer weight acts like repeating
-        the row. Zero weights are allowed (such points join their nearest
-        centroid); at least ``k`` weights must be positive.
-    tol : float or "auto"
-        Early stop of every descent: a Lloyd iteration or Hartigan sweep (for
-        Smartigan a polishing sweep; the schedule always runs), or a
-        re-converging step of refinement, that lowers the objective by at
-        most ``tol`` times the objective ends that descent, reported as
-        converged; with ``tol > 0`` refinement also tries only merge-split
-        moves that lower the objective by themselves, before re-converging.
-        ``0`` runs until no point moves, so every Hartigan or polished
-        Smartigan result is a local optimum for single-point moves.
-        ``"auto"`` (default): 0 while ``n_samples * n_features * k`` is at
-        most 2**20, else ``AUTO_TOL_LARGE`` = 2e-5 (see :func:`auto_tol`): on
-        overlapping clusters a full descent's last hundreds of sweeps gain a
-        few hundredths of a per cent. Unlike scikit-learn's ``tol`` (a
-        centroid shift scaled by the data's variance) it is relative to the
-        objective, so it does not depend on the data's scale.
+    {parameters}
 
     Returns
     -------
@@ -295,13 +223,21 @@ def cluster(
     return model.fit(X, sample_weight)._result()
 
 
+KMEANS_PLUSPLUS = front_end("smartigan.kmeans_plusplus", "X", "k", "seed", "sample_weight", "n_threads", notes={
+    "seed": 'The rows chosen are the start of restart 0 of ``cluster(X, k, seed=seed)`` with '
+            '``init="k-means++"``.',
+    "sample_weight": "Here rows are drawn by weight times squared distance, so a row of weight 0 is never chosen.",
+})
+
+
+@KMEANS_PLUSPLUS.document
 def kmeans_plusplus(
     X: npt.ArrayLike,
     k: int,
-    seed: Optional[int] = None,
+    seed: Optional[int] = KMEANS_PLUSPLUS["seed"].default,
     *,
-    sample_weight: Optional[npt.ArrayLike] = None,
-    n_threads: Optional[int] = None,
+    sample_weight: Optional[npt.ArrayLike] = KMEANS_PLUSPLUS["sample_weight"].default,
+    n_threads: Optional[int] = KMEANS_PLUSPLUS["n_threads"].default,
 ) -> Tuple[FloatArray, npt.NDArray[np.int64]]:
     """Greedy k-means++ centres, without clustering (as scikit-learn's ``kmeans_plusplus``).
 
@@ -311,21 +247,7 @@ def kmeans_plusplus(
 
     Parameters
     ----------
-    X : array-like or SciPy sparse matrix of shape (n_samples, n_features)
-        Real data (float32/float64 C-ordered arrays are used without a
-        copy; sparse input is read without densifying it).
-    k : int
-        Number of centres, ``1 <= k <= n_samples``.
-    seed : int or None
-        Seed in ``[0, 2**64)``. The rows chosen are the start of restart 0 of
-        ``cluster(X, k, seed=seed)`` with ``init="k-means++"``, for any
-        ``n_threads``. ``None`` draws a seed.
-    sample_weight : array-like of shape (n_samples,) or None
-        Non-negative weight per row; rows are drawn by weight times squared
-        distance, so a row of weight 0 is never chosen.
-    n_threads : int or None
-        The most threads this call uses (default: all cores); the core
-        starts no more than the machine runs at once.
+    {parameters}
 
     Returns
     -------
@@ -358,12 +280,13 @@ _FITTED = ("labels_", "centroids_", "objective_", "cluster_sizes_", "cluster_obj
            "converged_", "history_", "moves_", "restart_objectives_", "seed_", "n_features_in_")
 
 
+@CLUSTERER.document
 class Clusterer:
     """A stateful k-means model: fit once, then predict and transform.
 
-    Takes the same parameters as :func:`cluster`. After :meth:`fit` the
-    attributes ``labels_``, ``centroids_``, ``objective_``, ``cluster_sizes_``,
-    ``cluster_objectives_``, ``n_sweeps_``,
+    Takes the parameters of :func:`cluster` but the data. After :meth:`fit`
+    the attributes ``labels_``, ``centroids_``, ``objective_``,
+    ``cluster_sizes_``, ``cluster_objectives_``, ``n_sweeps_``,
     ``converged_``, ``history_``, ``moves_``, ``restart_objectives_``,
     ``seed_``, ``n_features_in_`` and ``result_`` are set.
 
@@ -371,6 +294,10 @@ class Clusterer:
     starts, :meth:`step` advances every restart by one sweep (the fitted
     attributes then show the best restart so far) and :meth:`finish` runs to
     the end. Stepping to the end gives exactly what :meth:`fit` gives.
+
+    Parameters
+    ----------
+    {parameters}
 
     Examples
     --------
@@ -388,17 +315,17 @@ class Clusterer:
     def __init__(
         self,
         k: int,
-        method: Method = DEFAULT_METHOD,  # type: ignore[assignment]
-        n_iter: Optional[int] = None,
-        seed: Optional[int] = None,
+        method: Method = CLUSTERER["method"].default,
+        n_iter: Optional[int] = CLUSTERER["n_iter"].default,
+        seed: Optional[int] = CLUSTERER["seed"].default,
         *,
-        init: InitArg = DEFAULT_INIT,
-        n_init: NInit = DEFAULT_N_INIT,
-        schedule: Tuple[float, float] = DEFAULT_SCHEDULE,
-        polish: bool = DEFAULT_POLISH,
-        refine: bool = DEFAULT_REFINE,
-        n_threads: Optional[int] = None,
-        tol: Tol = DEFAULT_TOL,
+        init: InitArg = CLUSTERER["init"].default,
+        n_init: NInit = CLUSTERER["n_init"].default,
+        schedule: Tuple[float, float] = CLUSTERER["schedule"].default,
+        polish: bool = CLUSTERER["polish"].default,
+        refine: bool = CLUSTERER["refine"].default,
+        n_threads: Optional[int] = CLUSTERER["n_threads"].default,
+        tol: Tol = CLUSTERER["tol"].default,
     ) -> None:
         self.k = k
         self.method = method
@@ -532,7 +459,7 @@ class Clusterer:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self.__dict__.setdefault("tol", DEFAULT_TOL)  # pickled before tol existed
+        self.__dict__.setdefault("tol", CLUSTERER["tol"].default)  # pickled before tol existed
         self._run = None
         self._lock = threading.Lock()
 

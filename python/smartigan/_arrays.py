@@ -3,10 +3,11 @@
 Dense data becomes a C-contiguous float32/float64 array (without a copy
 where it already is one), SciPy sparse matrices a ``_core.CsrMatrix``, sample
 weights a float64 vector. Non-real data is a ``TypeError`` here; values
-(NaN, shapes against ``k``, negative weights) are checked by the core. The
+(NaN, shapes against ``k``, negative weights) are checked by the core, and
+by :func:`check_weight_values` for the weights that no core call reads. The
 index arrays of sparse input are checked here, before SciPy's own routines,
 which trust them, touch them (:func:`check_sparse_structure`).
-Shared by the front end, the scikit-learn estimator and the plots.
+Shared by the front end, both estimators and the plots.
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _core
+from ._checks import is_real
 
 __all__ = ["FloatArray", "as_data", "as_csr", "as_points", "as_weights", "cast_to", "check_sparse_structure",
-           "is_sparse"]
+           "check_weight_dtype", "check_weight_values", "is_sparse"]
 
 FloatArray = Union[npt.NDArray[np.float32], npt.NDArray[np.float64]]
 
@@ -227,20 +229,62 @@ def as_points(X: Any) -> Union[FloatArray, _core.CsrMatrix]:
     return as_csr(X) if is_sparse(X) else as_data(X)
 
 
-def as_weights(sample_weight: Any) -> Optional[npt.NDArray[np.float64]]:
-    """``sample_weight`` as a contiguous 1-d float64 array (or None).
+def as_weights(sample_weight: Any, n_rows: Optional[int] = None) -> Optional[npt.NDArray[np.float64]]:
+    """``sample_weight`` as a contiguous 1-d float64 array (or None): its kind and shape.
+
+    ``TypeError`` for a sparse matrix or anything but real numbers (booleans
+    included, see :func:`check_weight_dtype`); ``ValueError`` for an array
+    that is not 1-d or, where ``n_rows`` is given, has another length. Given
+    ``n_rows``, a single number is that weight on every row. The values are
+    the core's to check, or :func:`check_weight_values`' where no core call
+    reads them.
 
     >>> as_weights([1, 2]).dtype
     dtype('float64')
+    >>> as_weights(0.5, n_rows=3).tolist()
+    [0.5, 0.5, 0.5]
     """
     if sample_weight is None:
         return None
+    if is_sparse(sample_weight):
+        raise TypeError("sample_weight must be a dense 1-d array, got a sparse matrix")
+    if n_rows is not None and is_real(sample_weight):
+        return np.full(n_rows, float(sample_weight))
     try:
         w = np.asarray(sample_weight)
     except (ValueError, TypeError) as exc:
         raise TypeError(f"sample_weight could not be converted to a numeric array: {exc}") from None
-    if w.dtype.kind not in "iuf":
-        raise TypeError(f"sample_weight must be real numbers, got dtype {w.dtype}")
+    check_weight_dtype(w.dtype)
     if w.ndim != 1:
         raise ValueError(f"sample_weight must be a 1-d array, got shape {w.shape}")
+    if n_rows is not None and w.shape[0] != n_rows:
+        raise ValueError(f"sample_weight must have shape ({n_rows},) to match X, got shape {w.shape}")
     return np.ascontiguousarray(w, dtype=np.float64)
+
+
+def check_weight_dtype(dtype: np.dtype[Any]) -> None:
+    """``TypeError`` unless weights of ``dtype`` are real numbers (integers or floats)."""
+    if dtype.kind not in "iuf":
+        raise TypeError(f"sample_weight must be real numbers, got dtype {dtype}")
+
+
+def check_weight_values(weights: npt.NDArray[np.float64], first_row: int = 0, block: Optional[int] = None,
+                        some_positive: bool = False) -> npt.NDArray[np.float64]:
+    """``weights``, or ``ValueError`` naming the first that is NaN, infinite or
+    negative and its row (``first_row`` is the row of ``weights[0]``; ``block``
+    names the block of rows they belong to, where the data come in blocks),
+    and with ``some_positive``, where every weight is zero.
+
+    >>> check_weight_values(np.array([1.0, -2.0]), first_row=10)
+    Traceback (most recent call last):
+    ValueError: invalid sample_weight: -2.0 at row 11 (weights must be finite and non-negative)
+    """
+    bad = ~(np.isfinite(weights) & (weights >= 0))
+    if bad.any():
+        at = int(np.flatnonzero(bad)[0])
+        where = "" if block is None else f" of block {block}"
+        raise ValueError(f"invalid sample_weight: {float(weights[at])!r} at row {first_row + at}{where} "
+                         "(weights must be finite and non-negative)")
+    if some_positive and not (weights > 0).any():
+        raise ValueError("invalid sample_weight: every weight is zero (at least one must be positive)")
+    return weights

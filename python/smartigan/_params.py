@@ -1,24 +1,38 @@
-"""Parameters: the core's names and defaults, the Python type checks, and
-the one conversion to the core's parameter object (:func:`core_params`).
+"""The parameter table: every parameter of the Python front ends once, with
+its name, default, check and documentation, and the one conversion to the
+core's parameter object (:func:`core_params`).
 
-Every name and default here comes from the compiled core (``_core``); the
-front end (:mod:`smartigan._api`), the scikit-learn estimator and the
-command line take them from this module. The checks raise ``TypeError``
-for objects of the wrong kind and ``ValueError`` only where Python alone
-can tell (integers beyond 64 bits, an unknown ``n_init`` string); ranges and
-names are checked by the core.
+:data:`PARAMETERS` holds the parameters that several front ends share (the
+core's, the data, the weights, the estimators' ``random_state``); a front
+end's own parameters are declared beside it. Each front end lists its
+parameters once, as a :class:`FrontEnd`, in the order of its signature:
+its defaults are the table's, its docstring's Parameters section is
+written from the table (:meth:`FrontEnd.document`), and it checks its
+arguments through the table's checks (:meth:`FrontEnd.check`).
+tests/python/test_params.py compares every front end's signature and
+docstring with the table.
+
+The names, defaults and rules come from the compiled core (``_core``). The
+checks (:mod:`smartigan._checks`) raise ``TypeError`` for objects of the
+wrong kind and ``ValueError`` where Python alone can tell (integers beyond
+64 bits, an unknown ``n_init`` string); the core checks the ranges and
+names of its own parameters.
 """
 
 from __future__ import annotations
 
-import numbers
-from typing import Any, Callable, Dict, List, Literal, Optional, Tuple, Union
+import dataclasses
+import inspect
+import textwrap
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Literal, Mapping, Optional, Tuple, TypeVar, Union
 
 import numpy as np
 import numpy.typing as npt
 
 from . import _core
-from ._arrays import as_data
+from ._arrays import as_data, as_weights
+from ._checks import flag, int64, is_integer, is_real, positive, random_state, seed
 
 __all__ = [
     "METHODS",
@@ -28,11 +42,16 @@ __all__ = [
     "InitArg",
     "NInit",
     "Tol",
+    "Parameter",
+    "FrontEnd",
+    "PARAMETERS",
+    "REQUIRED",
     "auto_budget",
+    "best_budget",
     "auto_tol",
     "default_n_iter",
     "core_params",
-    "integer",
+    "front_end",
 ]
 
 #: The method names, in the core's order (``lloyd``, ``hartigan``, ``smartigan``).
@@ -76,43 +95,6 @@ DEFAULT_REFINE: bool = _core.DEFAULT_REFINE
 DEFAULT_TOL: Tol = "auto"
 AUTO_TOL_LARGE: float = _core.AUTO_TOL_LARGE
 
-_I64 = 2**63
-
-
-def _is_integer(value: Any) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
-
-
-def integer(name: str, value: Any) -> int:
-    """``value`` as an int, or ``TypeError`` naming ``name`` (booleans are not integers).
-
-    >>> integer("k", 3), integer("k", np.int32(3))
-    (3, 3)
-    """
-    if not _is_integer(value):
-        raise TypeError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
-    return int(value)
-
-
-def _int64(name: str, value: Any) -> int:
-    """An integer the core's 64-bit arguments can hold (the core checks its range)."""
-    v = integer(name, value)
-    if not -_I64 <= v < _I64:
-        raise ValueError(f"invalid {name}: {v} (out of range)")
-    return v
-
-
-def _seed(seed: Any) -> Optional[int]:
-    if seed is None:
-        return None
-    if not _is_integer(seed):
-        raise TypeError(f"seed must be an integer in [0, 2**64) or None, got {seed!r} ({type(seed).__name__})")
-    s = int(seed)
-    if not 0 <= s < 2**64:
-        raise ValueError(f"invalid seed: {s} (must be in [0, 2**64) or None)")
-    return s
-
-
 def auto_budget(n_samples: int, n_features: int, k: int) -> float:
     """The work ``n_init="auto"`` may spend on data of this shape, in passes
     over the data (one pass: ``n_samples * (n_features * k + 32)``
@@ -134,8 +116,20 @@ def auto_budget(n_samples: int, n_features: int, k: int) -> float:
     return float(_core.auto_budget(*_sizes(n_samples, n_features, k)))
 
 
+def best_budget(n_samples: int, n_features: int, k: int) -> float:
+    """The most work ``n_init="best"`` spends on data of this shape, in passes
+    over the data (as :func:`auto_budget` counts them): a hundred times
+    :func:`auto_budget`. The search usually ends before, once 48 children
+    in a row have not lowered its best objective.
+
+    >>> best_budget(100_000, 32, 100)
+    2500.0
+    """
+    return float(_core.best_budget(*_sizes(n_samples, n_features, k)))
+
+
 def _sizes(n_samples: int, n_features: int, k: int) -> List[int]:
-    sizes = [_int64(name, v) for name, v in (("n_samples", n_samples), ("n_features", n_features), ("k", k))]
+    sizes = [int64(name, v) for name, v in (("n_samples", n_samples), ("n_features", n_features), ("k", k))]
     for name, v in zip(("n_samples", "n_features", "k"), sizes):
         if v < 0:
             raise ValueError(f"invalid {name}: {v} (must be non-negative)")
@@ -178,83 +172,240 @@ def default_n_iter(method: str, n_samples: Optional[int] = None, n_features: Opt
     return _core.default_n_iter(method, (n, d, kk))
 
 
-def _method(method: Any) -> str:
+
+# -- the checks of the core's parameters ---------------------------------------------
+
+
+def _method(name: str, method: Any) -> str:
     if not isinstance(method, str):
         names = ", ".join(map(repr, METHODS[:-1])) + f" or {METHODS[-1]!r}"
-        raise TypeError(f"method must be a string ({names}), got {method!r}")
+        raise TypeError(f"{name} must be a string ({names}), got {method!r}")
     return method
 
 
-def _init(init: Any) -> Union[str, npt.NDArray[np.float64]]:
+def _init(name: str, init: Any) -> Union[str, npt.NDArray[np.float64]]:
     if isinstance(init, str):
         return init
-    return np.ascontiguousarray(as_data(init, "init"), dtype=np.float64)
+    return np.ascontiguousarray(as_data(init, name), dtype=np.float64)
 
 
-def _schedule(schedule: Any) -> Tuple[float, float]:
+def _schedule(name: str, schedule: Any) -> Tuple[float, float]:
     try:
         start, end = schedule
     except (TypeError, ValueError):
-        raise TypeError(f"schedule must be a pair (start, end) of numbers, got {schedule!r}") from None
+        raise TypeError(f"{name} must be a pair (start, end) of numbers, got {schedule!r}") from None
     for v in (start, end):
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
-            raise TypeError(f"schedule must be a pair (start, end) of numbers, got {schedule!r}")
+        if not is_real(v):
+            raise TypeError(f"{name} must be a pair (start, end) of numbers, got {schedule!r}")
     return float(start), float(end)
 
 
-def _flag(name: str) -> Callable[[Any], bool]:
-    def check(flag: Any) -> bool:
-        if not isinstance(flag, (bool, np.bool_)):
-            raise TypeError(f"{name} must be True or False, got {flag!r}")
-        return bool(flag)
-
-    return check
-
-
-def _tol(tol: Any) -> Optional[float]:
-    """``None`` for ``"auto"`` (the core then chooses by the data's shape), else a float."""
+def _tol(name: str, tol: Any) -> Union[float, str]:
+    """``"auto"`` as it is, else a float (the core checks its range)."""
     if isinstance(tol, str):
         if tol == "auto":
-            return None
-        raise ValueError(f"invalid tol: {tol!r} (must be a number >= 0 or 'auto')")
-    if isinstance(tol, (bool, np.bool_)) or not isinstance(tol, numbers.Real):
-        raise TypeError(f"tol must be a number >= 0 or 'auto', got {tol!r} ({type(tol).__name__})")
+            return tol
+        raise ValueError(f"invalid {name}: {tol!r} (must be a number >= 0 or 'auto')")
+    if not is_real(tol):
+        raise TypeError(f"{name} must be a number >= 0 or 'auto', got {tol!r} ({type(tol).__name__})")
     return float(tol)
 
 
-def _optional_int64(name: str) -> Callable[[Any], Optional[int]]:
-    def check(value: Any) -> Optional[int]:
-        return None if value is None else _int64(name, value)
-
-    return check
+def _optional_int64(name: str, value: Any) -> Optional[int]:
+    return None if value is None else int64(name, value)
 
 
-def _n_init(n_init: Any) -> Union[int, str]:
+def _n_init(name: str, n_init: Any) -> Union[int, str]:
     """``"auto"`` or ``"best"`` as they are (the core reads them), else a checked integer."""
     if isinstance(n_init, str):
         if n_init in ("auto", "best"):
             return n_init
-        raise ValueError(f"invalid n_init: {n_init!r} (must be a positive integer, 'auto' or 'best')")
-    if not _is_integer(n_init):
-        raise TypeError(f"n_init must be an integer, 'auto' or 'best', got {n_init!r} ({type(n_init).__name__})")
-    return _int64("n_init", n_init)
+        raise ValueError(f"invalid {name}: {n_init!r} (must be a positive integer, 'auto' or 'best')")
+    if not is_integer(n_init):
+        raise TypeError(f"{name} must be an integer, 'auto' or 'best', got {n_init!r} ({type(n_init).__name__})")
+    return int64(name, n_init)
 
 
-# The check of each setting, by name. They run in this order, which decides
-# which of several wrong settings is reported.
-_CHECKS: Dict[str, Callable[[Any], Any]] = {
-    "method": _method,
-    "init": _init,
-    "schedule": _schedule,
-    "polish": _flag("polish"),
-    "refine": _flag("refine"),
-    "tol": _tol,
-    "k": lambda k: _int64("k", k),
-    "n_iter": _optional_int64("n_iter"),
-    "seed": _seed,
-    "n_init": _n_init,
-    "n_threads": _optional_int64("n_threads"),
-}
+def _weights(name: str, sample_weight: Any) -> Optional[npt.NDArray[np.float64]]:
+    return as_weights(sample_weight)
+
+
+def _optional_positive(name: str, value: Any) -> Optional[int]:
+    return None if value is None else positive(name, value)
+
+
+# -- the table -----------------------------------------------------------------------
+
+#: The default of a parameter that has none (``inspect.Parameter.empty``).
+REQUIRED: Any = inspect.Parameter.empty
+
+Check = Callable[[str, Any], Any]
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One parameter: its name, type (as docstrings write it), default, check
+    and meaning. ``summary`` is one line (the command line's help starts
+    with it); ``details`` completes it in docstrings."""
+
+    name: str
+    type: str
+    default: Any
+    summary: str
+    details: str = ""
+    #: ``check(name, value)``: the value as the front end uses it, or
+    #: ``TypeError``/``ValueError`` naming ``name``. None: checked elsewhere
+    #: (the data, coerced by :mod:`smartigan._arrays`).
+    check: Optional[Check] = field(default=None, repr=False, compare=False)
+
+    def validate(self, value: Any) -> Any:
+        """``value`` through this parameter's check (as it is where there is none)."""
+        return value if self.check is None else self.check(self.name, value)
+
+    def but(self, **changes: Any) -> "Parameter":
+        """This parameter with ``changes`` (another name, default or type in one front end)."""
+        return dataclasses.replace(self, **changes)
+
+    @property
+    def doc(self) -> str:
+        """The meaning: ``summary``, then ``details``."""
+        return f"{self.summary} {self.details}".strip()
+
+    def heading(self) -> str:
+        """The docstring line ``name : type, default=...``."""
+        if self.default is REQUIRED:
+            return f"{self.name} : {self.type}"
+        shown = f'"{self.default}"' if isinstance(self.default, str) else repr(self.default)
+        return f"{self.name} : {self.type}, default={shown}"
+
+
+def _power(n: int) -> str:
+    """``n`` as ``2**e`` (the problem-size thresholds are powers of two)."""
+    e = n.bit_length() - 1
+    return f"2**{e}" if n == 1 << e else str(n)
+
+
+_SMALL = _power(AUTO_SMALL_PROBLEM)
+
+#: The parameters that several front ends share, by name: the core's (in
+#: the order their checks run in :func:`core_params`, which decides which of
+#: several wrong settings is reported), the data, the weights, and the
+#: estimators' ``random_state``, ``n_clusters`` and ``max_iter``.
+PARAMETERS: Dict[str, Parameter] = {p.name: p for p in (
+    Parameter(
+        "method", '{"smartigan", "hartigan", "lloyd"}', DEFAULT_METHOD,
+        'The algorithm: ``"lloyd"``, nearest-centroid iterations; ``"hartigan"``, single-point transfers in '
+        'a random order each sweep; ``"smartigan"``, Hartigan with an acceptance factor falling along '
+        '``schedule`` (the paper\'s variant).',
+        check=_method),
+    Parameter(
+        "init", '{"k-means++", "random-partition", "forgy"} or array of shape (k, n_features)', DEFAULT_INIT,
+        "How each restart starts: greedy k-means++ seeding, every point in a random cluster (the paper's "
+        "start), distinct rows as centroids (Forgy), or the given centroids.",
+        check=_init),
+    Parameter(
+        "schedule", "(float, float)", DEFAULT_SCHEDULE,
+        "Smartigan's acceptance factor at the first sweep and, in the limit, at sweep ``n_iter``: "
+        "``start - (start - end) * t / n_iter``.",
+        f"With ``n_iter=None`` where ``n_samples * n_features * k`` exceeds {_SMALL}, the start is lowered "
+        f"to the factor below which {SCHEDULE_START_SHARE:.0%} of a sample of points would move, where "
+        "that is below ``start`` (never below ``end``); the result's ``schedule_start`` reports the start "
+        "used.",
+        check=_schedule),
+    Parameter(
+        "polish", "bool", DEFAULT_POLISH,
+        "Finish Smartigan with Hartigan sweeps until no point moves.",
+        check=flag),
+    Parameter(
+        "refine", "bool", DEFAULT_REFINE,
+        "After each restart converges, try merge-split moves and keep them where they lower the objective.",
+        "A move merges the two clusters whose merge costs least, splits the cluster a 2-means split helps "
+        "most and re-converges with the method's own steps. It repairs the \"two groups under one centroid, "
+        "one group under two\" optima that no single-point move can leave. Dense and sparse input alike.",
+        check=flag),
+    Parameter(
+        "tol", 'float or "auto"', DEFAULT_TOL,
+        "Early stop of every descent: a step that lowers the objective by at most ``tol`` times the "
+        "objective ends it, reported as converged.",
+        "Steps are Lloyd iterations, Hartigan sweeps, Smartigan's polishing sweeps (its schedule always "
+        "runs) and refinement's re-converging steps; with ``tol > 0`` refinement also tries only "
+        "merge-split moves that lower the objective by themselves. ``0`` runs until no point moves, so "
+        "every Hartigan or polished Smartigan result is a local optimum for single-point moves. "
+        f"``\"auto\"``: 0 while ``n_samples * n_features * k`` is at most {_SMALL}, else {AUTO_TOL_LARGE} "
+        "(:func:`smartigan._params.auto_tol`): on overlapping clusters a full descent's last hundreds of "
+        "sweeps gain a few hundredths of a per cent. Relative to the objective, unlike scikit-learn's "
+        "``tol`` (a centroid shift scaled by the data's variance), so it does not depend on the data's "
+        "scale.",
+        check=_tol),
+    Parameter(
+        "k", "int", REQUIRED,
+        "Number of clusters, from 1 to ``n_samples``.",
+        check=int64),
+    Parameter(
+        "n_iter", "int or None", None,
+        "Smartigan's schedule length; for Lloyd and Hartigan a cap on iterations or sweeps, which stop "
+        "earlier once nothing changes.",
+        f"``None``: a schedule of {DEFAULT_N_ITER} sweeps, or {DEFAULT_N_ITER_LARGE} where "
+        f"``n_samples * n_features * k`` exceeds {_SMALL} unless the first sweep moves more than "
+        f"{SCHEDULE_OVERLAP_SHARE:.0%} and at most {SCHEDULE_RANDOM_WALK_SHARE:.0%} of the points (overlapping "
+        "clusters, where the long schedule pays), polishing sweeps on top; for Lloyd and Hartigan "
+        f"{DEFAULT_MAX_ITER} (scikit-learn's ``max_iter``); see :func:`smartigan._params.default_n_iter`. "
+        "With ``refine=True`` a restart that converged before the cap (Smartigan: after its schedule and "
+        "polish) then takes at most as many merge-split refinement steps again (at least 50), counted in "
+        "its sweeps.",
+        check=_optional_int64),
+    Parameter(
+        "seed", "int or None", None,
+        "Seed in ``[0, 2**64)``; where none is given one is drawn, and reported as the result's ``seed``.",
+        "The same seed, data and version give bit-identical results for any ``n_threads``.",
+        check=seed),
+    Parameter(
+        "n_init", 'int, "auto" or "best"', DEFAULT_N_INIT,
+        'Restarts, run in parallel; the lowest objective wins. ``"auto"``: as many as a budget of work '
+        'allows; ``"best"``: a best-effort search.',
+        '``"auto"`` runs restarts while their work, counted in passes over the data, stays within '
+        ":func:`smartigan._params.auto_budget` (many restarts on small problems, about one on large "
+        "ones), and stops once three of them end at the lowest objective. ``\"best\"`` searches for the "
+        "lowest objective it can find: ten restarts, then generations of eight children (a member's "
+        "centroids partly moved to costly points, descended and refined) until 48 children in a row "
+        "lower nothing, within :func:`smartigan._params.best_budget` passes. The restarts run depend on "
+        "the data and the seed, never on the threads or the machine.",
+        check=_n_init),
+    Parameter(
+        "n_threads", "int or None", None,
+        "The most threads this call uses (all cores where none is given); results do not depend on it.",
+        "No more are started than the machine runs at once.",
+        check=_optional_int64),
+    Parameter(
+        "X", "array-like or SciPy sparse matrix of shape (n_samples, n_features)", REQUIRED,
+        "The data, one point per row: real numbers, dense or sparse.",
+        "float32 and float64 C-ordered arrays are used without a copy; other real data become float64. "
+        "Sparse input (CSR; CSC, COO and others are converted) is read without densifying it, in "
+        "O(nnz * k) per sweep; centroids come back dense."),
+    Parameter(
+        "sample_weight", "array-like of shape (n_samples,) or None", None,
+        "Non-negative weight of each row.",
+        "The objective becomes the weighted sum of squared distances, centroids are weighted means, "
+        "Hartigan's transfer test uses cluster weights and k-means++ samples by weight times squared "
+        "distance; an integer weight acts like repeating the row. Zero weights are allowed (such points "
+        "join their nearest centroid); at least ``k`` weights must be positive.",
+        check=_weights),
+    Parameter(
+        "random_state", "int, numpy.random.RandomState, numpy.random.Generator or None", None,
+        "Where the seed comes from: an int in ``[0, 2**64)`` is the seed itself, as ``seed`` of "
+        ":func:`smartigan.cluster`.",
+        "A ``RandomState`` or ``Generator`` gives one draw per fit, advancing its state; ``None`` draws "
+        "from NumPy's global random state, as scikit-learn does. The seed used is ``seed_``; results do "
+        "not depend on ``n_threads``.",
+        check=random_state),
+)}
+# The estimators' (scikit-learn's) names for two of them; they check the
+# lower bound themselves, so that a message names the estimator's parameter.
+PARAMETERS["n_clusters"] = PARAMETERS["k"].but(name="n_clusters", default=8, check=positive)
+PARAMETERS["max_iter"] = PARAMETERS["n_iter"].but(name="max_iter", check=_optional_positive)
+
+# The settings of the core's parameter object, in the order of their checks.
+_CORE = ("method", "init", "schedule", "polish", "refine", "tol", "k", "n_iter", "seed", "n_init", "n_threads")
 
 
 def core_params(**settings: Any) -> _core.Params:
@@ -267,8 +418,90 @@ def core_params(**settings: Any) -> _core.Params:
     Traceback (most recent call last):
     TypeError: k must be an integer, got 2.5 (float)
     """
-    unknown = sorted(settings.keys() - _CHECKS.keys())
+    unknown = sorted(settings.keys() - set(_CORE))
     if unknown:
         raise TypeError(f"unknown parameters: {', '.join(unknown)}")
-    checked = {name: check(settings[name]) for name, check in _CHECKS.items() if name in settings}
+    checked = {name: PARAMETERS[name].validate(settings[name]) for name in _CORE if name in settings}
+    if checked.get("tol") == "auto":
+        checked["tol"] = None  # the core's "auto": it chooses by the data's shape
     return _core.Params(**checked)
+
+
+# -- front ends ----------------------------------------------------------------------
+
+_T = TypeVar("_T")
+#: Where a docstring's Parameters section is written from the table.
+PLACEHOLDER = "{parameters}"
+_WIDTH = 100
+_NBSP = "\u00a0"
+
+
+@dataclass(frozen=True)
+class FrontEnd:
+    """The parameters of one front end, in its signature's order.
+
+    ``notes`` adds, to a shared parameter's meaning, what it does in this
+    front end alone.
+    """
+
+    name: str
+    parameters: Tuple[Parameter, ...]
+    notes: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        names = [p.name for p in self.parameters]
+        stray = set(self.notes) - set(names)
+        if len(set(names)) != len(names) or stray:
+            raise ValueError(f"{self.name}: a parameter named twice in {names}, or notes for parameters it does "
+                             f"not have: {sorted(stray)}")
+
+    def __getitem__(self, name: str) -> Parameter:
+        for p in self.parameters:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    @property
+    def names(self) -> Tuple[str, ...]:
+        return tuple(p.name for p in self.parameters)
+
+    def entry(self, name: str, indent: str = "") -> str:
+        """The docstring entry of ``name``: heading, then meaning and note, wrapped."""
+        p = self[name]
+        text = f"{p.doc} {self.notes.get(name, '')}".strip()
+        # Lines break between words, never inside a ``literal``.
+        parts = text.split("``")
+        text = "``".join(part.replace(" ", _NBSP) if i % 2 else part for i, part in enumerate(parts))
+        body = textwrap.fill(text, _WIDTH - len(indent), initial_indent="    ", subsequent_indent="    ",
+                             break_long_words=False, break_on_hyphens=False).replace(_NBSP, " ")
+        return textwrap.indent(f"{p.heading()}\n{body}", indent)
+
+    def document(self, obj: _T) -> _T:
+        """``obj`` with the line ``{parameters}`` of its docstring replaced by
+        the entries of every parameter, in order (a decorator)."""
+        if obj.__doc__ is None:
+            return obj  # docstrings stripped (python -OO)
+        lines = obj.__doc__.split("\n")
+        at = [i for i, line in enumerate(lines) if line.strip() == PLACEHOLDER]
+        if len(at) != 1:
+            raise ValueError(f"{self.name}: its docstring needs one line {PLACEHOLDER}")
+        indent = lines[at[0]][: len(lines[at[0]]) - len(lines[at[0]].lstrip())]
+        entries = "\n".join(self.entry(p.name, indent) for p in self.parameters)
+        lines[at[0]] = entries
+        obj.__doc__ = "\n".join(lines)
+        return obj
+
+    def check(self, values: Mapping[str, Any]) -> Dict[str, Any]:
+        """Every value of ``values`` (named as this front end names them)
+        through its parameter's check, in signature order; the checked
+        values by name."""
+        out: Dict[str, Any] = {}
+        for p in self.parameters:
+            if p.name in values:
+                out[p.name] = p.validate(values[p.name])
+        return out
+
+
+def front_end(name: str, *parameters: Union[str, Parameter], notes: Optional[Mapping[str, str]] = None) -> FrontEnd:
+    """A :class:`FrontEnd` of table parameters (by name) and its own (as :class:`Parameter`)."""
+    return FrontEnd(name, tuple(PARAMETERS[p] if isinstance(p, str) else p for p in parameters), dict(notes or {}))

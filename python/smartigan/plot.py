@@ -6,7 +6,8 @@ importing this module: matplotlib is loaded by the drawing functions.
 
 * :func:`plot_clustering` draws the points coloured by cluster, with the
   centroids; 2-d data is drawn as is, 1-d data on a line, and higher
-  dimensions on their first two principal components (:class:`Projection`).
+  dimensions on their first two principal components (:class:`Projection`,
+  from :class:`smartigan._pca.PrincipalAxes`).
 * :func:`plot_history` draws the objective after each sweep, one line per
   method.
 * :func:`comparison_figure` puts both side by side for one or more results
@@ -29,6 +30,7 @@ import numpy.typing as npt
 
 from ._api import ClusterResult
 from ._arrays import as_data
+from ._pca import PrincipalAxes
 from ._path import PathResult
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -112,23 +114,15 @@ class Projection:
         d = data.shape[1]
         if d <= 2:
             return cls(np.zeros(d), None, None)
-        mean = data.mean(axis=0)
-        centered = data - mean
-        if data.shape[0] >= d:
-            cov = centered.T @ centered
-            values, vectors = np.linalg.eigh(cov)
-            order = np.argsort(values)[::-1]
-            values, axes = values[order], vectors[:, order].T
-        else:
-            _, s, axes = np.linalg.svd(centered, full_matrices=False)
-            values = s**2
-        total = float(np.clip(values, 0, None).sum())
-        axes = axes[:2].copy()
+        pca = PrincipalAxes.fit(data)
+        # The two of largest spread, largest first.
+        axes, spreads = pca.axes[::-1][:2].copy(), pca.spreads[::-1]
         for row in axes:
             if row[np.argmax(np.abs(row))] < 0:
                 row *= -1
-        explained = np.clip(values[:2], 0, None) / total if total > 0 else np.zeros(2)
-        return cls(mean, axes, explained)
+        total = float(np.clip(spreads, 0, None).sum())
+        explained = np.clip(spreads[:2], 0, None) / total if total > 0 else np.zeros(2)
+        return cls(pca.mean, axes, explained)
 
     def __call__(self, Y: npt.ArrayLike) -> npt.NDArray[np.float64]:
         """``Y`` (shape (m, d)) in plane coordinates, shape (m, 2)."""

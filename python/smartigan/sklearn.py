@@ -10,7 +10,6 @@ does not import scikit-learn; only importing this module does.
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from typing import Any, Callable, Optional, Tuple, Union
 
@@ -41,7 +40,9 @@ except ImportError:  # pragma: no cover - scikit-learn < 1.6
 
 
 from . import _api, _core, _params, _path
-from ._arrays import FloatArray, as_points, check_sparse_structure, is_sparse
+from ._arrays import FloatArray, as_points, as_weights, check_sparse_structure, check_weight_values, is_sparse
+from ._checks import choice, flag, integer
+from ._criteria import CRITERIA
 
 __all__ = ["KMeans"]
 
@@ -53,68 +54,110 @@ _SKLEARN_ALGORITHMS = ("lloyd", "elkan")
 _FLOATS = [np.float64, np.float32]
 
 
-def _seed_from_random_state(random_state: Any) -> int:
-    """The core's 64-bit seed for a scikit-learn style ``random_state``.
-
-    An integer in ``[0, 2**64)`` is used as the seed itself, so
-    ``KMeans(random_state=s)`` and ``smartigan.cluster(X, k, seed=s)`` start
-    from the same restarts. A ``RandomState`` or ``Generator`` (and ``None``,
-    which means NumPy's global ``RandomState`` as in scikit-learn) supplies one
-    draw, advancing its state.
-    """
-    if random_state is None:
-        random_state = np.random.mtrand._rand
-    if isinstance(random_state, (bool, np.bool_)):
-        raise ValueError(f"random_state must be an int, None, a RandomState or a Generator, got {random_state!r}")
-    if isinstance(random_state, numbers.Integral):
-        seed = int(random_state)
-        if not 0 <= seed < 2**64:
-            raise ValueError(f"random_state={seed} is out of range; an integer seed must be in [0, 2**64)")
-        return seed
-    if isinstance(random_state, np.random.RandomState):
-        return int(random_state.randint(0, 2**63 - 1, dtype=np.int64))
-    if isinstance(random_state, np.random.Generator):
-        return int(random_state.integers(0, 2**63 - 1, dtype=np.int64))
-    raise ValueError(
-        f"random_state must be an int, None, a numpy.random.RandomState or a numpy.random.Generator, "
-        f"got {random_state!r} ({type(random_state).__name__})"
-    )
+def _n_clusters(name: str, value: Any) -> Union[int, str]:
+    if isinstance(value, str):
+        if value != "auto":
+            raise ValueError(f"invalid {name}: {value!r} (must be a positive integer or 'auto')")
+        return value
+    return integer(name, value, least=1)
 
 
-def _positive_int(name: str, value: Any) -> int:
-    v = _params.integer(name, value)
-    if v < 1:
-        raise ValueError(f"{name}={value} is invalid; it must be at least 1")
-    return v
+def _method(name: str, value: Any) -> Optional[str]:
+    return None if value is None else _params.PARAMETERS["method"].validate(value)
 
 
-def _check_weights(sample_weight: Any, n_samples: int, all_zero_ok: bool = False) -> Optional[npt.NDArray[np.float64]]:
-    """``sample_weight`` as a float64 array of shape (n_samples,), or None.
+def _init(name: str, value: Any) -> Any:
+    """A named init, a callable, or centroids as an array."""
+    if isinstance(value, str):
+        return choice(name, value, _NAMED_INITS)
+    return value if callable(value) else _params.PARAMETERS["init"].validate(value)
 
-    Raises ``ValueError`` (scikit-learn's convention) for a wrong shape,
-    NaN/infinite or negative weights, or all-zero weights unless
-    ``all_zero_ok`` (scoring with all-zero weights is defined: the score is 0).
-    """
-    if sample_weight is None:
-        return None
-    if _sparse.issparse(sample_weight):
-        raise TypeError("sample_weight must be a dense 1-d array, got a sparse matrix")
-    if isinstance(sample_weight, numbers.Real) and not isinstance(sample_weight, (bool, np.bool_)):
-        w = np.full(n_samples, float(sample_weight))
-    else:
-        try:
-            w = np.asarray(sample_weight, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"sample_weight could not be converted to an array of floats: {exc}") from None
-    if w.ndim != 1 or w.shape[0] != n_samples:
-        raise ValueError(f"sample_weight must have shape ({n_samples},) to match X, got shape {w.shape}")
-    if not np.all(np.isfinite(w)):
-        raise ValueError("sample_weight contains NaN or infinity")
-    if np.any(w < 0):
-        raise ValueError("sample_weight must be non-negative")
-    if not all_zero_ok and not np.any(w > 0):
-        raise ValueError("sample_weight is all zero; at least one weight must be positive")
-    return np.ascontiguousarray(w)
+
+def _verbose(name: str, value: Any) -> int:
+    return integer(name, int(value) if isinstance(value, (bool, np.bool_)) else value, least=0)
+
+
+def _k_range(name: str, value: Any) -> range:
+    """``k_range`` as a range of step 1 (the core checks it against the data)."""
+    if isinstance(value, range):
+        if value.step != 1 or len(value) == 0:
+            raise ValueError(f"invalid {name}: {value!r} (a range must be non-empty with step 1)")
+        return value
+    if isinstance(value, str):
+        raise TypeError(f"{name} must be a pair (k_min, k_max) or a range, got {value!r}")
+    try:
+        k_min, k_max = value
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a pair (k_min, k_max) or a range, got {value!r}") from None
+    k_min, k_max = integer(f"{name}[0]", k_min, least=1), integer(f"{name}[1]", k_max, least=1)
+    if k_min > k_max:
+        raise ValueError(f"invalid {name}: {value!r} (k_min must be at most k_max)")
+    return range(k_min, k_max + 1)
+
+
+_P = _params.PARAMETERS
+_CHOSEN_K = 'With ``n_clusters="auto"``'
+
+#: The estimator's parameters: the table's, under scikit-learn's names where
+#: it has its own, and those of the estimator alone.
+KMEANS = _params.front_end(
+    "smartigan.sklearn.KMeans",
+    _P["n_clusters"].but(type='int or "auto"', check=_n_clusters),
+    _P["method"].but(type='{"smartigan", "hartigan", "lloyd"} or None', default=None, check=_method),
+    _P["init"].but(type='{"k-means++", "random", "forgy", "random-partition"}, array of shape '
+                        "(n_clusters, n_features) or callable", check=_init),
+    "n_init",
+    "max_iter",
+    "random_state",
+    "n_threads",
+    "schedule",
+    "polish",
+    "refine",
+    "tol",
+    _params.Parameter(
+        "verbose", "int", 0,
+        "``0``: silent; otherwise progress goes to standard output.",
+        "The lowest objective among the restarts after the starts and after every sweep (the fit is then "
+        "stepped, with exactly the result of a silent fit), then how it ended. Sparse ``X`` cannot be "
+        "stepped and prints the end only.", check=_verbose),
+    _params.Parameter(
+        "copy_x", "bool", True,
+        "Accepted for scikit-learn compatibility; either value is honoured, since ``X`` is never modified.",
+        "scikit-learn's ``copy_x=False`` allows centring ``X`` in place; here the data are only read.",
+        check=flag),
+    _params.Parameter(
+        "algorithm", '{"lloyd", "elkan"} or None', None,
+        "scikit-learn's choice between two implementations of Lloyd's algorithm, accepted so that code "
+        "written for it runs unchanged.",
+        'Either value fits with ``method="lloyd"`` (the same iterations; this Lloyd is exact and '
+        "accelerated by bounds, like Elkan's). ``None`` leaves the choice to ``method``. Given together "
+        'with a ``method`` other than ``"lloyd"`` it raises ``ValueError``.',
+        check=lambda name, value: choice(name, value, _SKLEARN_ALGORITHMS + (None,))),
+    _params.Parameter(
+        "k_range", "(int, int) or range", (2, 10),
+        f'{_CHOSEN_K}, the numbers of clusters tried: a pair ``(k_min, k_max)``, both included, or a '
+        "``range`` of step 1.", check=_k_range),
+    _params.Parameter(
+        "criterion", '{"elbow", "calinski_harabasz", "davies_bouldin", "silhouette", "gap"}', "elbow",
+        f"{_CHOSEN_K}, what chooses k (defined in :func:`smartigan.cluster_path`).",
+        '``"elbow"``, the knee of the log objective, costs nothing beyond the path; ``"gap"`` clusters 10 '
+        "reference data sets by the same path and is the one criterion that can answer 1 (with 1 in the "
+        "range). Where the criterion suggests no k of the range, the largest k is used for ``\"gap\"`` "
+        "(the gap still rises at the end of the range) and the smallest for the others, with a "
+        "``UserWarning`` saying so (the elbow, for one, needs three k).",
+        check=lambda name, value: choice(name, value, CRITERIA)),
+    notes={
+        "n_clusters": '``"auto"`` chooses it: one :func:`smartigan.cluster_path` call fits every k of '
+                      "``k_range``, ``criterion`` suggests one, and that k's solution of the path is the fitted "
+                      "model (``n_clusters_`` and ``path_`` say which k and why; see docs/choosing-k.md).",
+        "method": '``None``: ``"smartigan"``, or ``"lloyd"`` when ``algorithm`` is given.',
+        "init": '``"random"`` (scikit-learn\'s name) is ``"forgy"``. A callable is called once as '
+                "``init(X, n_clusters, random_state)`` and must return the centroids.",
+        "n_init": '``"auto"`` means 1 for an array or callable ``init``, as in scikit-learn. With '
+                  '``n_clusters="auto"`` an integer or ``"best"`` also fits every k of ``k_range`` so (see '
+                  ":func:`smartigan.cluster_path`).",
+    },
+)
 
 
 def _no_suggestion(criterion: str, ks: range) -> str:
@@ -138,6 +181,7 @@ def _print_progress(sweep: int, model: _api.Clusterer) -> None:
         print(f"sweep {sweep}: lowest objective among the restarts {model.objective_:.10g}")
 
 
+@KMEANS.document
 class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, BaseEstimator):  # type: ignore[misc,unused-ignore]
     """K-means clustering with Lloyd, Hartigan or Smartigan, scikit-learn style.
 
@@ -148,92 +192,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
 
     Parameters
     ----------
-    n_clusters : int or "auto", default=8
-        Number of clusters, ``1 <= n_clusters <= n_samples``. ``"auto"``
-        chooses it: one :func:`smartigan.cluster_path` call fits every k of
-        ``k_range``, ``criterion`` suggests one, and that k's solution of
-        the path is the fitted model (``n_clusters_`` and ``path_`` say which
-        k and why; see docs/choosing-k.md).
-    k_range : (int, int) or range, default=(2, 10)
-        With ``n_clusters="auto"``, the numbers of clusters tried: a pair
-        ``(k_min, k_max)``, both included, or a ``range`` of step 1.
-    criterion : {"elbow", "calinski_harabasz", "davies_bouldin", "silhouette", "gap"}, default="elbow"
-        With ``n_clusters="auto"``, what chooses k (defined in
-        :func:`smartigan.cluster_path`): ``"elbow"``, the knee of the log
-        objective, costs nothing beyond the path; ``"gap"`` clusters 10
-        reference data sets by the same path and is the one criterion that
-        can answer 1 (with 1 in the range). Where the criterion suggests no
-        k of the range, the largest k is used for ``"gap"`` (the gap still
-        rises at the end of the range) and the smallest for the others, with
-        a ``UserWarning`` saying so (the elbow, for one, needs three k).
-    method : {"smartigan", "hartigan", "lloyd"} or None, default=None
-        ``"lloyd"``: nearest-centroid iterations (scikit-learn's algorithm).
-        ``"hartigan"``: single-point transfers. ``"smartigan"``: Hartigan with
-        an acceptance factor falling along ``schedule``. ``None``:
-        ``"smartigan"``, or ``"lloyd"`` when ``algorithm`` is given.
-    init : {"k-means++", "random", "forgy", "random-partition"}, array of shape (n_clusters, n_features) or callable, default="k-means++"
-        How each restart starts. ``"random"`` (scikit-learn's name) is the
-        same as ``"forgy"``: ``n_clusters`` distinct rows of ``X`` as
-        centroids. ``"random-partition"`` puts every point in a random
-        cluster (the paper's start). A callable is called once as
-        ``init(X, n_clusters, random_state)`` and must return the centroids.
-    n_init : int or "auto", default="auto"
-        Independent restarts, run in parallel; the lowest objective wins.
-        ``"auto"`` means 1 for an array or callable ``init``, otherwise
-        ``smartigan.cluster``'s ``"auto"`` (20 restarts while
-        ``n_samples * n_features * n_clusters <= 2**20``, else 1). With
-        ``n_clusters="auto"`` an integer also fits every k of ``k_range``
-        with that many restarts (see :func:`smartigan.cluster_path`).
-    max_iter : int or None, default=None
-        For Smartigan the length of the acceptance-factor schedule (``None``:
-        20, or 5 where ``n_samples * n_features * n_clusters > 2**20``;
-        polishing sweeps come on top); for Lloyd and Hartigan a cap on
-        iterations / sweeps, which stop as soon as nothing changes (``None``:
-        300, as in scikit-learn). With ``refine=True``, a restart that
-        converged before the cap (Smartigan: after its schedule and polish)
-        then takes at most as many merge-split refinement steps again (at
-        least 50 are allowed); ``n_iter_`` counts them.
-    random_state : int, RandomState, Generator or None, default=None
-        An int in ``[0, 2**64)`` is the seed itself (the same seed as
-        ``smartigan.cluster(..., seed=random_state)``). A ``RandomState`` or
-        ``Generator`` gives one draw; ``None`` draws from NumPy's global
-        random state, as scikit-learn does. The seed used is stored in
-        ``seed_``; results do not depend on ``n_threads``.
-    n_threads : int or None, default=None
-        The most threads fitting uses (default: all cores); no more are
-        started than the machine runs at once.
-    schedule : (float, float), default=(1.5, 1.0)
-        Smartigan's acceptance factor at the first sweep and, in the limit,
-        at sweep ``max_iter``.
-    polish : bool, default=True
-        Finish Smartigan with Hartigan sweeps until no point moves.
-    refine : bool, default=True
-        After each restart converges, try merge-split moves (merge two
-        nearby clusters, split a spread-out one, re-converge) and keep those
-        that lower the inertia (see ``smartigan.cluster``).
-    tol : float or "auto", default="auto"
-        Early stop of every descent: an iteration or (polishing) sweep that
-        lowers the inertia by at most ``tol`` times the inertia ends it.
-        ``"auto"``: 0 (until no point moves, so Hartigan results are local
-        optima) on small problems, ``2e-5`` when ``n_samples * n_features *
-        n_clusters`` exceeds 2**20 (see ``smartigan.cluster``). Relative to the
-        inertia, not scikit-learn's centroid shift scaled by the variance.
-    verbose : int, default=0
-        ``0``: silent. Otherwise progress goes to standard output: the lowest
-        objective among the restarts after the starts and after every sweep
-        (the fit is then stepped, with exactly the result of a silent fit),
-        then how it ended. Sparse ``X`` cannot be stepped and prints the end only.
-    copy_x : bool, default=True
-        Accepted for scikit-learn compatibility; either value is honoured,
-        since ``X`` is never modified (scikit-learn's ``copy_x=False`` allows
-        centring ``X`` in place; here the data are only read).
-    algorithm : {"lloyd", "elkan"} or None, default=None
-        scikit-learn's choice between two implementations of Lloyd's
-        algorithm, accepted so that code written for it runs unchanged: either
-        value fits with ``method="lloyd"`` (the same iterations; this Lloyd is
-        exact and accelerated by bounds, like Elkan's). ``None`` leaves the
-        choice to ``method``. Given together with a ``method`` other than
-        ``"lloyd"`` it raises ``ValueError``.
+    {parameters}
 
     Attributes
     ----------
@@ -293,23 +252,23 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
 
     def __init__(
         self,
-        n_clusters: Union[int, str] = 8,
+        n_clusters: Union[int, str] = KMEANS["n_clusters"].default,
         *,
-        method: Optional[str] = None,
-        init: Union[str, npt.ArrayLike, Callable[..., Any]] = _params.DEFAULT_INIT,
-        n_init: Union[int, str] = "auto",
-        max_iter: Optional[int] = None,
-        random_state: Union[int, np.random.RandomState, np.random.Generator, None] = None,
-        n_threads: Optional[int] = None,
-        schedule: Tuple[float, float] = _params.DEFAULT_SCHEDULE,
-        polish: bool = _params.DEFAULT_POLISH,
-        refine: bool = _params.DEFAULT_REFINE,
-        tol: _params.Tol = _params.DEFAULT_TOL,
-        verbose: int = 0,
-        copy_x: bool = True,
-        algorithm: Optional[str] = None,
-        k_range: Union[Tuple[int, int], range] = (2, 10),
-        criterion: str = "elbow",
+        method: Optional[str] = KMEANS["method"].default,
+        init: Union[str, npt.ArrayLike, Callable[..., Any]] = KMEANS["init"].default,
+        n_init: Union[int, str] = KMEANS["n_init"].default,
+        max_iter: Optional[int] = KMEANS["max_iter"].default,
+        random_state: Union[int, np.random.RandomState, np.random.Generator, None] = KMEANS["random_state"].default,
+        n_threads: Optional[int] = KMEANS["n_threads"].default,
+        schedule: Tuple[float, float] = KMEANS["schedule"].default,
+        polish: bool = KMEANS["polish"].default,
+        refine: bool = KMEANS["refine"].default,
+        tol: _params.Tol = KMEANS["tol"].default,
+        verbose: int = KMEANS["verbose"].default,
+        copy_x: bool = KMEANS["copy_x"].default,
+        algorithm: Optional[str] = KMEANS["algorithm"].default,
+        k_range: Union[Tuple[int, int], range] = KMEANS["k_range"].default,
+        criterion: str = KMEANS["criterion"].default,
     ) -> None:
         self.n_clusters = n_clusters
         self.method = method
@@ -341,15 +300,9 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
 
     # -- fitting ------------------------------------------------------------
 
-    def _resolve_init(self, X: np.ndarray, seed: int) -> Tuple[Any, bool]:
-        """The core's ``init`` argument, and whether it is explicit centroids."""
-        init = self.init
+    def _resolve_init(self, init: Any, X: np.ndarray, seed: int) -> Tuple[Any, bool]:
+        """The core's ``init`` argument for the checked ``init``, and whether it is explicit centroids."""
         if isinstance(init, str):
-            if init not in _NAMED_INITS:
-                raise ValueError(
-                    f"init={init!r} is not supported; use 'k-means++', 'random' (alias 'forgy'), "
-                    "'random-partition', an array of shape (n_clusters, n_features) or a callable"
-                )
             return ("forgy" if init == "random" else init), False
         if callable(init):
             init = init(X, self.n_clusters, np.random.RandomState(seed % 2**32))
@@ -383,9 +336,13 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
 
         Raises
         ------
+        TypeError
+            For parameters or weights of the wrong kind (checked as every
+            front end checks them, see :mod:`smartigan._params`).
         ValueError
-            For invalid parameters, NaN/infinite data, fewer samples than
-            clusters, or invalid weights (wrong shape, negative, all zero).
+            For parameter values out of range, NaN/infinite data, fewer
+            samples than clusters, or invalid weights (wrong shape, negative,
+            all zero).
 
         Examples
         --------
@@ -399,48 +356,33 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         check_sparse_structure(X)  # before scikit-learn converts it with SciPy
         data: Any = _validate_data(self, X, dtype=_FLOATS, order="C", accept_sparse="csr",
                                    ensure_min_samples=1)
-        auto = isinstance(self.n_clusters, str) and self.n_clusters == "auto"
-        if isinstance(self.n_clusters, str) and not auto:
-            raise ValueError(f"n_clusters={self.n_clusters!r} is invalid; use a positive integer or 'auto'")
-        ks = self._k_range() if auto else None
-        n_clusters = ks[-1] if ks is not None else _positive_int("n_clusters", self.n_clusters)
-        max_iter = None if self.max_iter is None else _positive_int("max_iter", self.max_iter)
+        checked = KMEANS.check(self.get_params(deep=False))
+        ks = checked["k_range"] if checked["n_clusters"] == "auto" else None
+        n_clusters = ks[-1] if ks is not None else checked["n_clusters"]
         n_samples = data.shape[0]
         if n_samples < n_clusters:
-            what = "the largest k of k_range" if auto else "n_clusters"
+            what = "the largest k of k_range" if ks is not None else "n_clusters"
             raise ValueError(f"n_samples={n_samples} should be >= {what}={n_clusters}.")
-        weights = _check_weights(sample_weight, n_samples)
-        seed = _seed_from_random_state(self.random_state)
-        if auto and not isinstance(self.init, str):
+        weights = as_weights(sample_weight, n_samples)
+        if weights is not None:
+            check_weight_values(weights, some_positive=True)
+        if ks is not None and not isinstance(checked["init"], str):
             raise ValueError("n_clusters='auto' needs a named init ('k-means++', 'random', 'random-partition'); "
                              "an array or callable init fixes the number of clusters")
-        init, explicit = self._resolve_init(data, seed)
-        n_init = self.n_init
-        if isinstance(n_init, str):
-            if n_init not in ("auto", "best"):
-                raise ValueError(f"n_init={n_init!r} is invalid; use a positive integer, 'auto' or 'best'")
-            n_init = 1 if explicit else n_init
-        else:
-            n_init = _positive_int("n_init", n_init)
-        verbose = self.verbose
-        if isinstance(verbose, (bool, np.bool_)):
-            verbose = int(verbose)
-        if not isinstance(verbose, numbers.Integral):
-            raise TypeError(f"verbose must be an integer, got {verbose!r} ({type(verbose).__name__})")
-        if verbose < 0:
-            raise ValueError(f"verbose={verbose} is invalid; it must be at least 0")
-        if not isinstance(self.copy_x, (bool, np.bool_)):
-            raise TypeError(f"copy_x must be True or False, got {self.copy_x!r}")
+        seed = checked["random_state"]
+        init, explicit = self._resolve_init(checked["init"], data, seed)
+        # scikit-learn's n_init="auto": one start where the centroids are given.
+        n_init = 1 if explicit and self.n_init == "auto" else self.n_init
         # The parameters named as in Clusterer pass through as given, but for
         # those resolved above.
-        settings = {name: getattr(self, name) for name in _api.PARAMETERS if name in self._get_param_names()}
-        settings.update(k=n_clusters, method=self._resolve_method(), n_iter=max_iter, seed=seed, init=init,
+        settings = {name: getattr(self, name) for name in _api.PARAMETERS if name in KMEANS.names}
+        settings.update(k=n_clusters, method=self._resolve_method(), n_iter=self.max_iter, seed=seed, init=init,
                         n_init=n_init)
         self.path_: Optional[_path.PathResult] = None
         if ks is not None:
-            result = self._fit_auto(data, ks, settings, weights, verbose)
+            result = self._fit_auto(data, ks, settings, weights, checked["verbose"])
         else:
-            result = self._fit_one(data, settings, weights, verbose)
+            result = self._fit_one(data, settings, weights, checked["verbose"])
         self.n_clusters_ = int(result.centroids.shape[0])
         self.cluster_centers_: FloatArray = result.centroids
         self.labels_: npt.NDArray[np.int64] = result.labels
@@ -464,28 +406,10 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
                   f"(#{result.best_restart}); objective {result.objective:.10g}")
         return result
 
-    def _k_range(self) -> range:
-        """``k_range`` as a range of step 1 (checked; the core checks it against the data)."""
-        k_range = self.k_range
-        if isinstance(k_range, range):
-            if k_range.step != 1 or len(k_range) == 0:
-                raise ValueError(f"k_range={k_range!r} is invalid; a range must be non-empty with step 1")
-            return k_range
-        try:
-            k_min, k_max = k_range
-        except (TypeError, ValueError):
-            raise ValueError(f"k_range={k_range!r} is invalid; use a pair (k_min, k_max) or a range") from None
-        k_min, k_max = _positive_int("k_range[0]", k_min), _positive_int("k_range[1]", k_max)
-        if k_min > k_max:
-            raise ValueError(f"k_range={k_range!r} is invalid; k_min must be at most k_max")
-        return range(k_min, k_max + 1)
-
     def _fit_auto(self, data: Any, ks: range, settings: dict[str, Any], weights: Any,
                   verbose: int) -> _api.ClusterResult:
         """``n_clusters="auto"``: the path over ``ks``, and its solution at the k ``criterion`` suggests."""
         criterion = self.criterion
-        if not isinstance(criterion, str) or criterion not in _path.CRITERIA:
-            raise ValueError(f"criterion={criterion!r} is invalid; use one of {', '.join(map(repr, _path.CRITERIA))}")
         settings = {name: value for name, value in settings.items() if name != "k"}
         path = _path.cluster_path(data, ks, criteria=(criterion,), sample_weight=weights, **settings)
         suggested = path.suggested[criterion]
@@ -500,14 +424,11 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         return path.result(suggested)
 
     def _resolve_method(self) -> Any:
-        """The method to fit with, from ``method`` and ``algorithm`` (the
-        method's own value is checked by the core, naming it)."""
+        """The method to fit with, from the checked ``method`` and ``algorithm``
+        (the method's own value is checked by the core, naming it)."""
         method, algorithm = self.method, self.algorithm
         if algorithm is None:
             return _params.DEFAULT_METHOD if method is None else method
-        if not isinstance(algorithm, str) or algorithm not in _SKLEARN_ALGORITHMS:
-            raise ValueError(f"algorithm={algorithm!r} is invalid; use 'lloyd', 'elkan' "
-                             "(scikit-learn's two implementations of Lloyd's algorithm) or None")
         if method is not None and method != "lloyd":
             raise ValueError(f"algorithm={algorithm!r} asks for Lloyd's algorithm but method={method!r}; "
                              "give one of them, or method='lloyd'")
@@ -650,9 +571,9 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         else:
             diff = data.astype(np.float64) - centers.astype(np.float64)[labels]
             sq = np.einsum("ij,ij->i", diff, diff)
-        weights = _check_weights(sample_weight, data.shape[0], all_zero_ok=True)
+        weights = as_weights(sample_weight, data.shape[0])
         if weights is not None:
-            sq = sq * weights
+            sq = sq * check_weight_values(weights)
         return -float(sq.sum())
 
     @property

@@ -210,6 +210,10 @@ def test_k_larger_than_n_rows(client: Any) -> None:
         (dict(init_rounds=0), ValueError, "invalid init_rounds: 0"),
         (dict(random_state=-1), ValueError, "invalid random_state: -1"),
         (dict(random_state="a"), TypeError, "random_state must be"),
+        (dict(random_state=True), TypeError, "random_state must be an integer in [0, 2**64), a numpy"),
+        (dict(method="elkan"), ValueError, "invalid method: 'elkan'"),
+        (dict(polish=None), TypeError, "polish must be True or False, got None"),
+        (dict(n_init="many"), ValueError, "invalid n_init: 'many'"),
     ],
 )
 def test_bad_parameters(params: dict, error: type, message: str) -> None:
@@ -238,7 +242,8 @@ def test_bad_inputs() -> None:
 def test_bad_weights(client: Any, data: Any) -> None:
     w = np.ones(N_ROWS)
     w[3 * ROWS_PER_BLOCK + 2] = -1.0
-    with pytest.raises(ValueError, match=rf"sample_weight must be finite and non-negative; got -1.0 at row {3 * ROWS_PER_BLOCK + 2}"):
+    with pytest.raises(ValueError, match=rf"invalid sample_weight: -1.0 at row {3 * ROWS_PER_BLOCK + 2} of block 3 "
+                                         r"\(weights must be finite and non-negative\)"):
         KMeans(K).fit(data, sample_weight=w)
     with pytest.raises(ValueError, match=r"sample_weight must have shape \(120000,\)"):
         KMeans(K).fit(data, sample_weight=np.ones(5))
@@ -298,6 +303,37 @@ def test_small_data_is_clustered_whole(client: Any, local: np.ndarray) -> None:
     whole = smartigan.cluster(small, 5, seed=2)
     assert model.coreset_result_.objective == whole.objective
     assert model.inertia_ <= whole.objective * (1 + 1e-12)
+
+
+def test_random_state_none_follows_numpys_global_seed() -> None:
+    # As scikit-learn's estimators (and smartigan.sklearn.KMeans) do: the
+    # one random_state check of every estimator.
+    X = np.random.default_rng(6).normal(size=(200, 3))
+    seeds = []
+    for _ in range(2):
+        np.random.seed(11)
+        seeds.append(KMeans(3).fit(X).seed_)
+    assert seeds[0] == seeds[1]
+    rs = np.random.RandomState(7)
+    assert KMeans(3, random_state=rs).fit(X).seed_ != KMeans(3, random_state=rs).fit(X).seed_
+
+
+def test_best_search_runs_on_the_client_fit(client: Any, local: np.ndarray) -> None:
+    small = local[:3_000]
+    best = KMeans(5, n_init="best", random_state=2).fit(small)
+    assert best.coreset_result_ == smartigan.cluster(small, 5, n_init="best", seed=2)
+    assert best.coreset_result_.restart_objectives.shape[0] > 10  # a population and its children
+    # On a coreset: the candidates are reduced with "auto", the coreset fit searches.
+    coreset = KMeans(5, n_init="best", random_state=2, coreset_size=1_000).fit(small)
+    assert coreset.coreset_size_ > 0 and coreset.coreset_result_.restart_objectives.shape[0] > 10
+
+
+def test_weights_of_another_kind_are_refused() -> None:
+    X = np.random.default_rng(8).normal(size=(50, 2))
+    with pytest.raises(TypeError, match="sample_weight must be real numbers, got dtype bool"):
+        KMeans(2).fit(X, sample_weight=np.ones(50, dtype=bool))
+    with pytest.raises(TypeError, match="sample_weight must be real numbers, got dtype bool"):
+        KMeans(2).fit(X, sample_weight=da.ones(50, dtype=bool, chunks=25))
 
 
 def test_nothing_is_unpickled_from_files() -> None:

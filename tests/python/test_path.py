@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import smartigan
-from smartigan import _path
+from smartigan import _criteria
 from conftest import blobs
 
 
@@ -138,12 +138,12 @@ def test_weighted_silhouette_matches_its_definition() -> None:
 def test_integer_weights_act_as_repeated_rows_for_ch_and_db() -> None:
     X = blobs(n=60, d=2, centres=3, seed=4)
     w = np.random.default_rng(2).integers(1, 4, size=60)
-    data = _path._Data(X, w.astype(np.float64))
-    repeated = _path._Data(np.repeat(X, w, axis=0), None)
+    data = _criteria.PathData(X, w.astype(np.float64))
+    repeated = _criteria.PathData(np.repeat(X, w, axis=0), None)
     labels = smartigan.cluster(X, 3, seed=0, sample_weight=w).labels
     centroids = np.array([np.average(X[labels == j], axis=0, weights=w[labels == j]) for j in range(3)])
-    assert _path.davies_bouldin(data, labels, centroids) == pytest.approx(
-        _path.davies_bouldin(repeated, np.repeat(labels, w), centroids), rel=1e-12)
+    assert _criteria.davies_bouldin(data, labels, centroids) == pytest.approx(
+        _criteria.davies_bouldin(repeated, np.repeat(labels, w), centroids), rel=1e-12)
     assert data.total_sum_of_squares() == pytest.approx(repeated.total_sum_of_squares(), rel=1e-12)
 
 
@@ -151,14 +151,14 @@ def test_sampled_silhouette_is_the_exact_silhouette_of_the_sample() -> None:
     metrics = pytest.importorskip("sklearn.metrics")
     X = blobs(n=500, d=3, centres=5, seed=6)
     labels = smartigan.cluster(X, 5, seed=0).labels
-    data = _path._Data(X, None)
-    rows = _path._silhouette_rows(data, 100, seed=7)
+    data = _criteria.PathData(X, None)
+    rows = _criteria.silhouette_rows(data, 100, seed=7)
     assert rows.size == 100 and np.unique(rows).size == 100
-    np.testing.assert_array_equal(rows, _path._silhouette_rows(data, 100, seed=7))
-    got = _path.silhouettes(data, [labels], rows)[0]
+    np.testing.assert_array_equal(rows, _criteria.silhouette_rows(data, 100, seed=7))
+    got = _criteria.silhouettes(data, [labels], rows)[0]
     assert got == pytest.approx(metrics.silhouette_samples(X, labels)[rows].mean(), rel=1e-9)
     # At or above n the sample is every point.
-    assert _path._silhouette_rows(data, 500, seed=7).tolist() == list(range(500))
+    assert _criteria.silhouette_rows(data, 500, seed=7).tolist() == list(range(500))
 
 
 def test_elbow_reads_the_log_objective() -> None:
@@ -166,9 +166,9 @@ def test_elbow_reads_the_log_objective() -> None:
     # (k = 2), on log W the four groups.
     ks = np.arange(1, 9)
     objectives = np.array([1e4, 1e3, 600.0, 10.0, 9.0, 8.2, 7.5, 7.0])
-    assert int(ks[np.argmax(_path.elbow(ks, objectives))]) == 2
-    assert int(ks[np.argmax(_path.elbow(ks, _path.log_objectives(objectives)))]) == 4
-    np.testing.assert_array_equal(_path.log_objectives(np.array([4.0, 0.0])), np.log([4.0, 4e-12]))
+    assert int(ks[np.argmax(_criteria.elbow(ks, objectives))]) == 2
+    assert int(ks[np.argmax(_criteria.elbow(ks, _criteria.log_objectives(objectives)))]) == 4
+    np.testing.assert_array_equal(_criteria.log_objectives(np.array([4.0, 0.0])), np.log([4.0, 4e-12]))
 
 
 def test_elbow_by_hand() -> None:
@@ -176,32 +176,32 @@ def test_elbow_by_hand() -> None:
     objectives = np.array([100.0, 40.0, 20.0, 15.0, 12.0])
     # x = (0, .25, .5, .75, 1), y = (W - 12) / 88, value 1 - x - y.
     want = 1 - np.array([0, 0.25, 0.5, 0.75, 1]) - (objectives - 12) / 88
-    np.testing.assert_allclose(_path.elbow(ks, objectives), want, rtol=1e-15, atol=1e-15)
+    np.testing.assert_allclose(_criteria.elbow(ks, objectives), want, rtol=1e-15, atol=1e-15)
     assert np.argmax(want) == 1  # k = 2
-    assert np.isnan(_path.elbow(ks[:2], objectives[:2])).all()
-    assert np.isnan(_path.elbow(ks, np.full(5, 3.0))).all()
+    assert np.isnan(_criteria.elbow(ks[:2], objectives[:2])).all()
+    assert np.isnan(_criteria.elbow(ks, np.full(5, 3.0))).all()
 
 
 def test_gap_statistic_by_hand() -> None:
     log_w = np.log(np.array([10.0, 4.0, 1.0, 0.9]))
     refs = np.log(np.array([[11.0, 8.0, 6.0, 5.0], [9.0, 7.0, 5.0, 4.5]]))
-    gap, se = _path.gap_statistic(log_w, refs)
+    gap, se = _criteria.gap_statistic(log_w, refs)
     np.testing.assert_allclose(gap, refs.mean(axis=0) - log_w)
     sd = np.sqrt(((refs - refs.mean(axis=0)) ** 2).mean(axis=0))  # divisor B
     np.testing.assert_allclose(se, sd * np.sqrt(1 + 1 / 2))
     ks = np.arange(1, 5)
-    assert _path.gap_choice(ks, np.array([0.1, 0.5, 1.0, 0.99]), np.zeros(4)) == 3
+    assert _criteria.gap_choice(ks, np.array([0.1, 0.5, 1.0, 0.99]), np.zeros(4)) == 3
     # Gap(2) = 0.5 >= Gap(3) - s(3) = 1.0 - 0.6: the 1-SE rule stops at 2.
-    assert _path.gap_choice(ks, np.array([0.1, 0.5, 1.0, 0.9]), np.array([0, 0, 0.6, 0.0])) == 2
+    assert _criteria.gap_choice(ks, np.array([0.1, 0.5, 1.0, 0.9]), np.array([0, 0, 0.6, 0.0])) == 2
     # Within one standard error of the next: the smaller k.
-    assert _path.gap_choice(ks, np.array([0.1, 0.5, 0.8, 0.9]), np.array([0, 0, 0, 0.2])) == 3
-    assert _path.gap_choice(ks, np.array([0.1, 0.5, 1.0, 1.5]), np.zeros(4)) is None
+    assert _criteria.gap_choice(ks, np.array([0.1, 0.5, 0.8, 0.9]), np.array([0, 0, 0, 0.2])) == 3
+    assert _criteria.gap_choice(ks, np.array([0.1, 0.5, 1.0, 1.5]), np.zeros(4)) is None
 
 
 def test_calinski_harabasz_formula() -> None:
     ks = np.array([1, 2, 3])
     objectives = np.array([50.0, 20.0, 0.0])
-    ch = _path.calinski_harabasz(objectives, ks, 50.0, 10.0)
+    ch = _criteria.calinski_harabasz(objectives, ks, 50.0, 10.0)
     assert math.isnan(ch[0])
     assert ch[1] == pytest.approx((30.0 / 1) / (20.0 / 8))
     assert ch[2] == np.inf
@@ -482,15 +482,15 @@ def test_sparse_references_keep_each_column_and_its_sparsity() -> None:
     sparse = pytest.importorskip("scipy.sparse")
     rng = np.random.default_rng(1)
     X = sparse.random(300, 50, density=0.05, format="csr", random_state=rng, dtype=np.float64)
-    data = _path._Data(X, None)
-    ref = _path._reference(data, "permute", np.random.default_rng(2)).tocsc()
+    data = _criteria.PathData(X, None)
+    ref = _criteria.reference_data(data, "permute", np.random.default_rng(2)).tocsc()
     assert ref.shape == X.shape and ref.nnz == X.nnz
     original = X.tocsc()
     for j in range(X.shape[1]):  # each column's values, moved to other rows
         np.testing.assert_array_equal(np.sort(ref[:, j].data), np.sort(original[:, j].data))
     # The same for dense data, zeros included; the seed decides the draw.
     dense = X.toarray()
-    ref_dense = _path._reference(_path._Data(dense, None), "permute", np.random.default_rng(2))
+    ref_dense = _criteria.reference_data(_criteria.PathData(dense, None), "permute", np.random.default_rng(2))
     np.testing.assert_array_equal(np.sort(ref_dense, axis=0), np.sort(dense, axis=0))
     assert not np.array_equal(ref_dense, dense)
 
@@ -503,7 +503,7 @@ def test_dense_gap_answers_are_unchanged(small: np.ndarray) -> None:
 
     ks = range(1, 7)
     path = smartigan.cluster_path(small, ks, seed=4, criteria=("gap",), gap_references=4)
-    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([4, _path._GAP_STREAM])))
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([4, _criteria.GAP_STREAM])))
     mean = small.mean(axis=0)
     _, axes = np.linalg.eigh((small - mean).T @ (small - mean))
     scores = (small - mean) @ axes

@@ -182,3 +182,28 @@ def test_path_figure_marks_every_suggestion(mpl, tmp_path):
     assert float(matplotlib.image.imread(str(file))[..., :3].std()) > 0.05
     with pytest.raises(TypeError, match="PathResult"):
         plot.path_figure(smartigan.cluster(X, 3, seed=0))
+
+
+def test_one_pca_for_the_pictures_and_the_gap_references():
+    # plot.Projection draws on the two axes of largest spread of the one
+    # principal-axes computation, which the gap statistic's "pca" references
+    # are drawn in too (smartigan._criteria.reference_data).
+    from smartigan._pca import PrincipalAxes
+
+    rng = np.random.default_rng(1)
+    Y = rng.normal(size=(200, 5)) * np.array([4.0, 3.0, 2.0, 1.0, 0.5])
+    pca = PrincipalAxes.fit(Y)
+    p = Projection.fit(Y)
+    np.testing.assert_allclose(np.abs(p.components), np.abs(pca.axes[::-1][:2]), atol=1e-12)
+    np.testing.assert_allclose(p.explained, pca.spreads[::-1][:2] / pca.spreads.sum(), rtol=1e-12)
+    # Integer weights act as repeated rows.
+    w = rng.integers(1, 4, size=200)
+    weighted, repeated = PrincipalAxes.fit(Y, w.astype(np.float64)), PrincipalAxes.fit(np.repeat(Y, w, axis=0))
+    np.testing.assert_allclose(weighted.spreads, repeated.spreads, rtol=1e-10)
+    np.testing.assert_allclose(np.abs(weighted.axes), np.abs(repeated.axes), atol=1e-8)
+    # Fewer rows than columns: the singular vectors, with the eigenvalues' spreads.
+    wide = rng.normal(size=(4, 9))
+    few, full = PrincipalAxes.fit(wide), np.linalg.eigvalsh((wide - wide.mean(0)).T @ (wide - wide.mean(0)))
+    assert few.axes.shape == (4, 9)
+    np.testing.assert_allclose(few.spreads, full[-4:], atol=1e-10)
+    np.testing.assert_allclose(few.points(few.scores(wide)), wide, atol=1e-12)

@@ -660,7 +660,7 @@ def test_degenerate_data_gives_no_numpy_warnings(name):
         calls.append(lambda ks=ks: smartigan.cluster_path(X, ks, seed=0, gap_references=3, keep="summaries",
                                                           criteria=("elbow", "calinski_harabasz", "gap")))
     sklearn = pytest.importorskip("smartigan.sklearn")
-    from smartigan._path import CRITERIA
+    from smartigan._criteria import CRITERIA
 
     for criterion in CRITERIA:
         calls.append(lambda c=criterion: sklearn.KMeans(n_clusters="auto", k_range=(1, n), criterion=c,

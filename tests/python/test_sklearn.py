@@ -138,9 +138,9 @@ def test_algorithm_selects_lloyd(iris):
     assert default.inertia_ == smart.inertia_
     with pytest.raises(ValueError, match="algorithm='elkan' asks for Lloyd's algorithm but method='hartigan'"):
         KMeans(n_clusters=5, algorithm="elkan", method="hartigan").fit(X)
-    with pytest.raises(ValueError, match="algorithm='auto' is invalid; use 'lloyd', 'elkan'"):
+    with pytest.raises(ValueError, match=r"invalid algorithm: 'auto' \(allowed: 'lloyd', 'elkan', None\)"):
         KMeans(n_clusters=5, algorithm="auto").fit(X)
-    with pytest.raises(ValueError, match="algorithm=2 is invalid"):
+    with pytest.raises(TypeError, match="algorithm must be one of 'lloyd', 'elkan', None, got 2 \\(int\\)"):
         KMeans(n_clusters=5, algorithm=2).fit(X)  # type: ignore[arg-type]
 
 
@@ -180,8 +180,21 @@ def test_callable_init_and_auto_n_init(iris):
     np.testing.assert_array_equal(km.labels_, ref.labels_)
     with pytest.raises(ValueError, match=r"init array has shape \(2, 4\)"):
         KMeans(n_clusters=3, init=X[:2]).fit(X)
-    with pytest.raises(ValueError, match="init='kmeans'"):
+    with pytest.raises(ValueError, match="invalid init: 'kmeans'"):
         KMeans(n_clusters=3, init="kmeans").fit(X)
+
+
+def test_best_search_with_given_centroids():
+    # n_init="best" is passed on whatever the init (scikit-learn's rule that
+    # n_init="auto" means one start applies to "auto" alone).
+    X = np.random.default_rng(0).uniform(size=(400, 2))
+    km = KMeans(n_clusters=20, init=X[:20], n_init="best", random_state=4).fit(X)
+    ref = smartigan.cluster(X, 20, init=X[:20], n_init="best", seed=4)
+    np.testing.assert_array_equal(km.labels_, ref.labels)
+    assert km.inertia_ == ref.objective
+    one = KMeans(n_clusters=20, init=X[:20], random_state=4).fit(X)
+    assert one.inertia_ == smartigan.cluster(X, 20, init=X[:20], n_init=1, seed=4).objective
+    assert km.inertia_ < one.inertia_
 
 
 def test_random_state_kinds(iris):
@@ -212,25 +225,30 @@ def test_random_state_kinds(iris):
     assert again.inertia_ == n1.inertia_
 
     assert KMeans(n_clusters=4, random_state=np.uint64(2**64 - 1)).fit(X).seed_ == 2**64 - 1
-    for bad in (-1, 2**64, "seed", 1.5, True):
-        with pytest.raises(ValueError, match="random_state"):
+    # The one seed check of every front end: a value out of range is a
+    # ValueError, an object of another kind (a bool among them) a TypeError.
+    for bad in (-1, 2**64):
+        with pytest.raises(ValueError, match=rf"invalid random_state: {bad} \(must be in \[0, 2\*\*64\)\)"):
+            KMeans(n_clusters=4, random_state=bad).fit(X)
+    for bad in ("seed", 1.5, True):
+        with pytest.raises(TypeError, match="random_state must be an integer in \\[0, 2\\*\\*64\\), a numpy"):
             KMeans(n_clusters=4, random_state=bad).fit(X)
 
 
 def test_invalid_parameters_raise_at_fit_not_init(iris):
     X, _ = iris
     cases = [
-        (dict(n_clusters=0), ValueError, "n_clusters=0"),
+        (dict(n_clusters=0), ValueError, "invalid n_clusters: 0 \\(must be at least 1\\)"),
         (dict(n_clusters=151), ValueError, "n_samples=150 should be >= n_clusters=151"),
         (dict(n_clusters=2.5), TypeError, "n_clusters must be an integer"),
-        (dict(max_iter=0), ValueError, "max_iter=0"),
-        (dict(n_init=0), ValueError, "n_init=0"),
-        (dict(n_init="many"), ValueError, "n_init='many'"),
+        (dict(max_iter=0), ValueError, "invalid max_iter: 0 \\(must be at least 1\\)"),
+        (dict(n_init=0), ValueError, "invalid n_init: 0"),
+        (dict(n_init="many"), ValueError, "invalid n_init: 'many'"),
         (dict(method="elkan"), ValueError, "method"),
         (dict(schedule=(0.9, 1.2)), ValueError, "schedule"),
         (dict(n_threads=0), ValueError, "n_threads"),
         (dict(tol=-1.0), ValueError, "tol"),
-        (dict(verbose=-1), ValueError, "verbose=-1"),
+        (dict(verbose=-1), ValueError, "invalid verbose: -1 \\(must be at least 0\\)"),
         (dict(verbose="loud"), TypeError, "verbose must be an integer"),
         (dict(copy_x="yes"), TypeError, "copy_x must be True or False"),
     ]
@@ -264,14 +282,16 @@ def test_sample_weight_uniform_and_invalid(iris):
     assert ones.inertia_ == pytest.approx(base.inertia_, rel=1e-12)
     assert twos.inertia_ == pytest.approx(2 * base.inertia_, rel=1e-12)
     np.testing.assert_allclose(twos.history_, 2 * base.history_, rtol=1e-12)
-    with pytest.raises(ValueError, match="all zero"):
+    with pytest.raises(ValueError, match="every weight is zero"):
         KMeans(n_clusters=3).fit(X, sample_weight=np.zeros(150))
-    with pytest.raises(ValueError, match="non-negative"):
+    with pytest.raises(ValueError, match=r"invalid sample_weight: -1.0 at row 0 \(weights must be finite and non-negative"):
         KMeans(n_clusters=3).fit(X, sample_weight=-np.ones(150))
     with pytest.raises(ValueError, match=r"shape \(150,\)"):
         KMeans(n_clusters=3).fit(X, sample_weight=np.ones(149))
-    with pytest.raises(ValueError, match="NaN"):
+    with pytest.raises(ValueError, match="invalid sample_weight: nan at row 0"):
         KMeans(n_clusters=3).fit(X, sample_weight=np.full(150, np.nan))
+    with pytest.raises(TypeError, match="sample_weight must be real numbers, got dtype bool"):
+        KMeans(n_clusters=3).fit(X, sample_weight=np.ones(150, dtype=bool))
 
 
 def test_score_with_weights(iris):
@@ -288,8 +308,8 @@ def test_score_with_weights(iris):
 def test_score_checks_weights_as_fit_does(iris):
     X, _ = iris
     km = KMeans(n_clusters=3, random_state=1).fit(X)
-    bad = {"negative": (-np.ones(150), "non-negative"), "NaN": (np.full(150, np.nan), "NaN or infinity"),
-           "inf": (np.full(150, np.inf), "NaN or infinity"), "one negative": (np.r_[np.ones(149), -1.0], "non-negative")}
+    bad = {"negative": (-np.ones(150), "-1.0 at row 0"), "NaN": (np.full(150, np.nan), "nan at row 0"),
+           "inf": (np.full(150, np.inf), "inf at row 0"), "one negative": (np.r_[np.ones(149), -1.0], "-1.0 at row 149")}
     for name, (w, fragment) in bad.items():
         messages = []
         for call in (lambda: KMeans(n_clusters=3).fit(X, sample_weight=w), lambda: km.score(X, sample_weight=w)):
@@ -470,9 +490,9 @@ def test_auto_with_a_range_weights_and_sparse_input():
         (dict(k_range=(5, 2)), "k_min must be at most k_max"),
         (dict(k_range=(0, 3)), "k_range\\[0\\]"),
         (dict(k_range=range(2, 9, 2)), "step 1"),
-        (dict(k_range="2:5"), "k_range='2:5' is invalid"),
+        (dict(k_range="2:5"), "k_range must be a pair \\(k_min, k_max\\) or a range, got '2:5'"),
         (dict(k_range=(2, 500)), "the largest k of k_range=500"),
-        (dict(criterion="aic"), "criterion='aic' is invalid"),
+        (dict(criterion="aic"), "invalid criterion: 'aic'"),
         (dict(init=np.zeros((3, 4))), "needs a named init"),
         (dict(n_clusters="many"), "n_clusters"),
     ],
@@ -498,7 +518,7 @@ def test_auto_calinski_harabasz_with_weights_of_any_scale(scale):
 
 def test_n_clusters_other_than_auto_is_refused_naming_auto(iris):
     for value in ("Auto", "AUTO", " auto"):
-        with pytest.raises(ValueError, match=f"n_clusters={value!r} is invalid; use a positive integer or 'auto'"):
+        with pytest.raises(ValueError, match=rf"invalid n_clusters: {value!r} \(must be a positive integer or 'auto'\)"):
             KMeans(n_clusters=value).fit(iris[0])
 
 

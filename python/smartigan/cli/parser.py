@@ -3,64 +3,57 @@
 from __future__ import annotations
 
 import argparse
-from typing import Callable, Tuple, Union
+from typing import Any, Callable, Optional, Tuple
 
+from .._checks import number, positive
 from .._core import __version__
-from .._params import (
-    AUTO_SMALL_PROBLEM,
-    DEFAULT_INIT,
-    DEFAULT_MAX_ITER,
-    DEFAULT_METHOD,
-    DEFAULT_N_INIT,
-    DEFAULT_N_ITER,
-    DEFAULT_N_ITER_LARGE,
-    AUTO_TOL_LARGE,
-    DEFAULT_TOL,
-    INITS,
-    METHODS,
-)
-from .._path import CRITERIA, GAP_REFERENCES
+from .._criteria import CRITERIA
+from .._params import (AUTO_SMALL_PROBLEM, AUTO_TOL_LARGE, DEFAULT_MAX_ITER, DEFAULT_N_ITER, DEFAULT_N_ITER_LARGE, INITS,
+                       METHODS)
+from .._params import PARAMETERS as _P
+from .._path import CLUSTER_PATH
 from . import commands
 from .readers import FORMATS
 
 __all__ = ["build_parser"]
 
 # The named starts, the default first (as --help lists them).
-_INIT_CHOICES = (DEFAULT_INIT,) + tuple(name for name in INITS if name != DEFAULT_INIT)
+_INIT_CHOICES = (_P["init"].default,) + tuple(name for name in INITS if name != _P["init"].default)
 
 
-def _n_init_arg(text: str) -> Union[int, str]:
-    return text if text in ("auto", "best") else _positive(text)
+def _option(name: str, words: Tuple[str, ...] = (), real: bool = False,
+            least: Optional[Callable[[str, Any], Any]] = None) -> Callable[[str], Any]:
+    """The argparse type of the option of parameter ``name``: one of
+    ``words``, else an integer (a number with ``real``), checked by the
+    parameter table's check, then by ``least`` (a bound the command line
+    checks before reading any data), or a usage error naming it."""
+    expected = ("a number" if real else "an integer") + "".join(f" or {w!r}" for w in words)
+
+    def convert(text: str) -> Any:
+        if text in words:
+            return text
+        try:
+            value: Any = float(text) if real else int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
+        try:
+            value = _P[name].validate(value) if name in _P else value
+            return value if least is None else least(name, value)
+        except (TypeError, ValueError) as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return convert
 
 
-def _integer(text: str, expected: str, valid: Callable[[int], bool]) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
-    if not valid(v):
-        raise argparse.ArgumentTypeError(f"expected {expected}, got {v}")
-    return v
+def _non_negative(name: str, value: Any) -> float:
+    return number(name, value, 0.0)
 
 
-def _positive(text: str) -> int:
-    return _integer(text, "a positive integer", lambda v: v >= 1)
-
-
-def _tol(text: str) -> Union[float, str]:
-    if text == "auto":
-        return text
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0 or 'auto', got {text!r}") from None
-    if not (v >= 0 and v != float("inf")):
-        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text}")
-    return v
-
-
-def _seed(text: str) -> int:
-    return _integer(text, "an integer in [0, 2**64)", lambda v: 0 <= v < 2**64)
+def _help(name: str, default: str) -> str:
+    """``--help``'s line for the option of parameter ``name``: the table's
+    summary (its markup left out) and ``default``."""
+    summary = _P[name].summary.replace("``", "").replace('"', "").rstrip(".")
+    return f"{summary[0].lower()}{summary[1:]} (default {default})".replace("%", "%%")
 
 
 def _k_range(text: str) -> Tuple[int, int]:
@@ -92,37 +85,36 @@ def _add_data_options(p: argparse.ArgumentParser, method: bool, k_range: bool = 
         p.add_argument("-k", "--k", dest="ks", type=_k_range, default=(2, 30), metavar="KMIN:KMAX",
                        help="the numbers of clusters, both ends included (default 2:30)")
     else:
-        p.add_argument("-k", type=_positive, required=True, help="number of clusters")
+        p.add_argument("-k", type=_option("k", least=positive), required=True, help="number of clusters")
     if method:
-        p.add_argument("--method", default=DEFAULT_METHOD, choices=METHODS,
-                       help=f"algorithm (default {DEFAULT_METHOD})")
-    p.add_argument("--init", default=DEFAULT_INIT, choices=_INIT_CHOICES,
-                   help=f"how each restart starts (default {DEFAULT_INIT})")
-    p.add_argument("--n-iter", type=_positive, default=None,
-                   help=f"Smartigan's schedule length (default {DEFAULT_N_ITER}, {DEFAULT_N_ITER_LARGE} above "
-                        f"{AUTO_SMALL_PROBLEM} multiply-adds per pass unless the first sweep "
-                        f"shows overlapping clusters); for lloyd and "
-                        f"hartigan a cap on iterations/sweeps (default {DEFAULT_MAX_ITER})")
-    n_init_help = ("restarts, run in parallel; the best is kept (default auto: restarts while their work "
-                   "stays within a budget, many on small problems, one on large ones; best: the best-effort "
-                   "search, a population of restarts and their children)")
+        p.add_argument("--method", default=_P["method"].default, choices=METHODS,
+                       help=_help("method", _P["method"].default))
+    p.add_argument("--init", default=_P["init"].default, choices=_INIT_CHOICES,
+                   help=_help("init", _P["init"].default))
+    p.add_argument("--n-iter", type=_option("n_iter", least=positive), default=_P["n_iter"].default,
+                   help=_help("n_iter", f"smartigan {DEFAULT_N_ITER}, {DEFAULT_N_ITER_LARGE} above "
+                                        f"{AUTO_SMALL_PROBLEM} multiply-adds per pass unless the first sweep "
+                                        f"shows overlapping clusters; lloyd and hartigan {DEFAULT_MAX_ITER}"))
+    n_init_help = _help("n_init", _P["n_init"].default)
     if k_range:
-        n_init_help += ("; for the first k, and at every k where n*d*k <= 2**20; a number also fits "
-                        "every other k with that many restarts, keeping the path where it is lower")
-    p.add_argument("--n-init", type=_n_init_arg, default=DEFAULT_N_INIT, help=n_init_help)
+        n_init_help += ("; for the first k, and at every k where n*d*k <= 2**20; a number or best also fits "
+                        "every other k so, keeping the path where it is lower")
+    p.add_argument("--n-init", type=_option("n_init", ("auto", "best"), least=positive),
+                   default=_P["n_init"].default, help=n_init_help)
     if k_range:
-        tol_help = ("stop every descent once a step lowers the objective by at most TOL times the objective "
-                    "(default auto: the path searches at 1e-4 where n*d*k > 2**20, then continues every k "
-                    "until no point moves; on large, heavily overlapping data that last pass is most of the "
-                    f"time, and --tol {AUTO_TOL_LARGE} stops where fit does)")
+        tol_help = _help("tol", "auto: the path searches at 1e-4 where n*d*k > 2**20, then continues every k "
+                                "until no point moves; on large, heavily overlapping data that last pass is most "
+                                f"of the time, and --tol {AUTO_TOL_LARGE} stops where fit does")
     else:
-        tol_help = ("stop a descent once a step lowers the objective by at most TOL times the objective "
-                    f"(default auto: 0, until no point moves, while n*d*k <= 2**20, else {AUTO_TOL_LARGE})")
-    p.add_argument("--tol", type=_tol, default=DEFAULT_TOL, help=tol_help)
+        tol_help = _help("tol", f"auto: 0, until no point moves, while n*d*k <= 2**20, else {AUTO_TOL_LARGE}")
+    p.add_argument("--tol", type=_option("tol", ("auto",), real=True, least=_non_negative),
+                   default=_P["tol"].default, help=tol_help)
     p.add_argument("--no-refine", dest="refine", action="store_false",
                    help="skip the merge-split refinement after convergence (the paper's methods as printed)")
-    p.add_argument("--seed", type=_seed, default=None, help="seed in [0, 2**64) (default: random, printed)")
-    p.add_argument("--threads", type=_positive, default=None, help="threads (default: all cores)")
+    p.add_argument("--seed", type=_option("seed"), default=_P["seed"].default,
+                   help=_help("seed", "random, printed"))
+    p.add_argument("--threads", type=_option("n_threads", least=positive), default=_P["n_threads"].default,
+                   help=_help("n_threads", "all cores"))
     drawn = "the objective and criteria against k" if k_range else "the clustering and objective per sweep"
     p.add_argument("--plot", metavar="FILE.png", help=f"draw {drawn} (needs matplotlib)")
     p.add_argument("--input-format", default="auto", choices=("auto",) + FORMATS,
@@ -165,9 +157,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="{demo,fit,compare,choose-k}")
 
     demo = sub.add_parser("demo", help="the paper's Table 1 on the embedded Iris data (about a second)")
-    demo.add_argument("--runs", type=_positive, default=500, help="runs per cell (default 500, as in the paper)")
-    demo.add_argument("-k", type=_positive, nargs="+", default=[3, 5, 10, 20], help="cluster counts (default 3 5 10 20)")
-    demo.add_argument("--seed", type=_seed, default=0)
+    demo.add_argument("--runs", type=_option("runs", least=positive), default=500, help="runs per cell (default 500, as in the paper)")
+    demo.add_argument("-k", type=_option("k", least=positive), nargs="+", default=[3, 5, 10, 20], help="cluster counts (default 3 5 10 20)")
+    demo.add_argument("--seed", type=_option("seed"), default=0, help=_help("seed", "0"))
     demo.set_defaults(func=commands.demo)
 
     fit = sub.add_parser("fit", help="cluster a CSV, .npy or Parquet file",
@@ -192,9 +184,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_data_options(choose, method=True, k_range=True)
     choose.add_argument("--criteria", type=_criteria, default=CRITERIA, metavar="NAMES",
                         help=f"comma-separated criteria (default all: {','.join(CRITERIA)})")
-    choose.add_argument("--gap-references", type=_positive, default=GAP_REFERENCES, metavar="B",
-                        help=f"reference data sets of the gap statistic, each clustered by a path "
-                             f"(default {GAP_REFERENCES})")
+    choose.add_argument("--gap-references", type=_option("gap_references", least=CLUSTER_PATH["gap_references"].check),
+                        default=CLUSTER_PATH["gap_references"].default, metavar="B",
+                        help=f"{CLUSTER_PATH['gap_references'].summary} "
+                             f"(default {CLUSTER_PATH['gap_references'].default})")
     _add_output_options(choose, "PREFIX.criteria.EXT (a row per k: objective, criteria) and PREFIX.labels.EXT "
                                 "(a column per k); a directory: DIR/criteria.EXT and DIR/labels.EXT")
     choose.set_defaults(func=commands.choose_k)

@@ -24,6 +24,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 import numpy.typing as npt
 
+from .._arrays import check_weight_values
 from . import _kernels
 
 F64 = npt.NDArray[np.float64]
@@ -80,19 +81,15 @@ def _position(block_info: Optional[Dict[Any, Any]]) -> Tuple[int, Optional[int]]
 
 
 def check_weights(w: Any, index: int, offset: int, n_rows: Optional[int] = None) -> F64:
-    """``w`` as float64, or ValueError for a wrong length, NaN, infinity or a negative weight."""
+    """``w`` as float64, or ValueError for a length other than ``n_rows`` or for
+    a weight that is NaN, infinite or negative (named with its row and block,
+    as :func:`smartigan._arrays.check_weight_values` names it)."""
     weights = np.ascontiguousarray(w, dtype=np.float64)
     if n_rows is not None and weights.shape != (n_rows,):
         raise ValueError(
             f"sample_weight: block {index} has shape {weights.shape}, but X's block {index} has {n_rows} rows"
         )
-    bad = ~(np.isfinite(weights) & (weights >= 0))
-    if bad.any():
-        row = int(np.flatnonzero(bad)[0])
-        raise ValueError(
-            f"sample_weight must be finite and non-negative; got {float(weights[row])!r} at row {offset + row} (block {index})"
-        )
-    return weights
+    return check_weight_values(weights, first_row=offset, block=index)
 
 
 def weight_totals(w: Any, index: int, offset: int) -> Tuple[float, int]:

@@ -1,38 +1,28 @@
-"""The estimator: k-means|| seeding, a sensitivity-sampled coreset, weighted
-Smartigan on the client, then Lloyd passes on the full data.
+"""The Dask estimator: k-means|| seeding, a sensitivity-sampled coreset,
+weighted Smartigan on the client, then Lloyd passes on the full data.
 
-Every pass over the data is one ``dask.compute`` of one task per row block
-(functions in :mod:`._blocks`); the per-block results come back to the client
-as a list in block order and are added there in that order, never by a
-reduction tree whose shape could depend on the scheduler. See docs/dask.md.
+Its inputs are coerced by :mod:`._coerce`, its passes over the data run by
+:mod:`._runtime` (one task per row block, results added in block order),
+and the functions the workers run are :mod:`._blocks`'. See docs/dask.md.
 """
 
 from __future__ import annotations
 
 import math
-import numbers
 import time
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
 
 import smartigan
 
+from .. import _api, _params
+from .._checks import integer, number
 from . import _blocks
-
-try:
-    import dask as _dask_mod
-    import dask.array as _da_mod
-except ImportError as _import_error:  # pragma: no cover - exercised only without dask
-    raise ImportError(
-        "smartigan.dask needs dask; install it with `pip install 'smartigan[dask]'` "
-        f"(or `pip install 'dask[array]' distributed`). Original error: {_import_error}"
-    ) from _import_error
-
-# dask's own annotations are partial; the estimator treats its objects as Any.
-dask: Any = _dask_mod
-da: Any = _da_mod
+from ._coerce import as_dask_rows, as_dask_weights, is_dask_dataframe
+from ._dask import da, dask
+from ._runtime import RowBlocks
 
 __all__ = ["KMeans"]
 
@@ -60,219 +50,6 @@ _PHASE_CORESET_BLOCKS = 2
 _PHASE_CORESET_DRAWS = 3
 
 
-def _seed_from_random_state(random_state: Any) -> int:
-    """A 64-bit seed: an int is used as is; a Generator/RandomState gives one draw; None draws fresh entropy."""
-    if random_state is None:
-        return int(np.random.SeedSequence().entropy) % 2**64  # type: ignore[arg-type]
-    if isinstance(random_state, (bool, np.bool_)):
-        raise TypeError(f"random_state must be an int, None, a RandomState or a Generator, got {random_state!r}")
-    if isinstance(random_state, numbers.Integral):
-        seed = int(random_state)
-        if not 0 <= seed < 2**64:
-            raise ValueError(f"invalid random_state: {seed} (an integer seed must be in [0, 2**64))")
-        return seed
-    if isinstance(random_state, np.random.Generator):
-        return int(random_state.integers(0, 2**63 - 1, dtype=np.int64))
-    if isinstance(random_state, np.random.RandomState):
-        return int(random_state.randint(0, 2**63 - 1, dtype=np.int64))
-    raise TypeError(
-        f"random_state must be an int, None, a numpy.random.Generator or a RandomState, got {random_state!r} "
-        f"({type(random_state).__name__})"
-    )
-
-
-def _int_at_least(name: str, value: Any, low: int) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
-    if value < low:
-        raise ValueError(f"invalid {name}: {value} (must be at least {low})")
-    return int(value)
-
-
-def _real_at_least(name: str, value: Any, low: float, strict: bool) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number, got {value!r} ({type(value).__name__})")
-    v = float(value)
-    if not math.isfinite(v) or v < low or (strict and v == low):
-        raise ValueError(f"invalid {name}: {value!r} (must be a finite number {'>' if strict else '>='} {low})")
-    return v
-
-
-def _float_dtype(dtype: np.dtype[Any], name: str) -> np.dtype[Any]:
-    """The float dtype data of ``dtype`` is clustered in, or TypeError."""
-    kind = dtype.kind
-    if kind == "f" and dtype.itemsize in (4, 8):
-        return np.dtype(dtype.type)
-    if kind in "iu" or (kind == "f" and dtype.itemsize > 8):
-        return np.dtype(np.float64)
-    if dtype == np.float16:
-        raise TypeError(f"{name} has dtype float16, which is not supported; use {name}.astype(np.float32)")
-    raise TypeError(f"{name} has dtype {dtype}; expected real numbers (float32, float64 or integers)")
-
-
-def _is_dask_dataframe(X: Any) -> bool:
-    return hasattr(X, "to_dask_array") and hasattr(X, "dtypes") and hasattr(X, "npartitions")
-
-
-def _numeric_frame(X: Any, name: str) -> Any:
-    """The dask DataFrame ``X`` with every column a NumPy number: pandas'
-    nullable integers and floats (``Int64``, ``Float64``, ...) become float64
-    (a missing value becomes NaN, reported with its row when a block is
-    read); anything else (text, categories, booleans, dates) is a
-    ``TypeError`` naming the column."""
-    casts = {}
-    for column, dtype in X.dtypes.items():
-        if isinstance(dtype, np.dtype):
-            if dtype.kind not in "iuf":
-                raise TypeError(f"{name} column {column!r} has dtype {dtype}; every column must be numeric")
-        elif getattr(dtype, "kind", "O") in "iuf":  # a pandas extension dtype holding numbers
-            casts[column] = "float64"
-        else:
-            raise TypeError(f"{name} column {column!r} has dtype {dtype}; every column must be numeric")
-    return X.astype(casts) if casts else X
-
-
-def as_dask_rows(X: Any, name: str = "X", known_lengths: bool = True) -> Tuple[Any, bool]:
-    """``X`` as a 2-d float dask array chunked along rows only, and whether it came in as NumPy.
-
-    Dask DataFrames become arrays with known partition lengths (one pass over
-    them); feature-axis chunks are merged, since each task needs whole rows.
-    """
-    from_numpy = False
-    if _is_dask_dataframe(X):
-        arr = _numeric_frame(X, name).to_dask_array(lengths=known_lengths)
-    elif isinstance(X, da.Array):
-        arr = X
-    else:
-        if hasattr(X, "tocsr") and hasattr(X, "nnz"):
-            raise TypeError(f"{name} must be dense; sparse matrices are not supported by smartigan.dask")
-        try:
-            local = np.asarray(X)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"{name} could not be converted to a numeric array: {exc}") from None
-        if local.ndim != 2:
-            raise ValueError(f"{name} must be a 2-d array (n_samples, n_features), got shape {local.shape}")
-        if local.shape[1] == 0:  # before dask chunks it (its "auto" chunks divide by the row's size)
-            raise ValueError(f"{name} has 0 features; need at least one")
-        local = local.astype(_float_dtype(local.dtype, name), copy=False)
-        arr = da.from_array(np.ascontiguousarray(local), chunks=("auto", -1))
-        from_numpy = True
-    if arr.ndim != 2:
-        raise ValueError(f"{name} must be a 2-d array (n_samples, n_features), got shape {arr.shape}")
-    if arr.shape[1] == 0:
-        raise ValueError(f"{name} has 0 features; need at least one")
-    dtype = _float_dtype(np.dtype(arr.dtype), name)
-    if dtype != arr.dtype:
-        arr = arr.astype(dtype)
-    if known_lengths and any(math.isnan(c) for c in arr.chunks[0]):
-        raise ValueError(
-            f"{name} has unknown chunk sizes along its rows; call {name}.compute_chunk_sizes() first "
-            "(or pass a dask DataFrame, whose partition lengths are computed here)"
-        )
-    if len(arr.chunks[1]) > 1:
-        arr = arr.rechunk({1: -1})
-    return arr, from_numpy
-
-
-def as_dask_weights(sample_weight: Any, rows: Any) -> Optional[Any]:
-    """``sample_weight`` as a 1-d float64 dask array chunked like ``rows``' rows (values are checked per block)."""
-    if sample_weight is None:
-        return None
-    n = rows.shape[0]
-    if isinstance(sample_weight, numbers.Real) and not isinstance(sample_weight, (bool, np.bool_)):
-        return da.full(n, float(sample_weight), chunks=(rows.chunks[0],), dtype=np.float64)
-    if _is_dask_dataframe(sample_weight) or hasattr(sample_weight, "to_dask_array"):
-        sample_weight = sample_weight.to_dask_array(lengths=True)
-    if isinstance(sample_weight, da.Array):
-        weights = sample_weight
-    else:
-        try:
-            local = np.asarray(sample_weight)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"sample_weight could not be converted to a numeric array: {exc}") from None
-        weights = local
-    if weights.dtype.kind not in "iuf" or weights.dtype == np.float16:
-        raise TypeError(f"sample_weight must be real numbers, got dtype {weights.dtype}")
-    if isinstance(weights, da.Array) and weights.ndim == 1 and any(math.isnan(c) for c in weights.chunks[0]):
-        raise ValueError("sample_weight has unknown chunk sizes; call sample_weight.compute_chunk_sizes() first")
-    if weights.ndim != 1 or weights.shape[0] != n:
-        raise ValueError(f"sample_weight must have shape ({n},) to match X, got shape {weights.shape}")
-    if isinstance(weights, da.Array):
-        return weights.astype(np.float64).rechunk((rows.chunks[0],))
-    return da.from_array(np.ascontiguousarray(weights, dtype=np.float64), chunks=(rows.chunks[0],))
-
-
-class _Blocks:
-    """The row blocks of one data set (and of its weights), and the passes over them.
-
-    Counts the passes and the bytes that come back to the client.
-    """
-
-    def __init__(self, rows: Any, weights: Optional[Any]) -> None:
-        self.rows = rows
-        self.x = list(rows.to_delayed().ravel())
-        self.w: List[Any] = [None] * len(self.x) if weights is None else list(weights.to_delayed().ravel())
-        sizes = np.array(rows.chunks[0], dtype=np.int64)
-        self.sizes = sizes
-        self.offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-        self.n_passes = 0
-        self.bytes_gathered = 0
-
-    def compute(self, tasks: Sequence[Any]) -> List[Any]:
-        results = list(dask.compute(*tasks))
-        self.bytes_gathered += sum(_nbytes(r) for r in results)
-        return results
-
-    def run(self, fn: Callable[..., Any], *args: Any, per_block: Optional[Callable[[int], Sequence[Any]]] = None,
-            skip: Optional[Callable[[int], bool]] = None) -> List[Any]:
-        """``fn(x_block, w_block, index, offset, *args, *per_block(index))`` for every block, in block order.
-
-        NumPy arguments are put in the graph once and shared by all tasks.
-        Blocks for which ``skip(index)`` is true are not read (their result is None).
-        """
-        shared = [dask.delayed(a, pure=True) if isinstance(a, np.ndarray) and a.size > 64 else a for a in args]
-        task = dask.delayed(fn, pure=True)
-        tasks: List[Any] = []
-        indices: List[int] = []
-        for i, (xb, wb) in enumerate(zip(self.x, self.w)):
-            if self.sizes[i] == 0 or (skip is not None and skip(i)):
-                continue
-            extra = per_block(i) if per_block is not None else ()
-            tasks.append(task(xb, wb, i, int(self.offsets[i]), *shared, *extra))
-            indices.append(i)
-        self.n_passes += 1
-        out: List[Any] = [None] * len(self.x)
-        for i, result in zip(indices, self.compute(tasks)):
-            out[i] = result
-        return out
-
-    def totals(self, centres: npt.NDArray[Any], with_sums: bool) -> Tuple[float, npt.NDArray[np.float64],
-                                                                           Optional[npt.NDArray[np.float64]],
-                                                                           List[float], List[npt.NDArray[np.float64]]]:
-        """Cost, weight per centre and (optionally) sums per centre over all blocks, added in block order.
-
-        Also returns the per-block costs and weights (for the coreset's block shares).
-        """
-        k, d = centres.shape
-        results = self.run(_blocks.assignment_totals, centres, with_sums)
-        block_costs: List[float] = []
-        block_weights: List[npt.NDArray[np.float64]] = []
-        weights = np.zeros(k)
-        sums = np.zeros((k, d)) if with_sums else None
-        for result in results:
-            if result is None:
-                block_costs.append(0.0)
-                block_weights.append(np.zeros(k))
-                continue
-            cost, attracted, block_sums = result
-            block_costs.append(cost)
-            block_weights.append(attracted)
-            weights += attracted
-            if sums is not None:
-                sums += block_sums
-        return math.fsum(block_costs), weights, sums, block_costs, block_weights
-
-
 class _Clock:
     """Wall-clock seconds of each stage of a fit (reported in ``timings_``)."""
 
@@ -286,14 +63,57 @@ class _Clock:
         self._last = now
 
 
-def _nbytes(obj: Any) -> int:
-    if isinstance(obj, np.ndarray):
-        return int(obj.nbytes)
-    if isinstance(obj, (tuple, list)):
-        return sum(_nbytes(o) for o in obj)
-    return 8
+def _optional_size(name: str, value: Any) -> Optional[int]:
+    return None if value is None else integer(name, value, least=1)
 
 
+_P = _params.PARAMETERS
+_CLIENT = "Here for the fits on the client (of the coreset, and of the k-means|| candidates)."
+
+#: The estimator's parameters: the table's, and those of the estimator alone.
+KMEANS = _params.front_end(
+    "smartigan.dask.KMeans",
+    "n_clusters", "method", "n_init", "max_iter", "random_state", "n_threads", "schedule", "polish", "refine",
+    _params.Parameter(
+        "tol", "float", 1e-4,
+        "Polishing stops after a Lloyd pass over the full data that lowered the objective by less than "
+        "``tol`` times its previous value.",
+        "A relative gain in the objective, unlike scikit-learn's ``tol``; ``0`` runs until a pass gains "
+        "nothing. The fits on the client use :func:`smartigan.cluster`'s default ``tol``.",
+        check=lambda name, value: number(name, value, 0.0)),
+    _params.Parameter(
+        "max_polish_passes", "int", 100, "Cap on the Lloyd passes over the full data.",
+        check=lambda name, value: integer(name, value, least=0)),
+    _params.Parameter(
+        "coreset_size", "int or None", None,
+        "Rows drawn for the coreset, at least ``n_clusters``.",
+        f"``None``: {CORESET_DRAWS_PER_CLUSTER} per cluster, at most {CORESET_WORK:.0e} / ``n_clusters`` "
+        f"and at least {MIN_CORESET_SIZE} (:func:`default_coreset_size`). Data of at most this many rows "
+        "are clustered whole on the client instead.",
+        check=_optional_size),
+    _params.Parameter(
+        "oversampling", "float", 2.0,
+        "k-means|| draws ``ceil(oversampling * n_clusters)`` rows per round.",
+        "dask-ml's ``oversampling_factor`` is a count, not a multiple of k.",
+        check=lambda name, value: number(name, value, 0.0, strict=True)),
+    _params.Parameter(
+        "init_rounds", "int", 2, "k-means|| sampling rounds.",
+        check=lambda name, value: integer(name, value, least=1)),
+    notes={
+        "method": _CLIENT,
+        "n_init": "Here the restarts of the fit on the client, of the coreset (or of the whole data where it "
+                  'has at most ``coreset_size`` rows); with ``"best"`` the k-means|| candidates are reduced to '
+                  '``n_clusters`` centres with ``"auto"``.',
+        "max_iter": _CLIENT,
+        "n_threads": _CLIENT,
+        "schedule": _CLIENT,
+        "polish": _CLIENT,
+        "refine": _CLIENT,
+    },
+)
+
+
+@KMEANS.document
 class KMeans:
     """K-means on Dask: Smartigan's quality on data spread over a cluster.
 
@@ -311,39 +131,7 @@ class KMeans:
 
     Parameters
     ----------
-    n_clusters : int, default=8
-        Number of clusters, ``1 <= n_clusters <= n_samples``.
-    method : {"smartigan", "hartigan", "lloyd"} or None, default=None
-        The method run on the coreset (``None``: smartigan.cluster's default, Smartigan).
-    n_init : int or "auto", default="auto"
-        Restarts on the coreset (as :func:`smartigan.cluster`).
-    max_iter : int or None, default=None
-        Smartigan's schedule length (or the Lloyd/Hartigan cap) on the
-        coreset, as in :class:`smartigan.sklearn.KMeans`.
-    random_state : int, Generator, RandomState or None, default=None
-        An int in ``[0, 2**64)`` is the seed itself; the seed used is ``seed_``.
-    n_threads : int or None, default=None
-        Threads for the coreset fit on the client (default: all cores).
-    schedule, polish, refine : default None
-        Passed to :func:`smartigan.cluster` for the coreset fit when given
-        (``None``: its defaults).
-    tol : float, default=1e-4
-        Polishing stops after a Lloyd pass that lowered the full-data
-        objective by less than ``tol`` times its previous value. (A relative
-        gain in the objective, unlike scikit-learn's ``tol``.) ``0`` runs
-        until a pass gains nothing.
-    max_polish_passes : int, default=100
-        Cap on the Lloyd passes over the full data.
-    coreset_size : int or None, default=None
-        Rows drawn for the coreset; ``None``: ``200 * n_clusters``, at most
-        ``2e7 / n_clusters`` and at least 20,000 (:func:`default_coreset_size`).
-        When the data have at most this many rows, they are clustered
-        whole on the client instead.
-    oversampling : float, default=2.0
-        k-means|| draws ``ceil(oversampling * n_clusters)`` rows per round
-        (dask-ml's ``oversampling_factor`` is a count, not a multiple of k).
-    init_rounds : int, default=2
-        k-means|| sampling rounds.
+    {parameters}
 
     Attributes
     ----------
@@ -395,21 +183,21 @@ class KMeans:
 
     def __init__(
         self,
-        n_clusters: int = 8,
+        n_clusters: int = KMEANS["n_clusters"].default,
         *,
-        method: Optional[str] = None,
-        n_init: Union[int, str] = "auto",
-        max_iter: Optional[int] = None,
-        random_state: Any = None,
-        n_threads: Optional[int] = None,
-        schedule: Optional[Tuple[float, float]] = None,
-        polish: Optional[bool] = None,
-        refine: Optional[bool] = None,
-        tol: float = 1e-4,
-        max_polish_passes: int = 100,
-        coreset_size: Optional[int] = None,
-        oversampling: float = 2.0,
-        init_rounds: int = 2,
+        method: str = KMEANS["method"].default,
+        n_init: Union[int, str] = KMEANS["n_init"].default,
+        max_iter: Optional[int] = KMEANS["max_iter"].default,
+        random_state: Any = KMEANS["random_state"].default,
+        n_threads: Optional[int] = KMEANS["n_threads"].default,
+        schedule: Tuple[float, float] = KMEANS["schedule"].default,
+        polish: bool = KMEANS["polish"].default,
+        refine: bool = KMEANS["refine"].default,
+        tol: float = KMEANS["tol"].default,
+        max_polish_passes: int = KMEANS["max_polish_passes"].default,
+        coreset_size: Optional[int] = KMEANS["coreset_size"].default,
+        oversampling: float = KMEANS["oversampling"].default,
+        init_rounds: int = KMEANS["init_rounds"].default,
     ) -> None:
         self.n_clusters = n_clusters
         self.method = method
@@ -427,19 +215,9 @@ class KMeans:
         self.init_rounds = init_rounds
 
     def __repr__(self) -> str:
-        params = ("n_clusters", "method", "n_init", "max_iter", "random_state", "n_threads", "schedule", "polish",
-                  "refine", "tol", "max_polish_passes", "coreset_size", "oversampling", "init_rounds")
-        return "KMeans(" + ", ".join(f"{p}={getattr(self, p)!r}" for p in params) + ")"
+        return "KMeans(" + ", ".join(f"{name}={getattr(self, name)!r}" for name in KMEANS.names) + ")"
 
     # ---- fitting -----------------------------------------------------
-
-    def _cluster_kwargs(self, seed: int) -> Dict[str, Any]:
-        kwargs: Dict[str, Any] = {"seed": seed, "n_init": self.n_init}
-        for name, value in (("method", self.method), ("n_iter", self.max_iter), ("n_threads", self.n_threads),
-                            ("schedule", self.schedule), ("polish", self.polish), ("refine", self.refine)):
-            if value is not None:
-                kwargs[name] = value
-        return kwargs
 
     def fit(self, X: Any, y: Any = None, sample_weight: Any = None) -> "KMeans":
         """Cluster ``X`` (dask array, dask DataFrame or NumPy array). Returns self.
@@ -447,17 +225,19 @@ class KMeans:
         ``sample_weight`` (NumPy or dask, shape (n_samples,)) gives each row a
         non-negative weight; ``y`` is ignored.
         """
-        k = _int_at_least("n_clusters", self.n_clusters, 1)
-        tol = _real_at_least("tol", self.tol, 0.0, strict=False)
-        max_polish = _int_at_least("max_polish_passes", self.max_polish_passes, 0)
-        oversampling = _real_at_least("oversampling", self.oversampling, 0.0, strict=True)
-        rounds = _int_at_least("init_rounds", self.init_rounds, 1)
-        size = None if self.coreset_size is None else _int_at_least("coreset_size", self.coreset_size, k)
-        seed = _seed_from_random_state(self.random_state)
+        checked = KMEANS.check({name: getattr(self, name) for name in KMEANS.names})
+        k, tol, rounds = checked["n_clusters"], checked["tol"], checked["init_rounds"]
+        size = None if self.coreset_size is None else integer("coreset_size", self.coreset_size, least=k)
+        seed = checked["random_state"]
+        # The fits on the client: the parameters of smartigan.cluster that
+        # this estimator shares, as given (its own tol is the polish's).
+        kwargs: Dict[str, Any] = {name: getattr(self, name) for name in KMEANS.names
+                                  if name in _api.PARAMETERS and name != "tol"}
+        kwargs.update(seed=seed, n_iter=self.max_iter)
         rows, from_numpy = as_dask_rows(X)
-        n_length_passes = 1 if _is_dask_dataframe(X) else 0
+        n_length_passes = 1 if is_dask_dataframe(X) else 0
         weights = as_dask_weights(sample_weight, rows)
-        if n_length_passes == 0 and sample_weight is not None and _is_dask_dataframe(sample_weight):
+        if n_length_passes == 0 and sample_weight is not None and is_dask_dataframe(sample_weight):
             n_length_passes = 1
         n, d = (int(s) for s in rows.shape)
         if n < k:
@@ -466,15 +246,13 @@ class KMeans:
             rows = rows.persist()
             if weights is not None:
                 weights = weights.persist()
-        blocks = _Blocks(rows, weights)
+        blocks = RowBlocks(rows, weights)
         blocks.n_passes = n_length_passes
         dtype = np.dtype(rows.dtype)
         coreset_size = size if size is not None else default_coreset_size(k)
-        kwargs = self._cluster_kwargs(seed)
 
         if weights is not None:
-            totals = blocks.compute([dask.delayed(_blocks.weight_totals, pure=True)(wb, i, int(blocks.offsets[i]))
-                                     for i, wb in enumerate(blocks.w)])
+            totals = blocks.weight_totals()
             n_positive = sum(t[1] for t in totals)
             if n_positive < k:
                 raise ValueError(
@@ -490,7 +268,11 @@ class KMeans:
             self.coreset_size_ = 0
         else:
             first = self._first_centre(blocks, weights, seed, n)
-            candidates, candidate_weights, a_centres = self._seed(blocks, first, k, oversampling, rounds, seed, kwargs)
+            # The candidates only seed the coreset's draws; the best-effort search
+            # is spent on the coreset's fit.
+            seeding = {**kwargs, "n_init": "auto"} if kwargs["n_init"] == "best" else kwargs
+            candidates, candidate_weights, a_centres = self._seed(blocks, first, k, checked["oversampling"], rounds,
+                                                                  seed, seeding)
             clock.lap("seeding")
             coreset_rows, coreset_weights = self._coreset(blocks, a_centres, coreset_size, seed)
             clock.lap("coreset")
@@ -498,7 +280,7 @@ class KMeans:
             clock.lap("client_fit")
             self.n_candidates_ = int(candidates.shape[0])
             self.coreset_size_ = int(coreset_rows.shape[0])
-        centres, history = self._polish(blocks, result.centroids.astype(dtype), tol, max_polish)
+        centres, history = self._polish(blocks, result.centroids.astype(dtype), tol, checked["max_polish_passes"])
         clock.lap("polish")
         self.timings_ = clock.laps
 
@@ -514,16 +296,16 @@ class KMeans:
         self.labels_ = self._labels(rows, centres)
         return self
 
-    def _fit_whole(self, blocks: _Blocks, rows: Any, weights: Optional[Any], k: int,
+    def _fit_whole(self, blocks: RowBlocks, rows: Any, weights: Optional[Any], k: int,
                    kwargs: Dict[str, Any]) -> smartigan.ClusterResult:
         """Small data: gather it and run smartigan.cluster on all of it (one pass)."""
-        parts = [p for p in blocks.run(_gather_block) if p is not None]
+        parts = [p for p in blocks.run(_blocks.as_block) if p is not None]
         local = np.concatenate([p[0] for p in parts])
         local_weights = None if weights is None else np.concatenate([p[1] for p in parts])
         self._passes_before_polish = blocks.n_passes
         return smartigan.cluster(local, k, sample_weight=local_weights, **kwargs)
 
-    def _first_centre(self, blocks: _Blocks, weights: Optional[Any], seed: int, n: int) -> npt.NDArray[Any]:
+    def _first_centre(self, blocks: RowBlocks, weights: Optional[Any], seed: int, n: int) -> npt.NDArray[Any]:
         """The first k-means|| centre: a row drawn with probability proportional to its weight."""
         rng = np.random.default_rng([seed, _PHASE_FIRST_CENTRE])
         if weights is None:
@@ -534,9 +316,7 @@ class KMeans:
             position = float(row - blocks.offsets[block])
             wb = None
         else:
-            totals = np.array([t[0] for t in blocks.compute([
-                dask.delayed(_blocks.weight_totals, pure=True)(wb, i, int(blocks.offsets[i]))
-                for i, wb in enumerate(blocks.w)])])
+            totals = np.array([t[0] for t in blocks.weight_totals()])
             target = rng.random() * math.fsum(totals)
             cumulative = np.cumsum(totals)
             block = min(int(np.searchsorted(cumulative, target, side="right")), len(totals) - 1)
@@ -548,7 +328,7 @@ class KMeans:
         (first,) = blocks.compute([task])
         return np.asarray(first)[None, :]
 
-    def _seed(self, blocks: _Blocks, first: npt.NDArray[Any], k: int, oversampling: float, rounds: int, seed: int,
+    def _seed(self, blocks: RowBlocks, first: npt.NDArray[Any], k: int, oversampling: float, rounds: int, seed: int,
               kwargs: Dict[str, Any]) -> Tuple[npt.NDArray[Any], npt.NDArray[np.float64], npt.NDArray[Any]]:
         """k-means|| candidates, their weights, and the candidates clustered to k centres."""
         per_round = max(1, math.ceil(oversampling * k))
@@ -579,7 +359,7 @@ class KMeans:
             centres = candidates
         return candidates, attracted, np.ascontiguousarray(centres, dtype=candidates.dtype)
 
-    def _coreset(self, blocks: _Blocks, centres: npt.NDArray[Any], size: int,
+    def _coreset(self, blocks: RowBlocks, centres: npt.NDArray[Any], size: int,
                  seed: int) -> Tuple[npt.NDArray[Any], npt.NDArray[np.float64]]:
         """``size`` rows drawn by sensitivity against ``centres`` (two passes: totals, then draws)."""
         cost, attracted, _, block_costs, block_weights = blocks.totals(centres, with_sums=False)
@@ -601,7 +381,7 @@ class KMeans:
         self._passes_before_polish = blocks.n_passes
         return np.concatenate([res[0] for res in done]), np.concatenate([res[1] for res in done])
 
-    def _polish(self, blocks: _Blocks, centres: npt.NDArray[Any], tol: float,
+    def _polish(self, blocks: RowBlocks, centres: npt.NDArray[Any], tol: float,
                 max_passes: int) -> Tuple[npt.NDArray[Any], List[float]]:
         """Lloyd passes on the full data; a step is kept only if the exact objective did not rise."""
         dtype = centres.dtype
@@ -667,17 +447,13 @@ class KMeans:
         centres = self._fitted_centres()
         rows = rows.astype(centres.dtype)
         weights = as_dask_weights(sample_weight, rows)
-        cost, _, _, _, _ = _Blocks(rows, weights).totals(centres, with_sums=False)
+        cost, _, _, _, _ = RowBlocks(rows, weights).totals(centres, with_sums=False)
         return -cost
 
     def fit_predict(self, X: Any, y: Any = None, sample_weight: Any = None) -> Any:
         """Fit, then return the labels (lazy dask array for dask input, NumPy for NumPy input)."""
         self.fit(X, sample_weight=sample_weight)
-        if isinstance(X, da.Array) or _is_dask_dataframe(X):
+        if isinstance(X, da.Array) or is_dask_dataframe(X):
             return self.labels_
         return self.labels_.compute()
 
-
-def _gather_block(x: Any, w: Optional[Any], index: int, offset: int) -> Tuple[npt.NDArray[Any], Optional[npt.NDArray[np.float64]]]:
-    """The checked block itself (for data small enough to cluster whole on the client)."""
-    return _blocks.as_block(x, w, index, offset)
