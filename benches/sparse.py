@@ -94,7 +94,7 @@ def main() -> None:
     import smartigan
 
     # n_init 0 stands for the default ("auto"), compared with scikit-learn's n_init=10.
-    auto = smartigan._params.auto_n_init(n, d, K)
+    auto = f"a budget of {smartigan._params.auto_budget(n, d, K):.0f} passes"
     tools = [("sklearn-lloyd", 1), ("sklearn-lloyd", 10), ("smartigan-default", 0), ("smartigan-lloyd", 1),
              ("smartigan-hartigan", 1), ("smartigan-smartigan", 1), ("smartigan-smartigan", 10)]
     with tempfile.TemporaryDirectory() as tmp:

@@ -339,8 +339,8 @@ def check_defaults(frontier: dict, seeds_paper: int, seeds_large: int, log=print
     from smartigan import _params
 
     defaults = dict(method=_params.DEFAULT_METHOD, init=_params.DEFAULT_INIT, n_iter=_params.DEFAULT_N_ITER,
-                    # "auto" gives this on every paper cell (they are small).
-                    n_init=_params.AUTO_N_INIT_SMALL, schedule=tuple(_params.DEFAULT_SCHEDULE),
+                    # A budget of work (restarts, then children of the best).
+                    n_init="auto", schedule=tuple(_params.DEFAULT_SCHEDULE),
                     polish=_default_polish(), refine=_params.DEFAULT_REFINE)
     rows = []
     for rec in frontier["cells"]:
