@@ -102,8 +102,11 @@ def main() -> int:
     ap.add_argument("--turns", type=int, default=5)
     ap.add_argument("--reps", type=int, default=2, help="repetitions of each fit within a turn (the least counts)")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--only", default="", help="comma-separated substrings: only the fits whose names hold one")
     args = ap.parse_args()
     fits = {name: FITS[name] for name in (QUICK if args.quick else FITS)}
+    if args.only:
+        fits = {name: f for name, f in fits.items() if any(part in name for part in args.only.split(","))}
     times = {name: {"old": [], "new": []} for name in fits}
     same = {name: True for name in fits}
     for turn in range(args.turns):
