@@ -9,6 +9,8 @@ use crate::error::Result;
 use crate::params::ValidParams;
 use crate::source::Source;
 use crate::sparse::{checked_sparse, CsrView};
+use crate::spherical::{checked_spherical, SphericalInput};
+use crate::Metric;
 use ndarray::{Array2, ArrayView1, ArrayView2};
 use std::sync::atomic::AtomicBool;
 
@@ -149,6 +151,14 @@ impl<'a, T: Scalar> Dataset<'a, T> {
         setup: Setup<'_>,
         job: J,
     ) -> Result<J::Output> {
+        if params.metric() == Metric::Cosine {
+            // Unit rows keep the weights unscaled: the loss is at most twice
+            // the total weight, which their check keeps finite.
+            return match checked_spherical(self.rows, self.weights, params, k_most)? {
+                SphericalInput::Dense(rows) => job.run(rows, 0),
+                SphericalInput::Sparse(rows) => job.run(rows, 0),
+            };
+        }
         match self.rows {
             Rows::Dense(x) => {
                 let (n, d) = x.dim();

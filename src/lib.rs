@@ -82,6 +82,7 @@ mod schedule;
 mod search;
 mod source;
 mod sparse;
+mod spherical;
 #[cfg(any(test, feature = "bench"))]
 mod testdata;
 
@@ -94,8 +95,8 @@ pub use data::Scalar;
 pub use dataset::{Dataset, Rows};
 pub use error::{Error, Result};
 pub use params::{
-    defaults, Init, Method, NInit, Params, ValidParams, MAX_N_INIT, MAX_N_ITER, MAX_N_THREADS,
-    MAX_POLISH_SWEEPS,
+    defaults, Init, Method, Metric, NInit, Params, ValidParams, MAX_N_INIT, MAX_N_ITER,
+    MAX_N_THREADS, MAX_POLISH_SWEEPS,
 };
 pub use path::{Path, PathKeep, PathOrigin, PathStep};
 pub use run::Run;
