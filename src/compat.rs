@@ -7,11 +7,12 @@
 use crate::clustering::Clustering;
 use crate::control::{Control, Progress};
 use crate::data::Scalar;
-use crate::dataset::{Dataset, Rows};
+use crate::dataset::Dataset;
 use crate::error::Result;
 use crate::params::{Metric, Params};
 use crate::path::{Path, PathKeep};
 use crate::predict::{distances, nearest};
+use crate::rows::Rows;
 use crate::run::Run;
 use crate::sparse::CsrView;
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2};

@@ -3,11 +3,12 @@
 use crate::clustering::Clustering;
 use crate::control::Control;
 use crate::data::{check_finite, checked_weights, Data, Scalar};
-use crate::dataset::{Dataset, Rows};
+use crate::dataset::Dataset;
 use crate::dense::{Dense, DenseState};
 use crate::error::{Error, Result};
 use crate::multistart::{build_pool, start_batch};
 use crate::params::ValidParams;
+use crate::rows::Rows;
 use crate::search::{Search, Started};
 use crate::source::Source;
 use crate::sparse::{checked_sparse, SparseData, SparseState};

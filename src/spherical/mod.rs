@@ -42,10 +42,11 @@
 //! proposal is kept is decided by this loss, exactly as for k-means.
 
 mod costs;
-mod predict;
 mod rows;
 mod source;
 
-pub(crate) use predict::{distances, nearest};
-pub(crate) use rows::{checked_spherical, Spherical, SphericalInput, UnitDense, UnitSparse};
+pub(crate) use rows::{
+    checked_spherical, unit_centroids, unit_rows, Spherical, SphericalInput, UnitDense, UnitInput,
+    UnitRows, UnitSparse,
+};
 pub(crate) use source::SphericalState;

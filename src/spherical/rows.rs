@@ -3,9 +3,9 @@
 //! make them ([`checked_spherical`]).
 
 use crate::data::{check_finite, checked_weights, sq_dist, Scalar};
-use crate::dataset::Rows;
 use crate::error::{Error, Result};
 use crate::params::ValidParams;
+use crate::rows::Rows;
 use crate::sparse::CsrView;
 use std::borrow::Cow;
 

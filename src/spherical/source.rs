@@ -238,15 +238,7 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
                     }
                 });
                 let Some(j) = to else { continue };
-                self.rows.add_to(i, -w, &mut st.sums[r * d..(r + 1) * d]);
-                self.rows.add_to(i, w, &mut st.sums[j * d..(j + 1) * d]);
-                self.finish_cluster(st, r);
-                self.finish_cluster(st, j);
-                st.labels[i] = j;
-                st.counts[r] -= 1;
-                st.counts[j] += 1;
-                st.weights[r] -= w;
-                st.weights[j] += w;
+                self.move_row(st, i, j);
                 for c in [r, j] {
                     if !dirty[c] {
                         dirty[c] = true;
@@ -257,6 +249,21 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
             }
         }
         moves
+    }
+
+    /// Row `i` moved to cluster `j`: both clusters' sums, norms and
+    /// directions updated at once (the paper's Hartigan step).
+    fn move_row(&self, st: &mut SphericalState, i: usize, j: usize) {
+        let (d, r, w) = (self.d(), st.labels[i], self.weight(i));
+        self.rows.add_to(i, -w, &mut st.sums[r * d..(r + 1) * d]);
+        self.rows.add_to(i, w, &mut st.sums[j * d..(j + 1) * d]);
+        self.finish_cluster(st, r);
+        self.finish_cluster(st, j);
+        st.labels[i] = j;
+        st.counts[r] -= 1;
+        st.counts[j] += 1;
+        st.weights[r] -= w;
+        st.weights[j] += w;
     }
 
     /// The loss `Σ w·(1 − cos)` of `st`, from every row's distance to its
@@ -566,5 +573,71 @@ impl<U: UnitRows, T: Scalar> Source for Spherical<'_, U, T> {
             per_cluster[l] += cost;
         }
         (centroids, objective, per_cluster)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::rows::Rows;
+    use crate::spherical::{checked_spherical, SphericalInput};
+    use crate::{Metric, Params};
+
+    impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
+        /// The sweep by its definition: one row at a time, every distance
+        /// measured when the row is visited.
+        fn sweep_by_definition(
+            &self,
+            st: &mut SphericalState,
+            order: &[usize],
+            factor: f64,
+        ) -> usize {
+            let mut moves = 0;
+            for &i in order {
+                let (r, w) = (st.labels[i], self.weight(i));
+                if !may_leave(&st.counts, &st.weights, r, w) {
+                    continue;
+                }
+                if let Some(j) = choose(&st.norms, r, w, factor, |j| self.dist(st, i, j)) {
+                    self.move_row(st, i, j);
+                    moves += 1;
+                }
+            }
+            moves
+        }
+    }
+
+    /// Rows in many blocks, with blocks large enough to be measured in
+    /// parallel: the blocked sweep takes the decisions of the plain one,
+    /// bit for bit, at every acceptance factor of a schedule.
+    #[test]
+    fn the_blocked_sweep_is_the_sweep_by_definition() {
+        let (n, d, k) = (1500, 24, 16);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(4);
+        let x = ndarray::Array2::from_shape_fn((n, d), |(i, c)| {
+            ((i % 7) == c % 7) as u8 as f64 + rng.unit_f64() - 0.5
+        });
+        let w: Vec<f64> = (0..n).map(|i| 0.5 + (i % 3) as f64).collect();
+        let params = Params::new(k).metric(Metric::Cosine).check().unwrap();
+        for weights in [None, Some(ndarray::ArrayView1::from(&w[..]))] {
+            let SphericalInput::Dense(s) =
+                checked_spherical(Rows::Dense(x.view()), weights, &params, k).unwrap()
+            else {
+                unreachable!()
+            };
+            let mut blocked = s.state_from_labels(k, (0..n).map(|_| rng.below(k)).collect());
+            let mut plain = blocked.clone();
+            for factor in [1.5, 1.2, 1.0, 1.0] {
+                let mut order: Vec<usize> = (0..n).collect();
+                rng.shuffle(&mut order);
+                let a = s.sweep_moves(&mut blocked, &order, factor);
+                let b = s.sweep_by_definition(&mut plain, &order, factor);
+                assert!(a > 0);
+                assert_eq!((a, &blocked), (b, &plain), "factor {factor}");
+                s.recompute(&mut blocked);
+                s.recompute(&mut plain);
+            }
+        }
     }
 }

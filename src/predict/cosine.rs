@@ -2,12 +2,12 @@
 //! cosine distances, computed as the fit computes them (from `‖u − μ‖²`
 //! between unit vectors), so a fit's own rows get its labels back.
 
-use super::rows::{unit_centroids, unit_rows, UnitInput, UnitRows};
+use super::{by_rows, distance_matrix, into_matrix};
 use crate::data::Scalar;
-use crate::dataset::Rows;
 use crate::error::{Error, Result};
 use crate::nearest::nearest_by;
-use crate::predict::{by_rows, distance_matrix, into_matrix};
+use crate::rows::Rows;
+use crate::spherical::{unit_centroids, unit_rows, UnitInput, UnitRows};
 use ndarray::{Array1, Array2, ArrayView2};
 use std::sync::atomic::AtomicBool;
 

@@ -6,14 +6,15 @@
 //! computed, after an exact power-of-two scaling, so the nearest centroid
 //! and the distances are right for any finite input.
 
+mod cosine;
+
 use crate::clustering::Clustering;
 use crate::control::Control;
 use crate::data::{check_finite, exponent_above, pow2, sq_dist, times_pow2, Scalar};
-use crate::dataset::Rows;
 use crate::error::{Error, Result};
 use crate::nearest::nearest_by;
+use crate::rows::Rows;
 use crate::sparse::{CsrView, SparseCentroids};
-use crate::spherical;
 use crate::Metric;
 use ndarray::{Array1, Array2, ArrayView2};
 use rayon::prelude::*;
@@ -92,7 +93,7 @@ pub(crate) fn nearest<T: Scalar>(
     cancel: &AtomicBool,
 ) -> Result<Array1<usize>> {
     if metric == Metric::Cosine {
-        return spherical::nearest(rows, centroids, cancel);
+        return cosine::nearest(rows, centroids, cancel);
     }
     match rows {
         Rows::Dense(x) => nearest_dense(x, centroids, cancel),
@@ -110,7 +111,7 @@ pub(crate) fn distances<T: Scalar>(
     cancel: &AtomicBool,
 ) -> Result<Array2<T>> {
     if metric == Metric::Cosine {
-        return spherical::distances(rows, centroids, cancel);
+        return cosine::distances(rows, centroids, cancel);
     }
     match rows {
         Rows::Dense(x) => distances_dense(x, centroids, cancel),
