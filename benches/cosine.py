@@ -659,9 +659,9 @@ def render_d(d: Dict[str, Any]) -> List[str]:
 
 def verdicts(parts: Dict[str, Any]) -> List[str]:
     out = []
-    for key in ("a-quarter", "a-full"):
+    for key in ("a-quarter", "a-full", "b"):
         if key in parts:
-            out.append(f"(a) {key}: " + targets_a(parts[key])[0])
+            out.append(f"({key[0]}) {key}: " + targets_a(parts[key])[0])
     if "c" in parts:
         for label, r in parts["c"]["runs"].items():
             ok = r["converged"] and r["improving_moves"] == 0

@@ -4,10 +4,10 @@
 use super::costs::{choose, improves, ratio};
 use super::rows::{Spherical, UnitRows};
 use crate::data::{sq_dist, Scalar};
-use crate::init::forgy_indices;
+use crate::init::{self, Start};
 use crate::move_rule::may_leave;
 use crate::nearest::nearest_by;
-use crate::params::{Init, ValidParams};
+use crate::params::ValidParams;
 use crate::partition::refill;
 use crate::plus_plus::kmeans_plus_plus_indices;
 use crate::refine::{merge_labels_by, propose_labels, split_labels, Rows, SplitCache};
@@ -343,22 +343,16 @@ impl<U: UnitRows, T: Scalar> Source for Spherical<'_, U, T> {
         cancel: &AtomicBool,
     ) -> SphericalState {
         let (n, k) = (self.rows.n(), params.k());
-        let centroids = match (start, params.init()) {
-            (Some(start), _) => start,
-            (None, Init::RandomPartition) => {
-                let labels = (0..n).map(|_| rng.below(k)).collect();
-                return self.state_from_labels(k, labels);
-            }
-            (None, Init::Forgy) => self.rows_as_centroids(&forgy_indices(n, k, rng)),
-            (None, Init::KMeansPlusPlus) => {
-                let rows = self.plus_plus_rows(k, rng, cancel);
-                if rows.len() < k {
-                    // Cut short by `cancel`: never used.
-                    return self.state_from_labels(k, (0..n).map(|i| i % k).collect());
-                }
-                self.rows_as_centroids(&rows)
-            }
-            (None, Init::Centroids(c)) => c.iter().copied().collect(),
+        let centroids = match init::start(
+            params,
+            n,
+            start,
+            rng,
+            |rng| self.plus_plus_rows(k, rng, cancel),
+            |rows| self.rows_as_centroids(rows),
+        ) {
+            Start::Labels(labels) => return self.state_from_labels(k, labels),
+            Start::Centroids(centroids) => centroids,
         };
         let labels = self.nearest(&self.directions(centroids), k, cancel);
         self.state_from_labels(k, labels)
