@@ -41,7 +41,10 @@ pub(crate) fn leave_gain(w: f64, s: f64, d: f64) -> f64 {
 /// norms, `dist(j)` the squared distance between the row's unit vector and
 /// direction `j`. A row of weight zero moves to the nearest direction if
 /// that is strictly nearer.
-#[inline(always)]
+///
+/// The plain definition: the sweep decides by
+/// [`super::screen::choose_screened`], which the tests hold to this.
+#[cfg(test)]
 pub(crate) fn choose(
     norms: &[f64],
     r: usize,

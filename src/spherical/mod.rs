@@ -43,6 +43,7 @@
 
 mod costs;
 mod rows;
+mod screen;
 mod source;
 
 pub(crate) use rows::{

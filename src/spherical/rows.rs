@@ -22,6 +22,11 @@ pub(crate) trait UnitRows: Sync {
     fn add_to(&self, i: usize, w: f64, sum: &mut [f64]);
     /// Row `i` written densely into `out` (`d` long, overwritten).
     fn write_dense(&self, i: usize, out: &mut [f64]);
+    /// The rows as dense rows, where they are stored so (the screened
+    /// kernels read them).
+    fn dense(&self) -> Option<&UnitDense> {
+        None
+    }
 }
 
 /// Dense rows scaled to unit length: an owned `n × d` copy in `f64`.
@@ -29,6 +34,8 @@ pub(crate) struct UnitDense {
     rows: Vec<f64>,
     n: usize,
     d: usize,
+    /// The largest absolute entry (the `f32` screen's scale).
+    max_abs: f64,
 }
 
 impl UnitRows for UnitDense {
@@ -51,6 +58,9 @@ impl UnitRows for UnitDense {
     fn write_dense(&self, i: usize, out: &mut [f64]) {
         out.copy_from_slice(self.row(i));
     }
+    fn dense(&self) -> Option<&UnitDense> {
+        Some(self)
+    }
 }
 
 impl UnitDense {
@@ -58,6 +68,11 @@ impl UnitDense {
     #[inline(always)]
     pub(crate) fn row(&self, i: usize) -> &[f64] {
         &self.rows[i * self.d..(i + 1) * self.d]
+    }
+
+    /// The largest absolute entry of any row.
+    pub(crate) fn max_abs(&self) -> f64 {
+        self.max_abs
     }
 }
 
@@ -217,7 +232,13 @@ pub(crate) fn unit_rows<T: Scalar>(rows: Rows<'_, T>) -> Result<UnitInput<'_>> {
                 let inv = inverse_norm(row.iter().map(|v| v.to_f64()), i)?;
                 unit.extend(row.iter().map(|v| v.to_f64() * inv));
             }
-            UnitInput::Dense(UnitDense { rows: unit, n, d })
+            let max_abs = unit.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            UnitInput::Dense(UnitDense {
+                rows: unit,
+                n,
+                d,
+                max_abs,
+            })
         }
         Rows::Sparse(x) => UnitInput::Sparse(unit_sparse(x)?),
     })

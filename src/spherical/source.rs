@@ -1,8 +1,9 @@
 //! Unit rows as a [`Source`] (what a restart needs) and as refinement's
 //! [`Rows`]; one restart's state on them ([`SphericalState`]).
 
-use super::costs::{choose, improves, ratio};
+use super::costs::{improves, ratio};
 use super::rows::{Spherical, UnitRows};
+use super::screen::{choose_screened, nearest_screened, Screen, ScreenScratch};
 use crate::data::{sq_dist, Scalar};
 use crate::init::{self, Start};
 use crate::move_rule::may_leave;
@@ -32,6 +33,11 @@ const PARALLEL_BLOCK_WORK: usize = 1 << 16;
 
 /// Rows per parallel task of the passes over every row.
 const CHUNK: usize = 1024;
+
+/// Rows whose `f32` products are computed together: enough for the
+/// product's register tiles, few enough that a block splits into several
+/// parallel tasks (only speed depends on it).
+const SCREEN_ROWS: usize = 16;
 
 /// One restart's state on unit rows.
 #[derive(Debug, Clone, PartialEq)]
@@ -160,26 +166,71 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
     /// The nearest direction of every row (ties to the lowest index), given
     /// `k × d` directions; polls `cancel` per chunk.
     fn nearest(&self, units: &[f64], k: usize, cancel: &AtomicBool) -> Vec<usize> {
-        let d = self.d();
         let norms2: Vec<f64> = units
-            .chunks_exact(d)
+            .chunks_exact(self.d())
             .map(|u| u.iter().map(|v| v * v).sum())
             .collect();
+        self.assign(units, &norms2, k, None, cancel)
+    }
+
+    /// The nearest of the `k × d` directions `units` (squared norms
+    /// `norms2`) of every row, by the rule of [`nearest_by`] (a tie keeps
+    /// the row's label in `current`, if given). On dense rows the `f32`
+    /// screen leaves out the directions it proves farther than the nearest
+    /// one measured ([`nearest_screened`]); in parallel over fixed chunks,
+    /// each row's result on its own. Polls `cancel` per chunk.
+    fn assign(
+        &self,
+        units: &[f64],
+        norms2: &[f64],
+        k: usize,
+        current: Option<&[usize]>,
+        cancel: &AtomicBool,
+    ) -> Vec<usize> {
+        let d = self.d();
+        let screen = self
+            .rows
+            .dense()
+            .and_then(|rows| Screen::new(units, k, d, rows.max_abs()));
+        let exact =
+            |i: usize, j: usize| self.rows.sq_dist(i, &units[j * d..(j + 1) * d], norms2[j]);
         let mut labels = vec![0; self.rows.n()];
-        labels
-            .par_chunks_mut(CHUNK)
-            .enumerate()
-            .for_each(|(c, chunk)| {
+        labels.par_chunks_mut(CHUNK).enumerate().for_each_init(
+            || (ScreenScratch::default(), Vec::new(), Vec::new()),
+            |(scratch, measured, lows), (c, chunk)| {
                 if cancel.load(Ordering::Relaxed) {
                     return;
                 }
-                for (o, l) in chunk.iter_mut().enumerate() {
-                    let i = c * CHUNK + o;
-                    *l = nearest_by(k, None, |j| {
-                        self.rows.sq_dist(i, &units[j * d..(j + 1) * d], norms2[j])
-                    });
+                let start = c * CHUNK;
+                let current = |i: usize| current.map(|l| l[i]);
+                let (Some(screen), Some(rows)) = (&screen, self.rows.dense()) else {
+                    for (o, l) in chunk.iter_mut().enumerate() {
+                        let i = start + o;
+                        *l = nearest_by(k, current(i), |j| exact(i, j));
+                    }
+                    return;
+                };
+                for (b, part) in chunk.chunks_mut(SCREEN_ROWS).enumerate() {
+                    let first = start + b * SCREEN_ROWS;
+                    measured.resize(part.len() * k, 0.0);
+                    screen.lower_bounds(
+                        (first..first + part.len()).map(|i| rows.row(i)),
+                        scratch,
+                        measured,
+                    );
+                    for (t, l) in part.iter_mut().enumerate() {
+                        let i = first + t;
+                        let low = &measured[t * k..(t + 1) * k];
+                        *l = nearest_screened(
+                            k,
+                            current(i),
+                            |j, want| if want { exact(i, j) } else { low[j] },
+                            lows,
+                        );
+                    }
                 }
-            });
+            },
+        );
         labels
     }
 
@@ -198,46 +249,85 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
     /// The Hartigan moves of one sweep over `order` with acceptance factor
     /// `factor`, block by block (see [`BLOCK`]); the sums, norms and
     /// directions of the clusters a move touches are updated at once.
+    ///
+    /// Each block is first measured against the directions at its start,
+    /// in parallel: on dense rows, the `f32` screen's lower bounds on every
+    /// distance, and then the exact distances that the row's decision
+    /// against that snapshot needs ([`choose_screened`]); elsewhere every
+    /// distance exactly. The rows are then decided in order against the
+    /// current state: the directions a move of the block has changed are
+    /// measured again exactly, the others' exact distances and bounds are
+    /// still those of the current state, and whatever else a decision needs
+    /// is computed exactly when it is needed.
     fn sweep_moves(&self, st: &mut SphericalState, order: &[usize], factor: f64) -> usize {
         let (k, d) = (st.k, self.d());
-        let mut snapshot = Vec::new();
+        // Per row of the block and direction: a distance, exact where
+        // `is_exact` says so and a lower bound on it otherwise.
+        let mut measured = Vec::new();
+        let mut is_exact = Vec::new();
         let mut dirty = vec![false; k];
         let mut touched = Vec::new();
+        let mut lows = Vec::new();
         let mut moves = 0;
         for block in order.chunks(BLOCK) {
-            snapshot.resize(block.len() * k, 0.0);
-            let st_now = &*st;
-            let measure = |(row, &i): (&mut [f64], &usize)| {
-                for (j, v) in row.iter_mut().enumerate() {
-                    *v = self.dist(st_now, i, j);
-                }
-            };
+            measured.resize(block.len() * k, 0.0);
+            is_exact.resize(block.len() * k, false);
+            let snap = &*st;
+            let screen = self
+                .rows
+                .dense()
+                .and_then(|rows| Screen::new(&snap.units, k, d, rows.max_abs()));
+            let measure =
+                |scratch: &mut (ScreenScratch, Vec<f64>),
+                 ((m, e), rows): ((&mut [f64], &mut [bool]), &[usize])| {
+                    let (Some(screen), Some(dense)) = (&screen, self.rows.dense()) else {
+                        for (t, &i) in rows.iter().enumerate() {
+                            for j in 0..k {
+                                m[t * k + j] = self.dist(snap, i, j);
+                            }
+                        }
+                        e.iter_mut().for_each(|v| *v = true);
+                        return;
+                    };
+                    let (scratch, lows) = scratch;
+                    screen.lower_bounds(rows.iter().map(|&i| dense.row(i)), scratch, m);
+                    e.iter_mut().for_each(|v| *v = false);
+                    for (t, &i) in rows.iter().enumerate() {
+                        let m = &mut m[t * k..(t + 1) * k];
+                        let e = &mut e[t * k..(t + 1) * k];
+                        self.decide(snap, i, factor, m, e, lows);
+                    }
+                };
+            let rows = SCREEN_ROWS * k;
             if block.len() * k * d >= PARALLEL_BLOCK_WORK {
-                snapshot
-                    .par_chunks_mut(k)
-                    .zip(block.par_iter())
-                    .for_each(measure);
+                measured
+                    .par_chunks_mut(rows)
+                    .zip(is_exact.par_chunks_mut(rows))
+                    .zip(block.par_chunks(SCREEN_ROWS))
+                    .for_each_init(|| (ScreenScratch::default(), Vec::new()), measure);
             } else {
-                snapshot.chunks_mut(k).zip(block.iter()).for_each(measure);
+                let mut scratch = (ScreenScratch::default(), Vec::new());
+                measured
+                    .chunks_mut(rows)
+                    .zip(is_exact.chunks_mut(rows))
+                    .zip(block.chunks(SCREEN_ROWS))
+                    .for_each(|p| measure(&mut scratch, p));
             }
             for &j in &touched {
                 dirty[j] = false;
             }
             touched.clear();
             for (t, &i) in block.iter().enumerate() {
-                let (r, w) = (st.labels[i], self.weight(i));
-                if !may_leave(&st.counts, &st.weights, r, w) {
-                    continue;
+                let m = &mut measured[t * k..(t + 1) * k];
+                let e = &mut is_exact[t * k..(t + 1) * k];
+                for &j in &touched {
+                    m[j] = self.dist(st, i, j);
+                    e[j] = true;
                 }
-                let row = &snapshot[t * k..(t + 1) * k];
-                let to = choose(&st.norms, r, w, factor, |j| {
-                    if dirty[j] {
-                        self.dist(st, i, j)
-                    } else {
-                        row[j]
-                    }
-                });
-                let Some(j) = to else { continue };
+                let r = st.labels[i];
+                let Some(j) = self.decide(st, i, factor, m, e, &mut lows) else {
+                    continue;
+                };
                 self.move_row(st, i, j);
                 for c in [r, j] {
                     if !dirty[c] {
@@ -249,6 +339,38 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
             }
         }
         moves
+    }
+
+    /// Row `i`'s Hartigan decision in `st` (the rule of [`choose`], bit for
+    /// bit), from `measured[j]`: its distance to direction `j` in `st`,
+    /// exact where `is_exact[j]` and a lower bound on it otherwise; each
+    /// exact distance the decision needs is computed and kept there.
+    fn decide(
+        &self,
+        st: &SphericalState,
+        i: usize,
+        factor: f64,
+        measured: &mut [f64],
+        is_exact: &mut [bool],
+        lows: &mut Vec<f64>,
+    ) -> Option<usize> {
+        let (r, w) = (st.labels[i], self.weight(i));
+        if !may_leave(&st.counts, &st.weights, r, w) {
+            return None;
+        }
+        let mut dist = |j: usize, want: bool| {
+            if want && !is_exact[j] {
+                measured[j] = self.dist(st, i, j);
+                is_exact[j] = true;
+            }
+            measured[j]
+        };
+        if w == 0.0 {
+            let j = nearest_screened(st.k, Some(r), dist, lows);
+            return (j != r).then_some(j);
+        }
+        let own_d = dist(r, true);
+        choose_screened(&st.norms, r, w, factor, own_d, dist, lows)
     }
 
     /// Row `i` moved to cluster `j`: both clusters' sums, norms and
@@ -428,18 +550,8 @@ impl<U: UnitRows, T: Scalar> Source for Spherical<'_, U, T> {
     }
 
     fn lloyd_iteration(&self, st: &mut SphericalState) -> usize {
-        let k = st.k;
-        let snapshot = &*st;
-        let mut labels = st.labels.clone();
-        labels
-            .par_chunks_mut(CHUNK)
-            .enumerate()
-            .for_each(|(c, chunk)| {
-                for (o, l) in chunk.iter_mut().enumerate() {
-                    let i = c * CHUNK + o;
-                    *l = nearest_by(k, Some(snapshot.labels[i]), |j| self.dist(snapshot, i, j));
-                }
-            });
+        let never = AtomicBool::new(false);
+        let labels = self.assign(&st.units, &st.unit_norms2, st.k, Some(&st.labels), &never);
         let changed = labels
             .iter()
             .zip(&st.labels)
@@ -575,6 +687,7 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::rows::Rows;
+    use crate::spherical::costs::choose;
     use crate::spherical::{checked_spherical, SphericalInput};
     use crate::{Metric, Params};
 
