@@ -587,7 +587,8 @@ def render(report: Dict[str, Any]) -> str:
             "(b) TF-IDF-like sparse corpus", cell,
             f"Ran {cell.get('when', '?')}. {cell['nnz']:,} nonzeros, {cell['terms_per_doc'][0]}–"
             f"{cell['terms_per_doc'][1]} terms a document, {cell['columns_used']:,} terms used; CSR float64. "
-            f"{soy}. spherecluster: see the notes.")
+            f"{soy}. spherecluster (0.1.7, the last release) installs but does not import with current scikit-learn: "
+            "it imports the private module `sklearn.cluster.k_means_`, which scikit-learn no longer has.")
         ours_ = cell["contenders"]["smartigan cosine default"]
         sk = cell["contenders"]["scikit-learn KMeans(k)"]
         lines += [f"Default against scikit-learn: time × {ours_['time'] / sk['time']:.2f}, loss (own) "
