@@ -145,7 +145,7 @@ pub(crate) fn choose_screened(
     }
     // No candidate can cost less than the gain: the exact cheapest join
     // (at least its bound) cannot either, so the row stays.
-    if !(first.0 < own) {
+    if first.0.partial_cmp(&own) != Some(std::cmp::Ordering::Less) {
         return None;
     }
     let j0 = first.1;
