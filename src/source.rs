@@ -9,6 +9,7 @@ use crate::error::Result;
 use crate::params::ValidParams;
 use crate::refine::SplitCache;
 use crate::rng::Xoshiro256PlusPlus;
+use crate::Metric;
 use ndarray::Array2;
 use std::sync::atomic::AtomicBool;
 
@@ -23,6 +24,11 @@ pub(crate) trait Source: Sync {
     type Points: Points;
     /// The rows, for the bounded descent.
     fn points(&self) -> &Self::Points;
+    /// How points are compared: the objective this source's states
+    /// minimise.
+    fn metric(&self) -> Metric {
+        Metric::Euclidean
+    }
     /// Number of points.
     fn n(&self) -> usize;
     /// Number of features.

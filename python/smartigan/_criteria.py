@@ -53,9 +53,14 @@ GAP_STREAM = 2
 
 
 class PathData:
-    """``X`` coerced once, dense or CSR, with what the criteria read of it."""
+    """``X`` coerced once, dense or CSR, with what the criteria read of it.
 
-    def __init__(self, X: Any, weights: Optional[npt.NDArray[np.float64]]) -> None:
+    ``points`` is ``X`` as the core reads it; the criteria read ``x`` (and
+    ``dense``): with ``metric="cosine"`` the rows scaled to unit length,
+    whose Euclidean geometry is the cosine's (``||u - v||^2 = 2 (1 - cos)``).
+    """
+
+    def __init__(self, X: Any, weights: Optional[npt.NDArray[np.float64]], metric: str = "euclidean") -> None:
         self.sparse = is_sparse(X)
         if self.sparse:
             # as_csr checks the index arrays before SciPy reads them.
@@ -70,6 +75,9 @@ class PathData:
         self.n, self.d = (int(v) for v in self.x.shape)
         self.raw_weights = weights
         self.w = np.ones(self.n) if weights is None else weights
+        self.metric = metric
+        if metric == "cosine":
+            self.x = self.dense = _unit_rows(self.x, self.sparse)
 
     def centered(self) -> npt.NDArray[np.float64]:
         """Dense rows in float64 about their weighted mean (distances lose less there)."""
@@ -80,7 +88,10 @@ class PathData:
         return np.asarray(self.x.multiply(self.x).sum(axis=1)).ravel().astype(np.float64)
 
     def total_sum_of_squares(self) -> float:
-        """``sum_i w_i ||x_i - mean||^2``, the objective at k = 1."""
+        """``sum_i w_i ||x_i - mean||^2``, the objective at k = 1 (``metric="cosine"``:
+        ``sum_i w_i - ||sum_i w_i u_i||``, the spherical objective at k = 1)."""
+        if self.metric == "cosine":
+            return float(self.w.sum() - np.linalg.norm(np.asarray(self.x.T @ self.w, dtype=np.float64).ravel()))
         if not self.sparse:
             c = self.centered()
             return float(self.w @ np.einsum("ij,ij->i", c, c))
@@ -96,6 +107,34 @@ class PathData:
         dots = np.asarray(self.x @ c.T)[np.arange(self.n), labels]
         sq = self.sq_norms() - 2.0 * dots + np.einsum("ij,ij->i", c, c)[labels]
         return np.asarray(np.sqrt(np.maximum(sq, 0.0)), dtype=np.float64)
+
+
+def _unit_rows(x: Any, sparse: bool) -> Any:
+    """The rows of ``x`` (dense, or CSR in float64) scaled to unit length, in
+    float64; ``ValueError`` naming the first row of length zero, as the core
+    names it."""
+    # Each row is divided by its largest magnitude first, so that squaring
+    # huge or tiny entries neither overflows nor vanishes.
+    if sparse:
+        scaled = x.copy()
+        counts = np.diff(scaled.indptr)
+        top = np.zeros(scaled.shape[0])
+        rows = np.flatnonzero(counts)
+        top[rows] = np.maximum.reduceat(np.abs(scaled.data), scaled.indptr[rows]) if scaled.nnz else 0.0
+    else:
+        scaled = np.array(x, dtype=np.float64)
+        top = np.max(np.abs(scaled), axis=1) if scaled.shape[1] else np.zeros(scaled.shape[0])
+    zero = np.flatnonzero(top == 0)
+    if zero.size:
+        raise ValueError(f"invalid X: a row of length zero at row {int(zero[0])} (metric='cosine' needs every row "
+                         "to have a positive length (drop or fill empty rows))")
+    if sparse:
+        scaled.data /= np.repeat(top, counts)
+        scaled.data /= np.repeat(np.sqrt(np.asarray(scaled.multiply(scaled).sum(axis=1)).ravel()), counts)
+        return scaled
+    scaled /= top[:, None]
+    scaled /= np.linalg.norm(scaled, axis=1)[:, None]
+    return scaled
 
 
 def effective_count(w: npt.NDArray[np.float64]) -> float:

@@ -33,7 +33,7 @@ from ._criteria import (
     gap_statistic,
     reference_data,
 )
-from ._params import InitArg, Method, NInit, Parameter, Tol, core_params, front_end
+from ._params import InitArg, Method, Metric, NInit, Parameter, Tol, core_params, front_end
 
 __all__ = ["PathResult", "cluster_path", "CLUSTER_PATH", "Progress"]
 
@@ -90,6 +90,9 @@ class PathResult:
         Sweeps of the descent that reached each k (at ``ks[0]``: of the fit).
     converged : ndarray of bool
         Whether each k's descent ended with no single-point move left.
+    metric : str
+        The metric minimised, ``"euclidean"`` or ``"cosine"`` (then the
+        objectives are sums of ``1 - cos``).
 
     Paths compare equal when every field is equal, the solutions at every k
     included, arrays by value (NaN equal to NaN); they have no hash.
@@ -107,6 +110,8 @@ class PathResult:
     n_sweeps: npt.NDArray[np.int64]
     converged: npt.NDArray[np.bool_]
     _results: Tuple[Optional[ClusterResult], ...] = field(repr=False)
+    # Last, with a default: paths pickled before it existed read "euclidean".
+    metric: str = "euclidean"
 
     def __eq__(self, other: object) -> bool:
         """Field by field, the solutions at every k included, arrays by value
@@ -222,7 +227,7 @@ CLUSTER_PATH = front_end(
               "of every path, with the units of work done (a k of one pass of a path; the gap statistic's "
               "reference paths included); the command line draws its progress bar from it. An exception it "
               "raises stops the call.", check=_progress),
-    "method", "n_iter", "init", "n_init", "schedule", "polish", "refine", "tol",
+    "method", "n_iter", "init", "metric", "n_init", "schedule", "polish", "refine", "tol",
     notes={
         "seed": "It also seeds the silhouette's sample and the gap statistic's reference data.",
         "sample_weight": "Here at least ``max(ks)`` weights must be positive. The criteria weight every point "
@@ -232,6 +237,13 @@ CLUSTER_PATH = front_end(
         "method": _FIRST_K + " Later k are reached by Hartigan sweeps whatever the method.",
         "n_iter": _FIRST_K,
         "init": _FIRST_K,
+        "metric": "Here for every k of the path and for the criteria: with ``\"cosine\"`` the objectives are "
+                  "sums of ``1 - cos``, Calinski-Harabasz compares them with the loss at k = 1 (``sum w - "
+                  "||sum w u||``, ``u`` the unit rows), Davies-Bouldin and the silhouette measure the "
+                  "distance ``||u - v|| = sqrt(2 (1 - cos))`` between unit rows and centroids, and the gap "
+                  "statistic draws its references from the unit rows and clusters them by the same loss (a "
+                  "``\"permute\"`` reference with a row of zeros, possible for sparse data, is a "
+                  "``ValueError``). See docs/choosing-k.md.",
         "schedule": _FIRST_K,
         "polish": _FIRST_K,
         "refine": "Here it also turns the path's own refinement on or off.",
@@ -287,6 +299,7 @@ def cluster_path(
     method: Method = CLUSTER_PATH["method"].default,
     n_iter: Optional[int] = CLUSTER_PATH["n_iter"].default,
     init: InitArg = CLUSTER_PATH["init"].default,
+    metric: Metric = CLUSTER_PATH["metric"].default,
     n_init: NInit = CLUSTER_PATH["n_init"].default,
     schedule: Tuple[float, float] = CLUSTER_PATH["schedule"].default,
     polish: bool = CLUSTER_PATH["polish"].default,
@@ -353,10 +366,10 @@ def cluster_path(
     # Every parameter of cluster() but k and the data, as given; the core
     # fits the first k with them (its k is ks[0]: the placeholder below is
     # replaced, and a bad ks is reported by the core).
-    fit_settings = dict(method=method, n_iter=n_iter, seed=seed, init=init, n_init=n_init, schedule=schedule,
-                        polish=polish, refine=refine, n_threads=n_threads, tol=tol)
+    fit_settings = dict(method=method, n_iter=n_iter, seed=seed, init=init, metric=metric, n_init=n_init,
+                        schedule=schedule, polish=polish, refine=refine, n_threads=n_threads, tol=tol)
     params = core_params(k=max(k_min, 1), **fit_settings)
-    data = PathData(X, as_weights(sample_weight))
+    data = PathData(X, as_weights(sample_weight), metric)
     n_refs = own["gap_references"]
     n_paths = 1 + (n_refs if "gap" in names else 0)
     report = _Report(progress, n_paths)
@@ -380,6 +393,8 @@ def cluster_path(
         logs = []
         for b in range(n_refs):
             ref = reference_data(data, kind, rng)
+            if metric == "cosine":
+                _check_directions(ref, kind, b)
             ref_out = _core.fit_path(as_csr(ref) if data.sparse else ref, k_min, k_max, ref_params, False,
                                      sample_weight=data.raw_weights, progress=report.path(1 + b))
             with np.errstate(divide="ignore"):
@@ -402,4 +417,19 @@ def cluster_path(
         n_sweeps=np.array([s.n_sweeps for s in steps], dtype=np.int64),
         converged=np.array([s.converged for s in steps], dtype=np.bool_),
         _results=results,
+        metric=metric,
     )
+
+
+def _check_directions(reference: Any, kind: str, index: int) -> None:
+    """ValueError where a gap reference drawn from unit rows has a row of zeros
+    (``"permute"`` can leave one: every column's draw missing the row), which
+    ``metric="cosine"`` cannot cluster: it has no direction."""
+    nonzero = (reference.getnnz(axis=1) if is_sparse(reference)
+               else np.count_nonzero(reference, axis=1))
+    empty = np.flatnonzero(np.asarray(nonzero) == 0)
+    if empty.size:
+        raise ValueError(
+            f"criterion 'gap' with metric='cosine' and gap_reference={kind!r}: reference data set {index} has "
+            f"{empty.size} rows of zeros (row {int(empty[0])} first), which have no direction; the data are too "
+            "sparse for this reference: leave 'gap' out of the criteria (or use gap_reference='pca' for dense X)")

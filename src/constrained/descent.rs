@@ -216,7 +216,7 @@ impl<P: Points> Visit<'_, P> {
 
 /// Records row `i` of cluster `a` as wanting each of its `TARGETS` best
 /// blocked targets (`(rank, cluster)`).
-fn record(wishes: &mut Wishes, a: usize, i: usize, blocked: &mut Vec<(f64, usize)>) {
+fn record(wishes: &mut Wishes, a: usize, i: usize, blocked: &mut [(f64, usize)]) {
     blocked.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
     for &(_, b) in blocked.iter().take(TARGETS) {
         wishes.entry((a, b)).or_default().push(i);

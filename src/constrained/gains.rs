@@ -36,7 +36,8 @@ pub(crate) struct Change {
 }
 
 impl Change {
-    /// The change of the objective.
+    /// The change of the objective (the tests compare it with brute force).
+    #[cfg(test)]
     pub fn delta(self) -> f64 {
         self.rise - self.fall
     }
@@ -87,7 +88,8 @@ pub(crate) struct Screen {
 /// holds all its weight in one row: the screen's bound does not hold for
 /// its pairs, which the exhaustive check then evaluates one by one.
 pub(crate) fn degenerate(weight: f64, alpha: f64) -> bool {
-    !(weight - alpha > 0.0)
+    // Also where the difference is NaN.
+    (weight - alpha).partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater)
 }
 
 /// What the move logic asks of an objective: the exact change of a

@@ -5,7 +5,7 @@ mod choices;
 pub mod defaults;
 mod sizes;
 
-pub use choices::{Init, Method, NInit};
+pub use choices::{Init, Method, Metric, NInit};
 pub use sizes::SizeBound;
 pub(crate) use sizes::SizeBounds;
 
@@ -42,6 +42,9 @@ pub struct Params {
     pub k: usize,
     /// The algorithm.
     pub method: Method,
+    /// The dissimilarity minimised: squared Euclidean distance (k-means) or
+    /// `1 − cos` (spherical k-means).
+    pub metric: Metric,
     /// The length of Smartigan's schedule, or the cap on Lloyd iterations and
     /// Hartigan sweeps. `None` chooses by method ([`defaults::n_iter`]).
     pub n_iter: Option<usize>,
@@ -85,6 +88,7 @@ impl Params {
         Params {
             k,
             method: defaults::METHOD,
+            metric: defaults::METRIC,
             n_iter: None,
             init: defaults::init(),
             n_init: defaults::N_INIT,
@@ -102,6 +106,11 @@ impl Params {
     /// Sets the method.
     pub fn method(mut self, method: Method) -> Self {
         self.method = method;
+        self
+    }
+    /// Sets the metric.
+    pub fn metric(mut self, metric: Metric) -> Self {
+        self.metric = metric;
         self
     }
     /// Sets `n_iter`.
@@ -223,6 +232,18 @@ impl Params {
             crate::data::check_finite("init", c.view())?;
         }
         sizes::check_bounds(self.size_min.as_ref(), self.size_max.as_ref(), self.k)?;
+        // The bounded descent's transfer and swap gains are those of the
+        // k-means objective; the spherical loss would need its own.
+        if self.metric == Metric::Cosine {
+            let given = [("size_min", &self.size_min), ("size_max", &self.size_max)];
+            if let Some((name, Some(bound))) = given.into_iter().find(|(_, b)| b.is_some()) {
+                return Err(Error::invalid(
+                    name,
+                    bound,
+                    "size bounds are supported with metric=euclidean only, not with metric=cosine",
+                ));
+            }
+        }
         Ok(ValidParams {
             seed: self.seed.unwrap_or_else(crate::rng::entropy_seed),
             n_threads,
@@ -273,6 +294,10 @@ impl ValidParams {
     /// The algorithm.
     pub fn method(&self) -> Method {
         self.p.method
+    }
+    /// The metric.
+    pub fn metric(&self) -> Metric {
+        self.p.metric
     }
     /// Smartigan's schedule length, or the Lloyd/Hartigan cap: the one
     /// given, or [`defaults::n_iter`] for the method (small problems; see

@@ -30,12 +30,12 @@ impl PyParams {
 #[pymethods]
 impl PyParams {
     /// `Params(k, **settings)`, `settings` among `method`, `n_iter`, `seed`,
-    /// `init` (a name or a float64 array of centroids), `n_init` (a count,
-    /// `"auto"` or `"best"`),
-    /// `schedule`, `polish`, `refine`, `n_threads`, `tol`, `size_min` and
-    /// `size_max` (a count, a list of `k` counts or `"balanced"`); `None` for
-    /// `n_iter`, `seed`, `n_init`, `n_threads` or `tol` leaves the choice to
-    /// the core, for `size_min` or `size_max` sets no bound.
+    /// `init` (a name or a float64 array of centroids), `metric`, `n_init`
+    /// (a count, `"auto"` or `"best"`), `schedule`, `polish`, `refine`,
+    /// `n_threads`, `tol`, `size_min` and `size_max` (a count, a list of `k`
+    /// counts or `"balanced"`); `None` for `n_iter`, `seed`, `n_init`,
+    /// `n_threads` or `tol` leaves the choice to the core, for `size_min` or
+    /// `size_max` sets no bound.
     #[new]
     #[pyo3(signature = (k, **settings))]
     fn new(k: i64, settings: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
@@ -51,6 +51,9 @@ impl PyParams {
         }
         if let Some(method) = settings.take::<PyBackedStr>("method")? {
             p.method = method.parse()?;
+        }
+        if let Some(metric) = settings.take::<PyBackedStr>("metric")? {
+            p.metric = metric.parse()?;
         }
         if let Some(schedule) = settings.take("schedule")? {
             p.schedule = schedule;

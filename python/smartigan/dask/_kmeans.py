@@ -67,13 +67,34 @@ def _optional_size(name: str, value: Any) -> Optional[int]:
     return None if value is None else integer(name, value, least=1)
 
 
+def _metric(metric: str) -> str:
+    """``metric`` once it is one of the core's (the table's check has seen it is a string)."""
+    if metric not in _params.METRICS:
+        raise ValueError(f"invalid metric: {metric!r} (allowed: {', '.join(map(repr, _params.METRICS))})")
+    return metric
+
+
+def _directions(sums: npt.NDArray[np.float64], attracted: npt.NDArray[np.float64],
+                centres: npt.NDArray[Any]) -> npt.NDArray[np.float64]:
+    """Each centre's new direction: its rows' summed unit vectors scaled to
+    unit length (divided by the largest magnitude first, so that no square
+    overflows); a centre that attracts no weight, or whose rows' sum is
+    zero (opposite rows cancel), stays where it is."""
+    top = np.max(np.abs(sums), axis=1)
+    moves = (attracted > 0) & (top > 0)
+    scaled = sums / np.where(moves, top, 1.0)[:, None]
+    lengths = np.sqrt(np.einsum("ij,ij->i", scaled, scaled))
+    return np.where(moves[:, None], scaled / np.where(moves, lengths, 1.0)[:, None], centres)
+
+
 _P = _params.PARAMETERS
 _CLIENT = "Here for the fits on the client (of the coreset, and of the k-means|| candidates)."
 
 #: The estimator's parameters: the table's, and those of the estimator alone.
 KMEANS = _params.front_end(
     "smartigan.dask.KMeans",
-    "n_clusters", "method", "n_init", "max_iter", "random_state", "n_threads", "schedule", "polish", "refine",
+    "n_clusters", "method", "metric", "n_init", "max_iter", "random_state", "n_threads", "schedule", "polish",
+    "refine",
     _params.Parameter(
         "tol", "float", 1e-4,
         "Polishing stops after a Lloyd pass over the full data that lowered the objective by less than "
@@ -101,6 +122,11 @@ KMEANS = _params.front_end(
         check=lambda name, value: integer(name, value, least=1)),
     notes={
         "method": _CLIENT,
+        "metric": 'With ``"cosine"`` every pass reads the rows scaled to unit length (a row of length zero is a '
+                  "``ValueError`` naming its global row): k-means|| draws by ``1 - cos`` (spherical k-means++), "
+                  "the coreset by the spherical loss, the fits on the client minimise it, and the Lloyd passes "
+                  "assign each row to the largest cosine and move each centre to the normalised sum of its unit "
+                  "rows.",
         "n_init": "Here the restarts of the fit on the client, of the coreset (or of the whole data where it "
                   'has at most ``coreset_size`` rows); with ``"best"`` the k-means|| candidates are reduced to '
                   '``n_clusters`` centres with ``"auto"``.',
@@ -141,7 +167,8 @@ class KMeans:
         Nearest centre of each training row (lazy: computing it reads the data again).
     inertia_ : float
         The exact full-data objective of ``cluster_centers_`` (weighted sum
-        of squared distances to the nearest centre, float64, correctly
+        of squared distances to the nearest centre, ``metric="cosine"``: of
+        ``1 - cos`` to the centre of largest cosine; float64, correctly
         rounded per block and added in block order).
     n_iter_ : int
         Polishing passes over the full data.
@@ -186,6 +213,7 @@ class KMeans:
         n_clusters: int = KMEANS["n_clusters"].default,
         *,
         method: str = KMEANS["method"].default,
+        metric: _params.Metric = KMEANS["metric"].default,
         n_init: Union[int, str] = KMEANS["n_init"].default,
         max_iter: Optional[int] = KMEANS["max_iter"].default,
         random_state: Any = KMEANS["random_state"].default,
@@ -201,6 +229,7 @@ class KMeans:
     ) -> None:
         self.n_clusters = n_clusters
         self.method = method
+        self.metric = metric
         self.n_init = n_init
         self.max_iter = max_iter
         self.random_state = random_state
@@ -227,6 +256,7 @@ class KMeans:
         """
         checked = KMEANS.check({name: getattr(self, name) for name in KMEANS.names})
         k, tol, rounds = checked["n_clusters"], checked["tol"], checked["init_rounds"]
+        metric = _metric(checked["metric"])
         size = None if self.coreset_size is None else integer("coreset_size", self.coreset_size, least=k)
         seed = checked["random_state"]
         # The fits on the client: the parameters of smartigan.cluster that
@@ -242,11 +272,14 @@ class KMeans:
         n, d = (int(s) for s in rows.shape)
         if n < k:
             raise ValueError(f"invalid n_clusters: {k} (X has only {n} rows; n_clusters must be <= n_samples)")
+        if metric == "cosine":
+            # Every pass (and the persisted copy of NumPy input) reads the unit rows.
+            rows = rows.map_blocks(_blocks.unit_rows, dtype=rows.dtype)
         if from_numpy:
             rows = rows.persist()
             if weights is not None:
                 weights = weights.persist()
-        blocks = RowBlocks(rows, weights)
+        blocks = RowBlocks(rows, weights, metric)
         blocks.n_passes = n_length_passes
         dtype = np.dtype(rows.dtype)
         coreset_size = size if size is not None else default_coreset_size(k)
@@ -293,6 +326,7 @@ class KMeans:
         self.bytes_gathered_ = blocks.bytes_gathered
         self.seed_ = seed
         self.n_features_in_ = d
+        self._fitted_metric = metric
         self.labels_ = self._labels(rows, centres)
         return self
 
@@ -338,7 +372,8 @@ class KMeans:
             def stream(i: int, r: int = r) -> Tuple[List[int]]:
                 return ([seed, _PHASE_KMEANS_PARALLEL, r, i],)
 
-            results = blocks.run(_blocks.kmeans_parallel_round, candidates, per_round, per_block=stream)
+            results = blocks.run(_blocks.kmeans_parallel_round, candidates, per_round, blocks.metric,
+                                 per_block=stream)
             done = [res for res in results if res is not None]
             self.seeding_history_.append(math.fsum(res[3] for res in done))
             keys = np.concatenate([res[0] for res in done])
@@ -374,7 +409,7 @@ class KMeans:
         ])
         rng = np.random.default_rng([seed, _PHASE_CORESET_BLOCKS])
         draws = rng.multinomial(size, shares / shares.sum())
-        results = blocks.run(_blocks.sensitivity_sample, centres, cost, safe, n_nonempty,
+        results = blocks.run(_blocks.sensitivity_sample, centres, cost, safe, n_nonempty, blocks.metric,
                              per_block=lambda i: (int(draws[i]), size, [seed, _PHASE_CORESET_DRAWS, 0, i]),
                              skip=lambda i: draws[i] == 0)
         done = [res for res in results if res is not None]
@@ -383,14 +418,22 @@ class KMeans:
 
     def _polish(self, blocks: RowBlocks, centres: npt.NDArray[Any], tol: float,
                 max_passes: int) -> Tuple[npt.NDArray[Any], List[float]]:
-        """Lloyd passes on the full data; a step is kept only if the exact objective did not rise."""
+        """Lloyd passes on the full data; a step is kept only if the exact objective did not rise.
+
+        Each centre moves to the weighted mean of the rows it attracts, or with
+        ``metric="cosine"`` to the direction of their sum (the unit vector of
+        largest summed cosine, as the mean is of least squared distance).
+        """
         dtype = centres.dtype
         cost, attracted, sums, _, _ = blocks.totals(centres, with_sums=True)
         history = [cost]
         for _ in range(max_passes):
             assert sums is not None
-            moved = np.where(attracted[:, None] > 0, sums / np.where(attracted > 0, attracted, 1.0)[:, None],
-                             centres).astype(dtype)
+            if blocks.metric == "cosine":
+                moved = _directions(sums, attracted, centres).astype(dtype)
+            else:
+                moved = np.where(attracted[:, None] > 0, sums / np.where(attracted > 0, attracted, 1.0)[:, None],
+                                 centres).astype(dtype)
             if np.array_equal(moved, centres):
                 break
             new_cost, new_attracted, new_sums, _, _ = blocks.totals(moved, with_sums=True)
@@ -421,33 +464,45 @@ class KMeans:
             )
         return rows, local
 
+    def _metric_fitted(self) -> str:
+        # Models pickled before the metric existed were fitted by the Euclidean loss.
+        return str(self.__dict__.get("_fitted_metric", "euclidean"))
+
     def _labels(self, rows: Any, centres: npt.NDArray[Any]) -> Any:
-        return rows.map_blocks(_blocks.labels_of, dask.delayed(centres, pure=True), dtype=np.int64, drop_axis=1)
+        return rows.map_blocks(_blocks.labels_of, dask.delayed(centres, pure=True), self._metric_fitted(),
+                               dtype=np.int64, drop_axis=1)
 
     def predict(self, X: Any) -> Any:
-        """Nearest centre of each row: a lazy dask array for dask input, a NumPy array for NumPy input."""
+        """Nearest centre of each row (``metric="cosine"``: of largest cosine): a
+        lazy dask array for dask input, a NumPy array for NumPy input."""
         rows, local = self._rows_for(X)
         centres = self._fitted_centres()
         if local:
-            return _blocks.labels_of(rows.compute(), centres)
+            return _blocks.labels_of(rows.compute(), centres, self._metric_fitted())
         return self._labels(rows, centres)
 
     def transform(self, X: Any) -> Any:
-        """Euclidean distance from each row to each centre, shape (n, n_clusters), lazy for dask input."""
+        """Euclidean distance (``metric="cosine"``: ``1 - cos``) from each row to
+        each centre, shape (n, n_clusters), lazy for dask input."""
         rows, local = self._rows_for(X)
         centres = self._fitted_centres()
+        metric = self._metric_fitted()
         if local:
-            return _blocks.distances_of(rows.compute(), centres)
-        return rows.map_blocks(_blocks.distances_of, dask.delayed(centres, pure=True), dtype=centres.dtype,
+            return _blocks.distances_of(rows.compute(), centres, metric)
+        return rows.map_blocks(_blocks.distances_of, dask.delayed(centres, pure=True), metric, dtype=centres.dtype,
                                chunks=(rows.chunks[0], (centres.shape[0],)))
 
     def score(self, X: Any, y: Any = None, sample_weight: Any = None) -> float:
-        """Minus the (weighted) sum of squared distances of ``X``'s rows to their nearest centre (computed now)."""
+        """Minus the (weighted) sum of squared distances (``metric="cosine"``: of
+        ``1 - cos``) of ``X``'s rows to their nearest centre (computed now)."""
         rows, _ = self._rows_for(X, known_lengths=True)  # the blocks' offsets name the rows of any NaN
         centres = self._fitted_centres()
+        metric = self._metric_fitted()
+        if metric == "cosine":
+            rows = rows.map_blocks(_blocks.unit_rows, dtype=rows.dtype)
         rows = rows.astype(centres.dtype)
         weights = as_dask_weights(sample_weight, rows)
-        cost, _, _, _, _ = RowBlocks(rows, weights).totals(centres, with_sums=False)
+        cost, _, _, _, _ = RowBlocks(rows, weights, metric).totals(centres, with_sums=False)
         return -cost
 
     def fit_predict(self, X: Any, y: Any = None, sample_weight: Any = None) -> Any:
