@@ -244,7 +244,7 @@ def _size_bound(name: str, bound: Any) -> Union[None, int, str, List[int]]:
     """``None``, ``"balanced"``, an integer, or a sequence of integers as a
     list (the core checks the values against ``k`` and the data)."""
     if bound is None or (isinstance(bound, str) and bound == "balanced"):
-        return bound  # type: ignore[no-any-return]
+        return bound
     if isinstance(bound, str):
         raise ValueError(f"invalid {name}: {bound!r} (must be an integer, a sequence of k integers or 'balanced')")
     if is_integer(bound):
