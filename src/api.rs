@@ -138,6 +138,25 @@ impl ValidParams {
         control: Control<'_>,
     ) -> Result<Path<T>> {
         let data = data.into();
+        if self.has_size_bounds() {
+            // Each k of a path is reached from the one before by splits and
+            // merges, which no size bound survives; a bounded fit per k is
+            // `fit` with that k.
+            let given = self
+                .size_min()
+                .or(self.size_max())
+                .map_or(String::new(), |b| b.to_string());
+            let name = if self.size_min().is_some() {
+                "size_min"
+            } else {
+                "size_max"
+            };
+            return Err(Error::invalid(
+                name,
+                given,
+                "a path over k takes no size bounds: fit each k with its own bounds instead",
+            ));
+        }
         let (params, k_max) = checked_path(&ks, self, data.shape())?;
         let k_top = search_top(&params, k_max, data.shape().0, data.sample_weight());
         let cancel = control.cancel_flag();

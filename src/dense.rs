@@ -74,9 +74,14 @@ impl DenseState {
     }
 }
 
-impl<T: Scalar> Source for Dense<'_, T> {
+impl<'a, T: Scalar> Source for Dense<'a, T> {
     type State = DenseState;
     type Out = T;
+    type Points = Data<'a, T>;
+
+    fn points(&self) -> &Data<'a, T> {
+        &self.rows
+    }
 
     fn n(&self) -> usize {
         self.rows.n

@@ -57,6 +57,7 @@ mod api;
 pub mod bench_api;
 mod clustering;
 mod compat;
+mod constrained;
 mod control;
 mod data;
 mod dataset;
@@ -96,7 +97,7 @@ pub use data::Scalar;
 pub use dataset::Dataset;
 pub use error::{Error, Result};
 pub use params::{
-    defaults, Init, Method, Metric, NInit, Params, ValidParams, MAX_N_INIT, MAX_N_ITER,
+    defaults, Init, Method, Metric, NInit, Params, SizeBound, ValidParams, MAX_N_INIT, MAX_N_ITER,
     MAX_N_THREADS, MAX_POLISH_SWEEPS,
 };
 pub use path::{Path, PathKeep, PathOrigin, PathStep};

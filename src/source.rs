@@ -3,6 +3,7 @@
 //! shifted coordinates, or centroid sums with cached norms), but one restart
 //! state machine ([`crate::restart`]) drives both, so the methods' logic exists once.
 
+use crate::constrained::Points;
 use crate::data::Scalar;
 use crate::error::Result;
 use crate::params::ValidParams;
@@ -18,6 +19,11 @@ pub(crate) trait Source: Sync {
     type State: Clone + std::fmt::Debug + Send + Sync;
     /// Element type of the returned centroids.
     type Out: Scalar;
+    /// The rows as the bounded descent reads them ([`crate::constrained`]),
+    /// in the coordinates of [`Source::centroids`].
+    type Points: Points;
+    /// The rows, for the bounded descent.
+    fn points(&self) -> &Self::Points;
     /// How points are compared: the objective this source's states
     /// minimise.
     fn metric(&self) -> Metric {

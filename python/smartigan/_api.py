@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from . import _core
 from ._arrays import FloatArray, as_csr, as_data, as_points, as_weights, cast_to, is_sparse
-from ._params import InitArg, InitName, Method, Metric, NInit, Tol, core_params, front_end
+from ._params import InitArg, InitName, Method, Metric, NInit, SizeBound, Tol, core_params, front_end
 
 __all__ = [
     "ClusterResult",
@@ -77,7 +77,8 @@ class ClusterResult:
     Attributes
     ----------
     labels : ndarray of int64, shape (n_samples,)
-        Cluster of each point, in ``0..k``; no cluster is empty.
+        Cluster of each point, in ``0..k``; no cluster is empty, and every
+        cluster's size lies within ``size_min`` and ``size_max`` where given.
     centroids : ndarray, shape (k, n_features), dtype of X
         The mean of each cluster (``metric="cosine"``: its direction, the
         normalised sum of its rows' directions).
@@ -101,7 +102,10 @@ class ClusterResult:
         error, or (with ``tol > 0``) lowered the objective by less than the
         tolerance. For Hartigan and polished Smartigan with ``tol=0``: no
         single point can be moved to lower the objective by more than
-        rounding error.
+        rounding error. With size bounds that bind, whether the descent
+        ended at a check of every swap that found none: with ``tol=0``, no
+        transfer the bounds allow and no exchange of two rows between
+        clusters lowers the objective by more than rounding error.
     history : ndarray of float64
         Objective after each sweep.
     moves : ndarray of int64
@@ -173,7 +177,7 @@ class ClusterResult:
 
 #: The parameters of :func:`cluster`, and of :class:`Clusterer` (the same, without the data).
 CLUSTER = front_end("smartigan.cluster", "X", "k", "method", "n_iter", "seed", "init", "metric", "n_init", "schedule",
-                    "polish", "refine", "n_threads", "sample_weight", "tol")
+                    "polish", "refine", "n_threads", "sample_weight", "tol", "size_min", "size_max")
 CLUSTERER = front_end("smartigan.Clusterer", *(p for p in CLUSTER.parameters if p.name not in ("X", "sample_weight")))
 
 
@@ -194,6 +198,8 @@ def cluster(
     n_threads: Optional[int] = CLUSTER["n_threads"].default,
     sample_weight: Optional[npt.ArrayLike] = CLUSTER["sample_weight"].default,
     tol: Tol = CLUSTER["tol"].default,
+    size_min: SizeBound = CLUSTER["size_min"].default,
+    size_max: SizeBound = CLUSTER["size_max"].default,
 ) -> ClusterResult:
     """Cluster the rows of ``X`` into ``k`` groups.
 
@@ -223,9 +229,15 @@ def cluster(
     True
     >>> round(r.objective, 6)
     0.01
+
+    Clusters of equal size (three rows each):
+
+    >>> Y = np.array([[0.0], [0.1], [0.2], [0.3], [5.0], [5.1]])
+    >>> smartigan.cluster(Y, 2, seed=0, size_min="balanced", size_max="balanced").cluster_sizes.tolist()
+    [3, 3]
     """
     model = Clusterer(k, method, n_iter, seed, init=init, metric=metric, n_init=n_init, schedule=schedule, polish=polish,
-                      refine=refine, n_threads=n_threads, tol=tol)
+                      refine=refine, n_threads=n_threads, tol=tol, size_min=size_min, size_max=size_max)
     return model.fit(X, sample_weight)._result()
 
 
@@ -333,6 +345,8 @@ class Clusterer:
         refine: bool = CLUSTERER["refine"].default,
         n_threads: Optional[int] = CLUSTERER["n_threads"].default,
         tol: Tol = CLUSTERER["tol"].default,
+        size_min: SizeBound = CLUSTERER["size_min"].default,
+        size_max: SizeBound = CLUSTERER["size_max"].default,
     ) -> None:
         self.k = k
         self.method = method
@@ -346,6 +360,8 @@ class Clusterer:
         self.refine = refine
         self.n_threads = n_threads
         self.tol = tol
+        self.size_min = size_min
+        self.size_max = size_max
         self._run: Optional[_core.Run] = None
         # Serialises fit/start/step/finish: a Clusterer shared between
         # threads then behaves as if the calls were made one after another.
@@ -454,7 +470,11 @@ class Clusterer:
 
     def predict(self, Y: npt.ArrayLike) -> npt.NDArray[np.int64]:
         """Index of the nearest centroid for each row of ``Y`` (dense or sparse); by the
-        largest cosine for a fit with ``metric="cosine"``."""
+        largest cosine for a fit with ``metric="cosine"``.
+
+        Nearest-centroid also after a fit with size bounds: the bounds hold
+        for the fitted rows (``labels_``), not for new ones.
+        """
         return self._apply(Y, _core.predict)  # type: ignore[no-any-return]
 
     def transform(self, Y: npt.ArrayLike) -> FloatArray:
@@ -469,7 +489,7 @@ class Clusterer:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        for name in ("tol", "metric"):  # pickled before they existed
+        for name in ("tol", "metric", "size_min", "size_max"):  # pickled before they existed
             self.__dict__.setdefault(name, CLUSTERER[name].default)
         self._run = None
         self._lock = threading.Lock()

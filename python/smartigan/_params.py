@@ -44,6 +44,7 @@ __all__ = [
     "InitArg",
     "NInit",
     "Tol",
+    "SizeBound",
     "Parameter",
     "FrontEnd",
     "PARAMETERS",
@@ -71,6 +72,7 @@ InitName = Literal["random-partition", "forgy", "k-means++"]
 InitArg = Union[InitName, str, npt.ArrayLike]
 NInit = Union[int, Literal["auto", "best"]]
 Tol = Union[float, Literal["auto"]]
+SizeBound = Union[None, int, Literal["balanced"], npt.ArrayLike]
 
 DEFAULT_METHOD: str = _core.DEFAULT_METHOD
 DEFAULT_METRIC: str = _core.DEFAULT_METRIC
@@ -238,6 +240,24 @@ def _n_init(name: str, n_init: Any) -> Union[int, str]:
     return int64(name, n_init)
 
 
+def _size_bound(name: str, bound: Any) -> Union[None, int, str, List[int]]:
+    """``None``, ``"balanced"``, an integer, or a sequence of integers as a
+    list (the core checks the values against ``k`` and the data)."""
+    if bound is None or (isinstance(bound, str) and bound == "balanced"):
+        return bound
+    if isinstance(bound, str):
+        raise ValueError(f"invalid {name}: {bound!r} (must be an integer, a sequence of k integers or 'balanced')")
+    if is_integer(bound):
+        return int64(name, bound)
+    try:
+        values = np.asarray(bound)
+    except (TypeError, ValueError):
+        values = np.asarray(None)
+    if values.ndim != 1 or values.dtype.kind not in "iu":
+        raise TypeError(f"{name} must be an integer, a sequence of k integers, 'balanced' or None, got {bound!r}")
+    return [int64(f"{name}[{j}]", v) for j, v in enumerate(values.tolist())]
+
+
 def _weights(name: str, sample_weight: Any) -> Optional[npt.NDArray[np.float64]]:
     return as_weights(sample_weight)
 
@@ -400,6 +420,23 @@ PARAMETERS: Dict[str, Parameter] = {p.name: p for p in (
         "No more are started than the machine runs at once.",
         check=_optional_int64),
     Parameter(
+        "size_min", 'int, array-like of k ints, "balanced" or None', None,
+        "The fewest rows each cluster may hold: one number for every cluster, one per cluster (in label "
+        'order), or ``"balanced"`` (``n_samples // k``). Rows are counted, with or without ``sample_weight``.',
+        "Bounds that bind are met exactly by every result: each restart starts from a feasible assignment "
+        "and descends by transfers that keep the bounds and by swaps of two rows between clusters, until no "
+        "transfer or swap lowers the objective (docs/bounded-sizes.md). Merge-split refinement is skipped "
+        "there; ``predict`` stays nearest-centroid. ``None``, like bounds every clustering meets (a minimum "
+        "of at most 1), changes nothing: the fit is the unconstrained one, bit for bit. Bounds no clustering "
+        "can meet raise ``ValueError`` before any work; ``method=\"lloyd\"`` takes no bounds that bind.",
+        check=_size_bound),
+    Parameter(
+        "size_max", 'int, array-like of k ints, "balanced" or None', None,
+        "The most rows each cluster may hold: one number for every cluster, one per cluster, or "
+        '``"balanced"`` (``ceil(n_samples / k)``); rows are counted, as for ``size_min``.',
+        "A maximum of at least ``n_samples - k + 1`` binds nothing (no fit gives a cluster more rows).",
+        check=_size_bound),
+    Parameter(
         "X", "array-like or SciPy sparse matrix of shape (n_samples, n_features)", REQUIRED,
         "The data, one point per row: real numbers, dense or sparse.",
         "float32 and float64 C-ordered arrays are used without a copy; other real data become float64. "
@@ -428,7 +465,8 @@ PARAMETERS["n_clusters"] = PARAMETERS["k"].but(name="n_clusters", default=8, che
 PARAMETERS["max_iter"] = PARAMETERS["n_iter"].but(name="max_iter", check=_optional_positive)
 
 # The settings of the core's parameter object, in the order of their checks.
-_CORE = ("method", "metric", "init", "schedule", "polish", "refine", "tol", "k", "n_iter", "seed", "n_init", "n_threads")
+_CORE = ("method", "metric", "init", "schedule", "polish", "refine", "tol", "k", "n_iter", "seed", "n_init", "n_threads",
+         "size_min", "size_max")
 
 
 def core_params(**settings: Any) -> _core.Params:

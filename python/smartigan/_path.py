@@ -33,7 +33,7 @@ from ._criteria import (
     gap_statistic,
     reference_data,
 )
-from ._params import InitArg, Method, Metric, NInit, Parameter, Tol, core_params, front_end
+from ._params import InitArg, Method, Metric, NInit, Parameter, SizeBound, Tol, core_params, front_end
 
 __all__ = ["PathResult", "cluster_path", "CLUSTER_PATH", "Progress"]
 
@@ -227,7 +227,7 @@ CLUSTER_PATH = front_end(
               "of every path, with the units of work done (a k of one pass of a path; the gap statistic's "
               "reference paths included); the command line draws its progress bar from it. An exception it "
               "raises stops the call.", check=_progress),
-    "method", "n_iter", "init", "metric", "n_init", "schedule", "polish", "refine", "tol",
+    "method", "n_iter", "init", "metric", "n_init", "schedule", "polish", "refine", "tol", "size_min", "size_max",
     notes={
         "seed": "It also seeds the silhouette's sample and the gap statistic's reference data.",
         "sample_weight": "Here at least ``max(ks)`` weights must be positive. The criteria weight every point "
@@ -236,6 +236,9 @@ CLUSTER_PATH = front_end(
                          "changes no criterion.",
         "method": _FIRST_K + " Later k are reached by Hartigan sweeps whatever the method.",
         "n_iter": _FIRST_K,
+        "size_min": "Not taken by a path over k (anything but ``None`` is a ``ValueError``): fit the chosen k "
+                    "with bounds.",
+        "size_max": "Not taken by a path over k, as ``size_min``.",
         "init": _FIRST_K,
         "metric": "Here for every k of the path and for the criteria: with ``\"cosine\"`` the objectives are "
                   "sums of ``1 - cos``, Calinski-Harabasz compares them with the loss at k = 1 (``sum w - "
@@ -305,6 +308,8 @@ def cluster_path(
     polish: bool = CLUSTER_PATH["polish"].default,
     refine: bool = CLUSTER_PATH["refine"].default,
     tol: Tol = CLUSTER_PATH["tol"].default,
+    size_min: SizeBound = CLUSTER_PATH["size_min"].default,
+    size_max: SizeBound = CLUSTER_PATH["size_max"].default,
 ) -> PathResult:
     """Cluster ``X`` for every k of ``ks`` in one call, and the criteria for choosing k.
 
@@ -351,6 +356,11 @@ def cluster_path(
     >>> path.result(4).centroids.shape
     (4, 2)
     """
+    for name, bound in (("size_min", size_min), ("size_max", size_max)):
+        if bound is not None:
+            raise ValueError(f"invalid {name}: {bound!r} (cluster_path takes no size bounds: a path over k grows "
+                             "each k from the one before by splits and merges, which no bound survives; fit the "
+                             "chosen k with smartigan.cluster(..., size_min=..., size_max=...))")
     own = CLUSTER_PATH.check(dict(ks=ks, criteria=criteria, gap_references=gap_references,
                                   gap_reference=gap_reference, silhouette_sample=silhouette_sample, keep=keep,
                                   progress=progress))

@@ -115,6 +115,8 @@ KMEANS = _params.front_end(
     "polish",
     "refine",
     "tol",
+    "size_min",
+    "size_max",
     _params.Parameter(
         "verbose", "int", 0,
         "``0``: silent; otherwise progress goes to standard output.",
@@ -266,6 +268,8 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         polish: bool = KMEANS["polish"].default,
         refine: bool = KMEANS["refine"].default,
         tol: _params.Tol = KMEANS["tol"].default,
+        size_min: _params.SizeBound = KMEANS["size_min"].default,
+        size_max: _params.SizeBound = KMEANS["size_max"].default,
         verbose: int = KMEANS["verbose"].default,
         copy_x: bool = KMEANS["copy_x"].default,
         algorithm: Optional[str] = KMEANS["algorithm"].default,
@@ -284,6 +288,8 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         self.polish = polish
         self.refine = refine
         self.tol = tol
+        self.size_min = size_min
+        self.size_max = size_max
         self.verbose = verbose
         self.copy_x = copy_x
         self.algorithm = algorithm
@@ -369,6 +375,9 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         weights = as_weights(sample_weight, n_samples)
         if weights is not None:
             check_weight_values(weights, some_positive=True)
+        if ks is not None and (checked["size_min"] is not None or checked["size_max"] is not None):
+            raise ValueError("size_min and size_max need a fixed n_clusters: n_clusters='auto' fits a path over "
+                             "k_range, whose solutions no size bound survives")
         if ks is not None and not isinstance(checked["init"], str):
             raise ValueError("n_clusters='auto' needs a named init ('k-means++', 'random', 'random-partition'); "
                              "an array or callable init fixes the number of clusters")
@@ -415,7 +424,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
                   verbose: int) -> _api.ClusterResult:
         """``n_clusters="auto"``: the path over ``ks``, and its solution at the k ``criterion`` suggests."""
         criterion = self.criterion
-        settings = {name: value for name, value in settings.items() if name != "k"}
+        settings = {name: value for name, value in settings.items() if name not in ("k", "size_min", "size_max")}
         path = _path.cluster_path(data, ks, criteria=(criterion,), sample_weight=weights, **settings)
         suggested = path.suggested[criterion]
         if suggested is None:

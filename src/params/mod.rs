@@ -3,8 +3,11 @@
 
 mod choices;
 pub mod defaults;
+mod sizes;
 
 pub use choices::{Init, Method, Metric, NInit};
+pub use sizes::SizeBound;
+pub(crate) use sizes::SizeBounds;
 
 use crate::error::{Error, Result};
 
@@ -72,6 +75,11 @@ pub struct Params {
     /// re-converging. `None` chooses by the problem's size
     /// ([`defaults::tol`]).
     pub tol: Option<f64>,
+    /// The fewest rows a cluster may hold (`None`: 1). Sizes count rows,
+    /// with or without sample weights (`docs/bounded-sizes.md`).
+    pub size_min: Option<SizeBound>,
+    /// The most rows a cluster may hold (`None`: no bound).
+    pub size_max: Option<SizeBound>,
 }
 
 impl Params {
@@ -90,6 +98,8 @@ impl Params {
             n_threads: None,
             seed: None,
             tol: None,
+            size_min: None,
+            size_max: None,
         }
     }
 
@@ -150,6 +160,25 @@ impl Params {
         self
     }
 
+    /// Sets the fewest rows of each cluster: one number for every cluster
+    /// (`size_min(5)`), one per cluster (`size_min(vec![…])`) or
+    /// [`SizeBound::Balanced`] (`⌊n/k⌋`).
+    pub fn size_min(mut self, bound: impl Into<SizeBound>) -> Self {
+        self.size_min = Some(bound.into());
+        self
+    }
+    /// Sets the most rows of each cluster, as [`Params::size_min`]
+    /// ([`SizeBound::Balanced`]: `⌈n/k⌉`).
+    pub fn size_max(mut self, bound: impl Into<SizeBound>) -> Self {
+        self.size_max = Some(bound.into());
+        self
+    }
+    /// Balanced clusters: between `⌊n/k⌋` and `⌈n/k⌉` rows each.
+    pub fn balanced(self) -> Self {
+        self.size_min(SizeBound::Balanced)
+            .size_max(SizeBound::Balanced)
+    }
+
     /// Validates everything that does not depend on the data. The checks
     /// that need the data's shape (`k ≤ n`, the shape of given centroids)
     /// happen in [`ValidParams::check_data`].
@@ -201,6 +230,19 @@ impl Params {
                 });
             }
             crate::data::check_finite("init", c.view())?;
+        }
+        sizes::check_bounds(self.size_min.as_ref(), self.size_max.as_ref(), self.k)?;
+        // The bounded descent's transfer and swap gains are those of the
+        // k-means objective; the spherical loss would need its own.
+        if self.metric == Metric::Cosine {
+            let given = [("size_min", &self.size_min), ("size_max", &self.size_max)];
+            if let Some((name, Some(bound))) = given.into_iter().find(|(_, b)| b.is_some()) {
+                return Err(Error::invalid(
+                    name,
+                    bound,
+                    "size bounds are supported with metric=euclidean only, not with metric=cosine",
+                ));
+            }
         }
         Ok(ValidParams {
             seed: self.seed.unwrap_or_else(crate::rng::entropy_seed),
@@ -316,6 +358,32 @@ impl ValidParams {
         self.p.tol.unwrap_or_else(|| defaults::tol(n, d, self.p.k))
     }
 
+    /// The fewest rows of each cluster, as given.
+    pub fn size_min(&self) -> Option<&SizeBound> {
+        self.p.size_min.as_ref()
+    }
+    /// The most rows of each cluster, as given.
+    pub fn size_max(&self) -> Option<&SizeBound> {
+        self.p.size_max.as_ref()
+    }
+    /// Whether size bounds were given (binding or not).
+    pub(crate) fn has_size_bounds(&self) -> bool {
+        self.p.size_min.is_some() || self.p.size_max.is_some()
+    }
+    /// The size bounds of a fit on `n` rows where they bind (some
+    /// clustering the unconstrained engine may return breaks them), else
+    /// `None`: bounds every clustering meets change nothing, and the fit is
+    /// the unconstrained one, bit for bit. Bounds that no clustering can
+    /// meet were refused by [`ValidParams::check_data`].
+    pub(crate) fn size_bounds(&self, n: usize) -> Option<SizeBounds> {
+        if !self.has_size_bounds() {
+            return None;
+        }
+        SizeBounds::resolve(self.size_min(), self.size_max(), n, self.p.k)
+            .ok()
+            .filter(|b| b.bind(n))
+    }
+
     /// The tolerance the caller gave, if any (`None`: `"auto"`).
     pub(crate) fn given_tol(&self) -> Option<f64> {
         self.p.tol
@@ -411,6 +479,17 @@ impl ValidParams {
                     expected: format!("({}, {d}) to match x's {d} features", self.p.k),
                     got: format!("({}, {})", c.nrows(), c.ncols()),
                 });
+            }
+        }
+        if self.has_size_bounds() {
+            let bounds = SizeBounds::resolve(self.size_min(), self.size_max(), n, self.p.k)?;
+            if bounds.bind(n) && self.p.method == Method::Lloyd {
+                return Err(Error::invalid(
+                    "method",
+                    "'lloyd'",
+                    "size bounds (size_min, size_max) need 'hartigan' or 'smartigan': their \
+                     transfers and swaps keep the bounds",
+                ));
             }
         }
         Ok(())

@@ -7,7 +7,7 @@
 //! must fit `usize` here; the core checks the ranges when it runs
 //! ([`Params::check`]), together with what depends on the data.
 
-use crate::{Error, Init, NInit, Params};
+use crate::{Error, Init, NInit, Params, SizeBound};
 use numpy::PyReadonlyArray2;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -31,10 +31,11 @@ impl PyParams {
 impl PyParams {
     /// `Params(k, **settings)`, `settings` among `method`, `n_iter`, `seed`,
     /// `init` (a name or a float64 array of centroids), `metric`, `n_init`
-    /// (a count, `"auto"` or `"best"`),
-    /// `schedule`, `polish`, `refine`, `n_threads` and `tol`; `None` for
-    /// `n_iter`, `seed`, `n_init`, `n_threads` or `tol` leaves the choice to the
-    /// core.
+    /// (a count, `"auto"` or `"best"`), `schedule`, `polish`, `refine`,
+    /// `n_threads`, `tol`, `size_min` and `size_max` (a count, a list of `k`
+    /// counts or `"balanced"`); `None` for `n_iter`, `seed`, `n_init`,
+    /// `n_threads` or `tol` leaves the choice to the core, for `size_min` or
+    /// `size_max` sets no bound.
     #[new]
     #[pyo3(signature = (k, **settings))]
     fn new(k: i64, settings: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
@@ -80,6 +81,8 @@ impl PyParams {
             };
         }
         p.n_threads = settings.count("n_threads", "must be at least 1, or None for all cores")?;
+        p.size_min = settings.size_bound("size_min")?;
+        p.size_max = settings.size_bound("size_max")?;
         settings.finish()?;
         Ok(PyParams { inner: p })
     }
@@ -98,6 +101,15 @@ pub(super) fn count(name: &'static str, v: i64, expected: &str) -> crate::Result
 #[derive(FromPyObject)]
 enum NInitArg {
     Count(i64),
+    Name(PyBackedStr),
+}
+
+/// `size_min`, `size_max`: one count for every cluster, one per cluster,
+/// or a name (`"balanced"`).
+#[derive(FromPyObject)]
+enum SizeArg {
+    Count(i64),
+    PerCluster(Vec<i64>),
     Name(PyBackedStr),
 }
 
@@ -137,6 +149,24 @@ impl<'py> Settings<'py> {
     fn count(&mut self, name: &'static str, expected: &str) -> PyResult<Option<usize>> {
         let value = self.take::<Option<i64>>(name)?.flatten();
         Ok(value.map(|v| count(name, v, expected)).transpose()?)
+    }
+
+    /// The size bound `name` (`None`: no bound).
+    fn size_bound(&mut self, name: &'static str) -> PyResult<Option<SizeBound>> {
+        let expected = "must be a count >= 0, a list of k counts or 'balanced'";
+        let Some(arg) = self.take::<Option<SizeArg>>(name)?.flatten() else {
+            return Ok(None);
+        };
+        Ok(Some(match arg {
+            SizeArg::Count(v) => SizeBound::Each(count(name, v, expected)?),
+            SizeArg::PerCluster(v) => SizeBound::PerCluster(
+                v.into_iter()
+                    .map(|b| count(name, b, expected))
+                    .collect::<crate::Result<_>>()?,
+            ),
+            SizeArg::Name(s) if &*s == "balanced" => SizeBound::Balanced,
+            SizeArg::Name(s) => return Err(Error::invalid(name, format!("'{s}'"), expected).into()),
+        }))
     }
 
     fn finish(self) -> PyResult<()> {

@@ -4,6 +4,7 @@
 //! (dense or sparse rows) the same way.
 
 use crate::clustering::Clustering;
+use crate::constrained::{Descent, Settings};
 use crate::error::{Error, Result};
 use crate::params::{defaults, Method, ValidParams, MAX_POLISH_SWEEPS};
 use crate::refine::SplitCache;
@@ -33,6 +34,8 @@ enum Phase {
     Polish(usize),
     /// Merge-split refinement after convergence ([`crate::refine`]).
     Refine,
+    /// The bounded descent of a fit with size bounds ([`crate::constrained`]).
+    Bounded,
     /// Finished.
     Done,
 }
@@ -66,6 +69,9 @@ pub(crate) struct Restart<St> {
     schedule_start: Option<f64>,
     /// Candidate sweeps of a Hartigan descent, if it has them.
     candidates: Option<Candidates>,
+    /// The bounded descent of a fit with size bounds, until it ends (its
+    /// labels then become `part`).
+    bounded: Option<Box<Descent>>,
 }
 
 impl<St> Restart<St> {
@@ -94,7 +100,16 @@ impl<St> Restart<St> {
         };
         let order_rng = Xoshiro256PlusPlus::stream(params.seed(), index as u64, Stream::Order);
         let tol = params.tol(data.n(), data.d());
-        Ok(Self::starting(
+        let (n, d) = (data.n(), data.d());
+        // With bounds that bind, the start's centroids are the centres of a
+        // feasible start, and the bounded descent replaces the method's
+        // steps.
+        let bounded = params.size_bounds(n).map(|bounds| {
+            let centres = data.centroids(&part);
+            let settings = Settings::of(params, n, d);
+            Box::new(Descent::start(data.points(), &centres, bounds, settings))
+        });
+        let mut restart = Self::starting(
             data,
             index,
             part,
@@ -102,8 +117,19 @@ impl<St> Restart<St> {
             order_rng,
             tol,
             SplitCache::default(),
-            params.n_iter_for(data.n(), data.d()),
-        ))
+            params.n_iter_for(n, d),
+        );
+        if let Some(descent) = bounded {
+            restart.initial_objective = descent.objective();
+            restart.phase = if descent.is_done() {
+                restart.part = data.labelled_state(params.k(), descent.labels().to_vec());
+                Phase::Done
+            } else {
+                Phase::Bounded
+            };
+            restart.bounded = Some(descent);
+        }
+        Ok(restart)
     }
 
     /// A Hartigan descent from `state` (a step of a path, [`crate::path`]):
@@ -164,6 +190,7 @@ impl<St> Restart<St> {
             n_iter,
             schedule_start: None,
             candidates: None,
+            bounded: None,
         }
     }
 
@@ -234,6 +261,7 @@ impl<St> Restart<St> {
         let (moved, next) = match self.phase {
             Phase::Done => return,
             Phase::Refine => return self.refine_step(data, params),
+            Phase::Bounded => return self.bounded_step(data, params),
             Phase::Lloyd => {
                 let changed = data.lloyd_iteration(&mut self.part);
                 let done = changed == 0 || self.n_sweeps + 1 == n_iter;
@@ -367,6 +395,27 @@ impl<St> Restart<St> {
         };
     }
 
+    /// One step of the bounded descent; where it ends, its labels become
+    /// the restart's state (no refinement: see [`crate::constrained`]).
+    fn bounded_step<S: Source<State = St>>(&mut self, data: &S, params: &ValidParams) {
+        if self.bounded.as_ref().is_some_and(|b| b.sweeps_next()) {
+            self.draw_order();
+        }
+        let Some(descent) = self.bounded.as_mut() else {
+            self.phase = Phase::Done;
+            return;
+        };
+        let step = descent.step(data.points(), &self.order);
+        self.n_sweeps += 1;
+        self.moves.push(step.moved);
+        self.history.push(step.objective);
+        self.converged = descent.converged();
+        if descent.is_done() {
+            self.part = data.labelled_state(params.k(), descent.labels().to_vec());
+            self.phase = Phase::Done;
+        }
+    }
+
     /// Runs to the end, checking the cancellation flag between sweeps.
     pub(crate) fn run_to_end<S: Source<State = St>>(
         &mut self,
@@ -392,8 +441,15 @@ impl<St> Restart<St> {
         best: usize,
         seed: u64,
     ) -> Clustering<S::Out> {
-        let (centroids, objective, cluster_objectives) = data.finalize(&self.part);
-        let labels = S::labels(&self.part);
+        // A bounded descent under way holds the current labels itself.
+        let running = self
+            .bounded
+            .as_ref()
+            .filter(|_| !self.is_done())
+            .map(|b| data.labelled_state(b.k(), b.labels().to_vec()));
+        let part = running.as_ref().unwrap_or(&self.part);
+        let (centroids, objective, cluster_objectives) = data.finalize(part);
+        let labels = S::labels(part);
         let mut cluster_sizes = vec![0; centroids.nrows()];
         for &l in labels {
             cluster_sizes[l] += 1;

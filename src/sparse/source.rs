@@ -1,8 +1,9 @@
 //! Sparse rows as a [`Source`] (what a restart needs) and as [`Rows`]
 //! (what merge-split refinement reads).
 
-use super::centroids::sparse_sq_dist;
+use super::centroids::{rows_sq_dist, sparse_sq_dist};
 use super::{cancelled, SparseCentroids, SparseData, SparseState, POLL_POINTS};
+use crate::constrained::Points;
 use crate::data::Scalar;
 use crate::error::Result;
 use crate::init::{self, Start};
@@ -45,9 +46,32 @@ impl<T: Scalar> Rows for SparseData<'_, T> {
     }
 }
 
-impl<T: Scalar> Source for SparseData<'_, T> {
+/// The bounded descent's distances are the fast form of
+/// [`sparse_sq_dist`], as the sweeps' scores are; pairs of rows merge their
+/// column lists ([`rows_sq_dist`]).
+impl<T: Scalar> Points for SparseData<'_, T> {
+    fn len(&self) -> usize {
+        self.x.n_rows()
+    }
+
+    fn pair_sq_dist(&self, a: usize, b: usize) -> f64 {
+        rows_sq_dist(self.x.row(a), self.x.row(b))
+    }
+
+    /// The expansion rounds to within a few ε of `‖x‖² + ‖μ‖²` (unshifted).
+    fn sq_norm_bound(&self) -> f64 {
+        self.norms.iter().fold(0.0f64, |m, &v| m.max(v))
+    }
+}
+
+impl<'a, T: Scalar> Source for SparseData<'a, T> {
     type State = SparseState;
     type Out = T;
+    type Points = SparseData<'a, T>;
+
+    fn points(&self) -> &SparseData<'a, T> {
+        self
+    }
 
     fn n(&self) -> usize {
         self.x.n_rows()

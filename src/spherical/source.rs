@@ -4,6 +4,7 @@
 use super::costs::{improves, ratio};
 use super::rows::{Spherical, UnitRows};
 use super::screen::{choose_screened, nearest_screened, Screen, ScreenScratch};
+use crate::constrained::Points;
 use crate::data::{sq_dist, Scalar};
 use crate::init::{self, Start};
 use crate::move_rule::may_leave;
@@ -441,8 +442,34 @@ impl<U: UnitRows, T: Scalar> Rows for Spherical<'_, U, T> {
     }
 }
 
+/// The unit rows in the Euclidean geometry refinement's proposals use.
+/// The bounded descent never runs on them: [`crate::Params::check`]
+/// refuses size bounds with [`Metric::Cosine`].
+impl<U: UnitRows, T: Scalar> Points for Spherical<'_, U, T> {
+    fn len(&self) -> usize {
+        self.rows.n()
+    }
+
+    fn pair_sq_dist(&self, a: usize, b: usize) -> f64 {
+        let mut row = vec![0.0; self.d()];
+        self.rows.write_dense(b, &mut row);
+        let norm2 = row.iter().map(|v| v * v).sum();
+        self.rows.sq_dist(a, &row, norm2)
+    }
+
+    fn sq_norm_bound(&self) -> f64 {
+        // Unit rows; `1 + ε` covers the rounding of their scaling.
+        1.0 + 1e-12
+    }
+}
+
 impl<U: UnitRows, T: Scalar> Source for Spherical<'_, U, T> {
     type State = SphericalState;
+    type Points = Self;
+
+    fn points(&self) -> &Self {
+        self
+    }
     type Out = T;
 
     fn metric(&self) -> Metric {

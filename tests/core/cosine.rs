@@ -7,7 +7,9 @@
 use crate::common::{blobs, Csr};
 use ndarray::{Array1, Array2, ArrayView2};
 use smartigan::rng::Xoshiro256PlusPlus;
-use smartigan::{Clustering, Dataset, Init, Method, Metric, NInit, Params, PathKeep};
+use smartigan::{
+    Clustering, Dataset, Error, Init, Method, Metric, NInit, Params, PathKeep, SizeBound,
+};
 
 /// Directions around `groups` random axes-mixtures, with rows of very
 /// different lengths (which the cosine loss must not see).
@@ -353,4 +355,28 @@ fn the_euclidean_metric_is_the_default_and_unchanged() {
         .unwrap();
     assert_eq!(plain, named);
     assert_eq!(plain.metric, Metric::Euclidean);
+}
+
+/// The bounded descent's gains are the k-means objective's: size bounds
+/// with the cosine objective are refused by the check, naming the bound.
+#[test]
+fn size_bounds_are_refused_with_the_cosine_objective() {
+    for (p, name) in [
+        (cosine(3).size_min(2), "size_min"),
+        (cosine(3).size_max(SizeBound::Balanced), "size_max"),
+        (cosine(3).balanced(), "size_min"),
+    ] {
+        match p.check() {
+            Err(Error::InvalidParameter {
+                name: got,
+                expected,
+                ..
+            }) => {
+                assert_eq!(got, name);
+                assert!(expected.contains("cosine"), "{expected}");
+            }
+            other => panic!("expected an error naming {name}, got {other:?}"),
+        }
+    }
+    assert!(Params::new(3).balanced().check().is_ok());
 }

@@ -43,8 +43,14 @@ PAPER_SCHEDULE = (1.4, 0.9)
 def fit_once(X: npt.NDArray[np.float64], k: int, method: str, args: argparse.Namespace,
              seed: Optional[int]) -> Tuple[_api.ClusterResult, float]:
     """One fit, stepped with a progress bar when one can be shown; returns (result, seconds)."""
+    size_min, size_max = args.size_min, args.size_max
+    if args.balanced:
+        if size_min is not None or size_max is not None:
+            raise ValueError("--balanced sets both size bounds: give it without --size-min and --size-max")
+        size_min = size_max = "balanced"
     model = _api.Clusterer(k, method, args.n_iter, seed, init=args.init, metric=args.metric,  # type: ignore[arg-type]
-                           n_init=args.n_init, n_threads=args.threads, refine=args.refine, tol=args.tol)
+                           n_init=args.n_init, n_threads=args.threads, refine=args.refine, tol=args.tol,
+                           size_min=size_min, size_max=size_max)
     expected = args.n_iter or default_n_iter(method, X.shape[0], X.shape[1], k)
     beyond = "polishing or refining" if args.refine else "polishing"
     if args.n_iter is None and expected != default_n_iter(method):

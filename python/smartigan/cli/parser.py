@@ -45,6 +45,26 @@ def _option(name: str, words: Tuple[str, ...] = (), real: bool = False,
     return convert
 
 
+def _size_bound(name: str) -> Callable[[str], Any]:
+    """The argparse type of ``--size-min``/``--size-max``: ``balanced``, one
+    integer, or comma-separated integers (one per cluster), checked by the
+    parameter table."""
+    def convert(text: str) -> Any:
+        try:
+            value: Any = text if text == "balanced" else [int(v) for v in text.split(",")]
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected an integer, comma-separated integers or 'balanced', got {text!r}") from None
+        if isinstance(value, list) and len(value) == 1:
+            value = value[0]
+        try:
+            return _P[name].validate(value)
+        except (TypeError, ValueError) as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return convert
+
+
 def _non_negative(name: str, value: Any) -> float:
     return number(name, value, 0.0)
 
@@ -111,6 +131,14 @@ def _add_data_options(p: argparse.ArgumentParser, method: bool, k_range: bool = 
         tol_help = _help("tol", f"auto: 0, until no point moves, while n*d*k <= 2**20, else {AUTO_TOL_LARGE}")
     p.add_argument("--tol", type=_option("tol", ("auto",), real=True, least=_non_negative),
                    default=_P["tol"].default, help=tol_help)
+    if not k_range:
+        for option, name in (("--size-min", "size_min"), ("--size-max", "size_max")):
+            p.add_argument(option, dest=name, type=_size_bound(name), default=_P[name].default, metavar="N|N1,N2,..",
+                           help=_help(name, "no bound") + "; one number for every cluster, one per cluster "
+                                "(comma-separated), or balanced")
+        p.add_argument("--balanced", action="store_true",
+                       help="clusters of equal size: --size-min balanced --size-max balanced (floor(n/k) to "
+                            "ceil(n/k) rows each)")
     p.add_argument("--no-refine", dest="refine", action="store_false",
                    help="skip the merge-split refinement after convergence (the paper's methods as printed)")
     p.add_argument("--seed", type=_option("seed"), default=_P["seed"].default,

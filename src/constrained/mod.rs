@@ -1,0 +1,264 @@
+//! Clusters of bounded size (`size_min`, `size_max`): the descent a
+//! restart runs instead of its method's steps where the bounds bind
+//! ([`crate::params::SizeBounds::bind`]; bounds that every clustering
+//! meets leave the fit unconstrained, bit for bit).
+//!
+//! A bounded restart starts from its method's start (k-means++ centres,
+//! Forgy, given centroids, a random partition; a child's moved
+//! centroids), turned into a first partition as usual; that partition's
+//! centroids are then the centres of a feasible start ([`start`]: greedy
+//! by regret, then repairs that provably end, so that every start meets the
+//! bounds). From there it descends by two moves, each decided from exact
+//! current distances ([`gains`]):
+//!
+//! * a **transfer** of one row to another cluster, Hartigan's test with
+//!   weights, allowed only where its cluster stays at or above its minimum
+//!   and the target at or below its maximum;
+//! * a **swap** of two rows between two clusters (sizes unchanged), where
+//!   a row's improving transfer is blocked by a bound ([`descent`]).
+//!
+//! Smartigan's schedule relaxes both tests by its factor; exact sweeps
+//! (factor 1) follow. Once a sweep moves nothing, an exhaustive check
+//! ([`certify`]) looks at every pair of rows in different clusters; the
+//! swaps it finds are taken and the sweeps resume. The descent ends when a
+//! check takes nothing (or, with a tolerance, when a step gains less than
+//! it, or at the cap on steps).
+//!
+//! **What a result is.** Every clustering a bounded restart holds meets the
+//! bounds exactly (each move keeps them). With `tol = 0`, a restart that
+//! ends converged holds a local optimum under transfers and swaps: no
+//! transfer the bounds allow and no exchange of two rows between clusters
+//! lowers the objective by more than a relative `2^-40` of the terms it is
+//! computed from (the margin of [`gains::MOVE_MARGIN`], against rounding).
+//! The tests check this by brute force on small inputs.
+//!
+//! **Other objectives.** The move logic (which moves the bounds allow, the
+//! sweeps, the partners, the exhaustive check) asks an objective only for
+//! what [`gains::Gains`] names: the change of a transfer and of a swap
+//! from the rows' scores in the clusters, and a lower bound on a swap's
+//! change with one part per row. [`gains::SquaredEuclidean`] is the
+//! k-means objective; another objective brings its scores ([`Points`]) and
+//! its gains.
+//!
+//! Merge-split refinement does not run on bounded restarts (a merge empties
+//! a cluster, a split fills one: neither keeps the bounds); restarts and
+//! the children of `n_init="auto"`/`"best"` do.
+
+mod certify;
+mod clusters;
+mod descent;
+pub(crate) mod gains;
+mod points;
+mod start;
+#[cfg(test)]
+mod tests;
+
+pub(crate) use clusters::Clusters;
+pub(crate) use points::Points;
+
+use crate::params::{Method, SizeBounds, ValidParams, MAX_POLISH_SWEEPS};
+use gains::SquaredEuclidean;
+
+/// How a bounded descent runs, from the fit's parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Settings {
+    /// The acceptance factors of the relaxed sweeps, in order (Smartigan's
+    /// schedule); none for Hartigan.
+    pub factors: Vec<f64>,
+    /// Whether exact sweeps and checks follow the relaxed sweeps (always
+    /// for Hartigan; Smartigan's `polish`).
+    pub descend: bool,
+    /// The most exact steps (sweeps and checks).
+    pub cap: usize,
+    /// The relative tolerance ([`ValidParams::tol`]).
+    pub tol: f64,
+}
+
+impl Settings {
+    /// The settings of `params` for `n` rows of `d` features: Smartigan's
+    /// schedule of [`ValidParams::n_iter_for`] sweeps from the schedule's
+    /// start (the adaptive start is the unconstrained schedule's), then at
+    /// most [`MAX_POLISH_SWEEPS`] exact steps; Hartigan: `n_iter` exact
+    /// steps.
+    pub fn of(params: &ValidParams, n: usize, d: usize) -> Settings {
+        let n_iter = params.n_iter_for(n, d);
+        let tol = params.tol(n, d);
+        match params.method() {
+            Method::Smartigan => Settings {
+                factors: (0..n_iter)
+                    .map(|t| params.acceptance_factor(n_iter, t))
+                    .collect(),
+                descend: params.polish(),
+                cap: MAX_POLISH_SWEEPS,
+                tol,
+            },
+            Method::Hartigan | Method::Lloyd => Settings {
+                factors: Vec::new(),
+                descend: true,
+                cap: n_iter,
+                tol,
+            },
+        }
+    }
+}
+
+/// Where a descent is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    /// Relaxed sweep `t` of the schedule.
+    Relaxed(usize),
+    /// Exact sweeps; the field counts exact steps so far.
+    Exact(usize),
+    /// The exhaustive swap check; the field counts exact steps so far.
+    Check(usize),
+    Done,
+}
+
+/// One bounded descent (module documentation).
+#[derive(Debug, Clone)]
+pub(crate) struct Descent {
+    clusters: Clusters,
+    bounds: SizeBounds,
+    settings: Settings,
+    stage: Stage,
+    objective: f64,
+    converged: bool,
+}
+
+/// What one step did: rows moved and the objective after it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Step {
+    pub moved: usize,
+    pub objective: f64,
+}
+
+impl Descent {
+    /// A descent from the feasible start for the centres `centres` (`k ×
+    /// d`, in the rows' coordinates).
+    pub fn start<P: Points>(
+        points: &P,
+        centres: &[f64],
+        bounds: SizeBounds,
+        settings: Settings,
+    ) -> Self {
+        let labels = start::feasible_labels(points, centres, &bounds);
+        let clusters = Clusters::from_labels(points, bounds.k(), labels);
+        let objective = clusters.objective(points);
+        let stage = match (settings.factors.is_empty(), settings.descend) {
+            (false, _) => Stage::Relaxed(0),
+            (true, true) => Stage::Exact(0),
+            (true, false) => Stage::Done,
+        };
+        Descent {
+            clusters,
+            bounds,
+            settings,
+            stage,
+            objective,
+            converged: false,
+        }
+    }
+
+    /// Number of clusters.
+    pub fn k(&self) -> usize {
+        self.clusters.k
+    }
+
+    /// The labels.
+    pub fn labels(&self) -> &[usize] {
+        &self.clusters.labels
+    }
+
+    /// The objective of the current labels.
+    pub fn objective(&self) -> f64 {
+        self.objective
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.stage == Stage::Done
+    }
+
+    /// Whether the descent ended on its own terms (a check that took
+    /// nothing, a step within the tolerance, a step that moved rows without
+    /// lowering the objective: rounding) rather than at the cap.
+    pub fn converged(&self) -> bool {
+        self.converged
+    }
+
+    /// Whether the next step is a sweep (it then needs a visiting order).
+    pub fn sweeps_next(&self) -> bool {
+        matches!(self.stage, Stage::Relaxed(_) | Stage::Exact(_))
+    }
+
+    /// One step: a sweep in `order`, or the exhaustive check.
+    pub fn step<P: Points>(&mut self, points: &P, order: &[usize]) -> Step {
+        let previous = self.objective;
+        let (moved, exact) = match self.stage {
+            Stage::Done => {
+                return Step {
+                    moved: 0,
+                    objective: previous,
+                }
+            }
+            Stage::Relaxed(t) => {
+                let factor = self.settings.factors[t];
+                (self.sweep(points, order, factor), None)
+            }
+            Stage::Exact(s) => (self.sweep(points, order, 1.0), Some((s, false))),
+            Stage::Check(s) => {
+                let moved = certify::certify::<P, SquaredEuclidean>(&mut self.clusters, points);
+                (moved, Some((s, true)))
+            }
+        };
+        self.clusters.recompute(points);
+        let objective = self.clusters.objective(points);
+        self.objective = objective;
+        let settled = |moved: usize| {
+            // Rows moved without lowering the recomputed objective: the
+            // moves were rounding (each is taken only beyond a margin, so
+            // this is a safeguard); a gain within the tolerance.
+            moved > 0
+                && (objective >= previous
+                    || (self.settings.tol > 0.0
+                        && previous - objective <= self.settings.tol * objective))
+        };
+        self.stage = match (self.stage, exact) {
+            (Stage::Relaxed(t), _) => {
+                if t + 1 < self.settings.factors.len() && moved > 0 {
+                    Stage::Relaxed(t + 1)
+                } else if self.settings.descend {
+                    Stage::Exact(0)
+                } else {
+                    self.converged = moved == 0;
+                    Stage::Done
+                }
+            }
+            (_, Some((s, check))) => {
+                let quiet = moved == 0;
+                if check && (quiet || settled(moved)) {
+                    self.converged = true;
+                    Stage::Done
+                } else if s + 1 >= self.settings.cap {
+                    self.converged = false;
+                    Stage::Done
+                } else if check || !(quiet || settled(moved)) {
+                    Stage::Exact(s + 1)
+                } else {
+                    Stage::Check(s + 1)
+                }
+            }
+            (stage, None) => stage,
+        };
+        Step { moved, objective }
+    }
+
+    fn sweep<P: Points>(&mut self, points: &P, order: &[usize], factor: f64) -> usize {
+        descent::sweep::<P, SquaredEuclidean>(
+            &mut self.clusters,
+            points,
+            &self.bounds,
+            order,
+            factor,
+        )
+    }
+}

@@ -1,0 +1,474 @@
+//! The bounded descent's decisions against brute force: every transfer's
+//! and swap's change against the objective recomputed from scratch, the
+//! swap screen against the exact changes, the feasible start against
+//! random bounds, and the end of a descent against every transfer and swap.
+#![allow(clippy::unwrap_used)]
+
+use super::certify::certify;
+use super::clusters::Clusters;
+use super::descent::swap_change;
+use super::gains::{degenerate, Gains, Side, SquaredEuclidean};
+use super::points::Points;
+use super::start::feasible_labels;
+use super::{Descent, Settings};
+use crate::data::Data;
+use crate::params::SizeBounds;
+use crate::rng::Xoshiro256PlusPlus;
+use crate::sparse::{CsrView, SparseData};
+use ndarray::Array2;
+use std::borrow::Cow;
+use std::sync::atomic::AtomicBool;
+
+/// `n × d` values on a coarse grid (exact duplicates) or in general
+/// position, from `seed`.
+fn data(n: usize, d: usize, dupes: bool, rng: &mut Xoshiro256PlusPlus) -> Array2<f64> {
+    Array2::from_shape_fn((n, d), |_| {
+        if dupes {
+            rng.below(3) as f64
+        } else {
+            rng.unit_f64() * 4.0 - 1.0
+        }
+    })
+}
+
+/// Weights in `[0, 3)`, about a fifth of them 0, at least `k` positive.
+fn weights(n: usize, k: usize, rng: &mut Xoshiro256PlusPlus) -> Vec<f64> {
+    let mut w: Vec<f64> = (0..n)
+        .map(|_| {
+            if rng.below(5) == 0 {
+                0.0
+            } else {
+                0.1 + rng.unit_f64() * 2.9
+            }
+        })
+        .collect();
+    for v in w.iter_mut().take(k) {
+        if *v == 0.0 {
+            *v = 1.0;
+        }
+    }
+    w
+}
+
+/// The objective of `labels` computed from scratch: weighted means, then
+/// weighted squared distances (clusters without weight cost nothing).
+fn objective(x: &Array2<f64>, w: &[f64], labels: &[usize], k: usize) -> f64 {
+    let d = x.ncols();
+    let mut sums = vec![0.0; k * d];
+    let mut weight = vec![0.0; k];
+    for (i, &l) in labels.iter().enumerate() {
+        weight[l] += w[i];
+        for c in 0..d {
+            sums[l * d + c] += w[i] * x[[i, c]];
+        }
+    }
+    labels
+        .iter()
+        .enumerate()
+        .map(|(i, &l)| {
+            if weight[l] == 0.0 {
+                return 0.0;
+            }
+            w[i] * (0..d)
+                .map(|c| (x[[i, c]] - sums[l * d + c] / weight[l]).powi(2))
+                .sum::<f64>()
+        })
+        .sum()
+}
+
+/// Random labels with every cluster holding a row of positive weight.
+fn labels(n: usize, k: usize, w: &[f64], rng: &mut Xoshiro256PlusPlus) -> Vec<usize> {
+    let mut labels: Vec<usize> = (0..n).map(|_| rng.below(k)).collect();
+    let positive: Vec<usize> = (0..n).filter(|&i| w[i] > 0.0).collect();
+    for (j, &i) in positive.iter().take(k).enumerate() {
+        labels[i] = j;
+    }
+    labels
+}
+
+fn data_points<'a>(x: &'a Array2<f64>, w: &[f64]) -> Data<'a, f64> {
+    Data::new(x.view(), Some(Cow::Owned(w.to_vec())))
+}
+
+/// Bounds for `k` clusters of `n` rows that some clustering meets: random
+/// minimums and maximums around the sizes of a random partition.
+fn random_bounds(n: usize, k: usize, rng: &mut Xoshiro256PlusPlus) -> SizeBounds {
+    let mut sizes = vec![1usize; k];
+    for _ in k..n {
+        sizes[rng.below(k)] += 1;
+    }
+    let min = sizes.iter().map(|&s| s - rng.below(s.min(3))).collect();
+    let max = sizes.iter().map(|&s| s + rng.below(3)).collect();
+    SizeBounds { min, max }
+}
+
+#[test]
+fn transfer_and_swap_changes_match_the_objective_recomputed() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+    for case in 0..40 {
+        let (n, d, k) = (6 + rng.below(10), 1 + rng.below(4), 2 + rng.below(3));
+        let x = data(n, d, case % 3 == 0, &mut rng);
+        let w = if case % 2 == 0 {
+            vec![1.0; n]
+        } else {
+            weights(n, k, &mut rng)
+        };
+        let labels = labels(n, k, &w, &mut rng);
+        let points = data_points(&x, &w);
+        let c = Clusters::from_labels(&points, k, labels.clone());
+        let before = objective(&x, &w, &labels, k);
+        let scale = before.max(1e-12);
+        let mut buf = vec![0.0; d];
+        for i in 0..n {
+            let a = labels[i];
+            for j in (0..k).filter(|&j| j != a) {
+                if c.may_leave(a, w[i]) {
+                    let (own, to) = (
+                        c.distance(&points, i, a, &mut buf),
+                        c.distance(&points, i, j, &mut buf),
+                    );
+                    let (sa, sb) = (
+                        Side {
+                            weight: c.weights[a],
+                        },
+                        Side {
+                            weight: c.weights[j],
+                        },
+                    );
+                    let change = SquaredEuclidean::transfer(w[i], sa, sb, own, to);
+                    let mut moved = labels.clone();
+                    moved[i] = j;
+                    let exact = objective(&x, &w, &moved, k) - before;
+                    assert!(
+                        (change.delta() - exact).abs() <= 1e-9 * scale,
+                        "case {case}: transfer {i}->{j}: {} vs {exact}",
+                        change.delta()
+                    );
+                }
+            }
+            for y in (0..n).filter(|&y| labels[y] != a) {
+                let b = labels[y];
+                let xs = (
+                    c.distance(&points, i, a, &mut buf),
+                    c.distance(&points, i, b, &mut buf),
+                );
+                let Some(change) =
+                    swap_change::<_, SquaredEuclidean>(&c, &points, i, y, xs, &mut buf)
+                else {
+                    // Only where a cluster would be left without weight.
+                    assert!(c.weights[a] - w[i] + w[y] <= 0.0 || c.weights[b] - w[y] + w[i] <= 0.0);
+                    continue;
+                };
+                let mut swapped = labels.clone();
+                swapped[i] = b;
+                swapped[y] = a;
+                let exact = objective(&x, &w, &swapped, k) - before;
+                assert!(
+                    (change.delta() - exact).abs() <= 1e-9 * scale,
+                    "case {case}: swap {i}<->{y}: {} vs {exact}",
+                    change.delta()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn sparse_rows_give_the_dense_changes() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+    let (n, d, k) = (14, 5, 3);
+    let x = data(n, d, false, &mut rng).mapv(|v| if v < 0.5 { 0.0 } else { v });
+    let w = weights(n, k, &mut rng);
+    let (mut indptr, mut indices, mut values) = (vec![0], Vec::new(), Vec::new());
+    for row in x.rows() {
+        for (c, &v) in row.iter().enumerate().filter(|(_, v)| **v != 0.0) {
+            indices.push(c);
+            values.push(v);
+        }
+        indptr.push(values.len());
+    }
+    let cancel = AtomicBool::new(false);
+    let csr = CsrView::new(d, &indptr, &indices, &values).unwrap();
+    let sparse = SparseData::new(csr, Some(Cow::Owned(w.clone())), &cancel);
+    let dense = data_points(&x, &w);
+    let labels = labels(n, k, &w, &mut rng);
+    let (cs, cd) = (
+        Clusters::from_labels(&sparse, k, labels.clone()),
+        Clusters::from_labels(&dense, k, labels.clone()),
+    );
+    let before = objective(&x, &w, &labels, k);
+    assert!((cs.objective(&sparse) - before).abs() <= 1e-9 * before);
+    assert!((cd.objective(&dense) - before).abs() <= 1e-9 * before);
+    let mut buf = vec![0.0; d];
+    for i in 0..n {
+        for y in (0..n).filter(|&y| labels[y] != labels[i]) {
+            let (a, b) = (labels[i], labels[y]);
+            let xs = (
+                cs.distance(&sparse, i, a, &mut buf),
+                cs.distance(&sparse, i, b, &mut buf),
+            );
+            let xd = (
+                cd.distance(&dense, i, a, &mut buf),
+                cd.distance(&dense, i, b, &mut buf),
+            );
+            let s = swap_change::<_, SquaredEuclidean>(&cs, &sparse, i, y, xs, &mut buf);
+            let t = swap_change::<_, SquaredEuclidean>(&cd, &dense, i, y, xd, &mut buf);
+            match (s, t) {
+                (Some(s), Some(t)) => assert!((s.delta() - t.delta()).abs() <= 1e-9 * before),
+                (s, t) => assert_eq!(s.is_none(), t.is_none()),
+            }
+        }
+    }
+}
+
+#[test]
+fn the_swap_screen_never_exceeds_a_swaps_change() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+    let mut pairs = 0;
+    for case in 0..60 {
+        let (n, d, k) = (8 + rng.below(16), 1 + rng.below(3), 2 + rng.below(4));
+        let x = data(n, d, case % 4 == 0, &mut rng);
+        let w = if case % 2 == 0 {
+            vec![1.0; n]
+        } else {
+            weights(n, k, &mut rng)
+        };
+        let points = data_points(&x, &w);
+        let c = Clusters::from_labels(&points, k, labels(n, k, &w, &mut rng));
+        let alpha = c.heaviest(&points);
+        let mut buf = vec![0.0; d];
+        for a in 0..k {
+            for b in (a + 1)..k {
+                if degenerate(c.weights[a], alpha[a]) || degenerate(c.weights[b], alpha[b]) {
+                    continue;
+                }
+                let (sa, sb) = (
+                    Side {
+                        weight: c.weights[a],
+                    },
+                    Side {
+                        weight: c.weights[b],
+                    },
+                );
+                let screen = SquaredEuclidean::screen(sa, sb, alpha[a], alpha[b]);
+                for xr in (0..n).filter(|&i| c.labels[i] == a) {
+                    let xs = (
+                        c.distance(&points, xr, a, &mut buf),
+                        c.distance(&points, xr, b, &mut buf),
+                    );
+                    let xp = SquaredEuclidean::x_part(w[xr], sa, sb, &screen, xs.0, xs.1, 0.0);
+                    for yr in (0..n).filter(|&i| c.labels[i] == b) {
+                        let ya = c.distance(&points, yr, a, &mut buf);
+                        let yb = c.distance(&points, yr, b, &mut buf);
+                        let yp = SquaredEuclidean::y_part(w[yr], sa, sb, &screen, ya, yb, 0.0);
+                        let change =
+                            swap_change::<_, SquaredEuclidean>(&c, &points, xr, yr, xs, &mut buf)
+                                .unwrap();
+                        assert!(
+                            xp + yp <= change.delta(),
+                            "case {case}: bound {} above change {}",
+                            xp + yp,
+                            change.delta()
+                        );
+                        pairs += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(pairs > 1000, "{pairs}");
+}
+
+#[test]
+fn every_start_meets_its_bounds_and_gives_every_cluster_weight() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(17);
+    for case in 0..200 {
+        let (n, d) = (2 + rng.below(40), 1 + rng.below(3));
+        let k = 2 + rng.below((n - 1).min(8));
+        let x = data(n, d, case % 3 == 0, &mut rng);
+        let w = if case % 2 == 0 {
+            vec![1.0; n]
+        } else {
+            weights(n, k, &mut rng)
+        };
+        let bounds = random_bounds(n, k, &mut rng);
+        // Centres anywhere: rows, or points far from every row.
+        let centres: Vec<f64> = (0..k * d).map(|_| rng.unit_f64() * 20.0 - 10.0).collect();
+        let points = data_points(&x, &w);
+        let labels = feasible_labels(&points, &centres, &bounds);
+        let mut sizes = vec![0; k];
+        let mut weight = vec![0.0; k];
+        for (i, &l) in labels.iter().enumerate() {
+            sizes[l] += 1;
+            weight[l] += w[i];
+        }
+        for j in 0..k {
+            assert!(
+                bounds.min[j] <= sizes[j] && sizes[j] <= bounds.max[j],
+                "case {case}: {sizes:?} {bounds:?}"
+            );
+            assert!(weight[j] > 0.0, "case {case}: cluster {j} without weight");
+        }
+    }
+}
+
+/// Every transfer the bounds allow and every swap, by brute force: none
+/// lowers the objective by more than the margin's share of it.
+fn assert_local_optimum(
+    x: &Array2<f64>,
+    w: &[f64],
+    labels: &[usize],
+    k: usize,
+    bounds: &SizeBounds,
+) {
+    let n = labels.len();
+    let now = objective(x, w, labels, k);
+    let slack = 1e-9 * now + 1e-12;
+    let mut sizes = vec![0; k];
+    let mut weight = vec![0.0; k];
+    for (i, &l) in labels.iter().enumerate() {
+        sizes[l] += 1;
+        weight[l] += w[i];
+    }
+    let mut moved = labels.to_vec();
+    for i in 0..n {
+        let a = labels[i];
+        for j in (0..k).filter(|&j| j != a) {
+            if sizes[a] > bounds.min[a] && sizes[j] < bounds.max[j] && weight[a] - w[i] > 0.0 {
+                moved[i] = j;
+                let after = objective(x, w, &moved, k);
+                assert!(
+                    after >= now - slack,
+                    "transfer {i}: {a}->{j} lowers {now} to {after}"
+                );
+                moved[i] = a;
+            }
+        }
+        for y in (0..n).filter(|&y| labels[y] != a) {
+            let b = labels[y];
+            if weight[a] - w[i] + w[y] > 0.0 && weight[b] - w[y] + w[i] > 0.0 {
+                moved[i] = b;
+                moved[y] = a;
+                let after = objective(x, w, &moved, k);
+                assert!(
+                    after >= now - slack,
+                    "swap {i}<->{y} lowers {now} to {after}"
+                );
+                moved[i] = a;
+                moved[y] = b;
+            }
+        }
+    }
+}
+
+#[test]
+fn a_descent_ends_at_a_local_optimum_under_transfers_and_swaps() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(23);
+    for case in 0..60 {
+        let (n, d) = (4 + rng.below(30), 1 + rng.below(3));
+        let k = 2 + rng.below((n - 2).min(6));
+        let x = data(n, d, case % 3 == 0, &mut rng);
+        let w = if case % 2 == 0 {
+            vec![1.0; n]
+        } else {
+            weights(n, k, &mut rng)
+        };
+        let bounds = random_bounds(n, k, &mut rng);
+        let points = data_points(&x, &w);
+        let centres: Vec<f64> = (0..k)
+            .flat_map(|_| {
+                let i = rng.below(n);
+                let mut row = vec![0.0; d];
+                points.load_shifted(i, &mut row);
+                row
+            })
+            .collect();
+        let settings = Settings {
+            factors: if case % 4 == 1 {
+                vec![1.4, 1.2]
+            } else {
+                vec![]
+            },
+            descend: true,
+            cap: 1000,
+            tol: 0.0,
+        };
+        let mut descent = Descent::start(&points, &centres, bounds.clone(), settings);
+        let mut order: Vec<usize> = (0..n).collect();
+        while !descent.is_done() {
+            rng.shuffle(&mut order);
+            descent.step(&points, &order);
+        }
+        assert!(descent.converged(), "case {case}");
+        assert_local_optimum(&x, &w, descent.labels(), k, &bounds);
+        assert!(
+            (descent.objective() - objective(&x, &w, descent.labels(), k)).abs()
+                <= 1e-9 * descent.objective() + 1e-12
+        );
+    }
+}
+
+#[test]
+fn a_check_that_takes_nothing_proves_no_swap_pays() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(29);
+    let mut taken = 0;
+    for case in 0..60 {
+        let (n, d, k) = (6 + rng.below(30), 1 + rng.below(3), 2 + rng.below(5));
+        let x = data(n, d, case % 3 == 0, &mut rng);
+        let w = if case % 2 == 0 {
+            vec![1.0; n]
+        } else {
+            weights(n, k, &mut rng)
+        };
+        let points = data_points(&x, &w);
+        let mut c = Clusters::from_labels(&points, k, labels(n, k, &w, &mut rng));
+        // Checks alone, from an arbitrary partition, until one takes nothing.
+        loop {
+            let before = objective(&x, &w, &c.labels, k);
+            let moved = certify::<_, SquaredEuclidean>(&mut c, &points);
+            c.recompute(&points);
+            if moved == 0 {
+                break;
+            }
+            taken += moved;
+            assert!(
+                objective(&x, &w, &c.labels, k) < before,
+                "case {case}: swaps that did not lower the objective"
+            );
+        }
+        // Only swaps: bounds that forbid every transfer.
+        let mut sizes = vec![0; k];
+        for &l in &c.labels {
+            sizes[l] += 1;
+        }
+        let fixed = SizeBounds {
+            min: sizes.clone(),
+            max: sizes,
+        };
+        assert_local_optimum(&x, &w, &c.labels, k, &fixed);
+    }
+    assert!(taken > 100, "{taken}");
+}
+
+#[test]
+fn points_distances_agree_with_one_at_a_time() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);
+    for d in [1, 3, 7, 40, 70] {
+        let x = data(30, d, false, &mut rng);
+        let w = vec![1.0; 30];
+        let points = data_points(&x, &w);
+        let c = Clusters::from_labels(&points, 4, (0..30).map(|i| i % 4).collect());
+        let rows: Vec<usize> = (0..30).rev().collect();
+        let mut out = vec![0.0; 30 * 4];
+        points.distances(&rows, &c.centroids, &c.norms, &mut out);
+        let mut buf = vec![0.0; d];
+        for (r, &i) in rows.iter().enumerate() {
+            for j in 0..4 {
+                assert_eq!(
+                    out[r * 4 + j].to_bits(),
+                    c.distance(&points, i, j, &mut buf).to_bits()
+                );
+            }
+        }
+    }
+}
