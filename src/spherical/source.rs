@@ -465,12 +465,12 @@ impl<U: UnitRows, T: Scalar> Points for Spherical<'_, U, T> {
 
 impl<U: UnitRows, T: Scalar> Source for Spherical<'_, U, T> {
     type State = SphericalState;
+    type Out = T;
     type Points = Self;
 
     fn points(&self) -> &Self {
         self
     }
-    type Out = T;
 
     fn metric(&self) -> Metric {
         Metric::Cosine
