@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use crate::params::ValidParams;
 use crate::rows::Rows;
 use crate::sparse::CsrView;
+use ndarray::ArrayView2;
 use std::borrow::Cow;
 
 /// Unit rows as the spherical engine reads them.
@@ -73,6 +74,12 @@ impl UnitDense {
     /// The largest absolute entry of any row.
     pub(crate) fn max_abs(&self) -> f64 {
         self.max_abs
+    }
+
+    /// The rows as an `n × d` array (always `Some`: `n·d` entries are
+    /// stored).
+    pub(crate) fn view(&self) -> Option<ArrayView2<'_, f64>> {
+        ArrayView2::from_shape((self.n, self.d), &self.rows).ok()
     }
 }
 

@@ -2,22 +2,23 @@
 //! [`Rows`]; one restart's state on them ([`SphericalState`]).
 
 use super::costs::{improves, ratio};
-use super::rows::{Spherical, UnitRows};
+use super::rows::{Spherical, UnitDense, UnitRows};
 use super::screen::{choose_screened, nearest_screened, Screen, ScreenScratch};
 use crate::constrained::Points;
-use crate::data::{sq_dist, Scalar};
+use crate::data::{sq_dist, Data, Scalar};
 use crate::init::{self, Start};
 use crate::move_rule::may_leave;
 use crate::nearest::nearest_by;
 use crate::params::ValidParams;
 use crate::partition::refill;
-use crate::plus_plus::kmeans_plus_plus_indices;
+use crate::plus_plus::{kmeans_plus_plus_indices, kmeans_plus_plus_rows};
 use crate::refine::{merge_labels_by, propose_labels, split_labels, Rows, SplitCache};
 use crate::rng::Xoshiro256PlusPlus;
 use crate::source::Source;
 use crate::Metric;
 use ndarray::Array2;
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Rows of one block of a sweep: their distances to every direction are
@@ -507,15 +508,23 @@ impl<U: UnitRows, T: Scalar> Source for Spherical<'_, U, T> {
         self.state_from_labels(k, labels)
     }
 
-    /// Greedy k-means++ by `1 − cos` (spherical k-means++): the plain
-    /// definition with distances between unit rows, computed in parallel
-    /// per candidate (each on its own).
+    /// Greedy k-means++ by `1 − cos` (spherical k-means++). Between unit
+    /// rows `‖u − v‖² = 2·(1 − cos(u, v))`, so the potentials, draws and
+    /// greedy choices by squared distance are those by `1 − cos`: dense
+    /// unit rows go through the accelerated Euclidean k-means++ (screened,
+    /// the same choices as its plain definition for any thread count);
+    /// sparse ones through the plain definition, computed in parallel per
+    /// candidate.
     fn plus_plus_rows(
         &self,
         k: usize,
         rng: &mut Xoshiro256PlusPlus,
         cancel: &AtomicBool,
     ) -> Vec<usize> {
+        if let Some(rows) = self.rows.dense().and_then(UnitDense::view) {
+            let data = Data::new(rows, self.weights().map(Cow::Borrowed));
+            return kmeans_plus_plus_rows(&data, k, rng, cancel);
+        }
         let d = self.d();
         let mut centre = vec![0.0; d];
         kmeans_plus_plus_indices(
