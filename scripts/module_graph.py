@@ -20,7 +20,7 @@ import sys
 from collections import defaultdict
 
 SRC = pathlib.Path(__file__).resolve().parent.parent / "src"
-TEST_ONLY = {"equiv.rs", "testdata.rs", "drift_tests.rs"}
+TEST_ONLY = {"equiv.rs", "testdata.rs", "drift_tests.rs", "tests.rs"}
 ROOT_ITEMS = {"lib"}  # lib.rs only declares modules and re-exports
 
 

@@ -2,6 +2,7 @@
 
 use crate::data::times_pow2;
 use crate::error::{Error, Result};
+use crate::Metric;
 use ndarray::{Array1, Array2};
 
 /// The result of a fit: the best restart's clustering plus every restart's
@@ -68,6 +69,12 @@ pub struct Clustering<T> {
     pub best_restart: usize,
     /// The seed used (drawn from the OS when none was given).
     pub seed: u64,
+    /// How points were compared ([`Params::metric`](crate::Params::metric)):
+    /// with [`Metric::Cosine`] the centroids are unit directions, the
+    /// objectives sums of `w·(1 − cos)`, and
+    /// [`predict`](Clustering::predict) and
+    /// [`transform`](Clustering::transform) compare by cosine.
+    pub metric: Metric,
 }
 
 impl<T> Clustering<T> {

@@ -7,11 +7,12 @@
 use crate::clustering::Clustering;
 use crate::control::{Control, Progress};
 use crate::data::Scalar;
-use crate::dataset::{Dataset, Rows};
+use crate::dataset::Dataset;
 use crate::error::Result;
-use crate::params::Params;
+use crate::params::{Metric, Params};
 use crate::path::{Path, PathKeep};
 use crate::predict::{distances, nearest};
+use crate::rows::Rows;
 use crate::run::Run;
 use crate::sparse::CsrView;
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2};
@@ -149,7 +150,7 @@ macro_rules! centroid_queries {
         $(#[doc = $doc])*
         #[deprecated(since = "0.2.0", note = $note)]
         pub fn $plain<T: Scalar>(x: $rows, centroids: ArrayView2<'_, T>) -> Result<$out> {
-            $query(Rows::$kind(x), centroids, Control::default().cancel_flag())
+            $query(Rows::$kind(x), centroids, Metric::Euclidean, Control::default().cancel_flag())
         }
 
         $(#[doc = $doc])*
@@ -160,7 +161,7 @@ macro_rules! centroid_queries {
             centroids: ArrayView2<'_, T>,
             cancel: &AtomicBool,
         ) -> Result<$out> {
-            $query(Rows::$kind(x), centroids, cancel)
+            $query(Rows::$kind(x), centroids, Metric::Euclidean, cancel)
         }
     };
 }

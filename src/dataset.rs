@@ -7,66 +7,13 @@ use crate::data::{check_finite, checked_weights, Data, Scalar};
 use crate::dense::Dense;
 use crate::error::Result;
 use crate::params::ValidParams;
+use crate::rows::Rows;
 use crate::source::Source;
 use crate::sparse::{checked_sparse, CsrView};
+use crate::spherical::{checked_spherical, SphericalInput};
+use crate::Metric;
 use ndarray::{Array2, ArrayView1, ArrayView2};
 use std::sync::atomic::AtomicBool;
-
-/// The rows to cluster or to assign: a dense `n × d` array, or a matrix in
-/// compressed sparse row form ([`CsrView`]), which is never densified.
-///
-/// ```
-/// use ndarray::array;
-/// use smartigan::{CsrView, Rows};
-/// let x = array![[1.0, 0.0], [0.0, 2.0]];
-/// let dense = Rows::from(&x);
-/// let sparse = Rows::from(CsrView::new(2, &[0, 1, 2], &[0, 1], &[1.0, 2.0]).unwrap());
-/// assert_eq!(dense.shape(), sparse.shape());
-/// ```
-#[derive(Debug, Clone, Copy)]
-pub enum Rows<'a, T> {
-    /// A dense array, one point per row.
-    Dense(ArrayView2<'a, T>),
-    /// A sparse matrix, one point per row.
-    Sparse(CsrView<'a, T>),
-}
-
-impl<T: Scalar> Rows<'_, T> {
-    /// The same rows, borrowed for a shorter time (an array view is
-    /// invariant over its lifetime, so this is not a coercion).
-    pub(crate) fn reborrow(&self) -> Rows<'_, T> {
-        match self {
-            Rows::Dense(x) => Rows::Dense(x.view()),
-            Rows::Sparse(x) => Rows::Sparse(*x),
-        }
-    }
-
-    /// `(n_rows, n_cols)`.
-    pub fn shape(&self) -> (usize, usize) {
-        match self {
-            Rows::Dense(x) => x.dim(),
-            Rows::Sparse(x) => (x.n_rows(), x.n_cols()),
-        }
-    }
-}
-
-impl<'a, T> From<ArrayView2<'a, T>> for Rows<'a, T> {
-    fn from(x: ArrayView2<'a, T>) -> Self {
-        Rows::Dense(x)
-    }
-}
-
-impl<'a, T> From<&'a Array2<T>> for Rows<'a, T> {
-    fn from(x: &'a Array2<T>) -> Self {
-        Rows::Dense(x.view())
-    }
-}
-
-impl<'a, T> From<CsrView<'a, T>> for Rows<'a, T> {
-    fn from(x: CsrView<'a, T>) -> Self {
-        Rows::Sparse(x)
-    }
-}
 
 /// Rows and, optionally, a non-negative weight per row: what a fit, a path
 /// over `k` or a step-wise run is given.
@@ -149,6 +96,14 @@ impl<'a, T: Scalar> Dataset<'a, T> {
         setup: Setup<'_>,
         job: J,
     ) -> Result<J::Output> {
+        if params.metric() == Metric::Cosine {
+            // Unit rows keep the weights unscaled: the loss is at most twice
+            // the total weight, which their check keeps finite.
+            return match checked_spherical(self.rows, self.weights, params, k_most)? {
+                SphericalInput::Dense(rows) => job.run(rows, 0),
+                SphericalInput::Sparse(rows) => job.run(rows, 0),
+            };
+        }
         match self.rows {
             Rows::Dense(x) => {
                 let (n, d) = x.dim();

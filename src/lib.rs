@@ -77,11 +77,13 @@ mod reference;
 mod refine;
 mod restart;
 pub mod rng;
+mod rows;
 mod run;
 mod schedule;
 mod search;
 mod source;
 mod sparse;
+mod spherical;
 #[cfg(any(test, feature = "bench"))]
 mod testdata;
 
@@ -91,13 +93,14 @@ mod py;
 pub use clustering::Clustering;
 pub use control::{Control, Progress};
 pub use data::Scalar;
-pub use dataset::{Dataset, Rows};
+pub use dataset::Dataset;
 pub use error::{Error, Result};
 pub use params::{
-    defaults, Init, Method, NInit, Params, ValidParams, MAX_N_INIT, MAX_N_ITER, MAX_N_THREADS,
-    MAX_POLISH_SWEEPS,
+    defaults, Init, Method, Metric, NInit, Params, ValidParams, MAX_N_INIT, MAX_N_ITER,
+    MAX_N_THREADS, MAX_POLISH_SWEEPS,
 };
 pub use path::{Path, PathKeep, PathOrigin, PathStep};
+pub use rows::Rows;
 pub use run::Run;
 pub use sparse::CsrView;
 

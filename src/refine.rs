@@ -259,15 +259,20 @@ fn cheapest_merges(weights: &[f64], centroids: &[f64]) -> Vec<(f64, usize, usize
     let k = weights.len();
     let d = centroids.len() / k.max(1);
     let centroid = |j: usize| &centroids[j * d..(j + 1) * d];
+    cheapest_merges_by(k, |a, b| {
+        let (wa, wb) = (weights[a], weights[b]);
+        wa * wb / (wa + wb) * sq_dist(centroid(a), centroid(b))
+    })
+}
+
+/// Each cluster's cheapest partner by `cost(a, b)` (symmetric), the pairs
+/// sorted by cost (ties to the lower pair) without repeats.
+fn cheapest_merges_by(k: usize, cost: impl Fn(usize, usize) -> f64) -> Vec<(f64, usize, usize)> {
     let mut pairs: Vec<(f64, usize, usize)> = (0..k)
         .filter_map(|a| {
             (0..k)
                 .filter(|&b| b != a)
-                .map(|b| {
-                    let (wa, wb) = (weights[a], weights[b]);
-                    let cost = wa * wb / (wa + wb) * sq_dist(centroid(a), centroid(b));
-                    (cost, a.min(b), a.max(b))
-                })
+                .map(|b| (cost(a, b), a.min(b), a.max(b)))
                 .min_by(|x, y| x.0.total_cmp(&y.0).then((x.1, x.2).cmp(&(y.1, y.2))))
         })
         .collect();
@@ -470,18 +475,33 @@ pub(crate) fn merge_labels(
     centroids: &[f64],
     rank: usize,
 ) -> Option<Vec<usize>> {
-    let k = weights.len();
     let &(_, a, b) = cheapest_merges(weights, centroids).get(rank)?;
-    Some(
-        labels
-            .iter()
-            .map(|&l| match l {
-                l if l == b => a,
-                l if l == k - 1 => b,
-                l => l,
-            })
-            .collect(),
-    )
+    Some(merged(labels, weights.len(), a, b))
+}
+
+/// [`merge_labels`] with another cost of merging two of the `k` clusters
+/// (`cost(a, b)`, symmetric): the `rank`-th cheapest merge.
+pub(crate) fn merge_labels_by(
+    labels: &[usize],
+    k: usize,
+    rank: usize,
+    cost: impl Fn(usize, usize) -> f64,
+) -> Option<Vec<usize>> {
+    let &(_, a, b) = cheapest_merges_by(k, cost).get(rank)?;
+    Some(merged(labels, k, a, b))
+}
+
+/// `labels` with cluster `b` joined into `a < b`, and the last label `k − 1`
+/// in `b`'s place.
+fn merged(labels: &[usize], k: usize, a: usize, b: usize) -> Vec<usize> {
+    labels
+        .iter()
+        .map(|&l| match l {
+            l if l == b => a,
+            l if l == k - 1 => b,
+            l => l,
+        })
+        .collect()
 }
 
 /// The partition the best merge-split move on `p` gives (with `batch`, the

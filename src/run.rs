@@ -3,14 +3,20 @@
 use crate::clustering::Clustering;
 use crate::control::Control;
 use crate::data::{check_finite, checked_weights, Data, Scalar};
-use crate::dataset::{Dataset, Rows};
+use crate::dataset::Dataset;
 use crate::dense::{Dense, DenseState};
 use crate::error::{Error, Result};
 use crate::multistart::{build_pool, start_batch};
 use crate::params::ValidParams;
+use crate::rows::Rows;
 use crate::search::{Search, Started};
 use crate::source::Source;
 use crate::sparse::{checked_sparse, SparseData, SparseState};
+use crate::spherical::{
+    checked_spherical, Spherical, SphericalInput, SphericalState, UnitDense, UnitSparse,
+};
+use crate::Metric;
+use ndarray::ArrayView1;
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::sync::atomic::AtomicBool;
@@ -49,6 +55,8 @@ pub struct Run {
 enum Runs {
     Dense(Stepwise<DenseState>),
     Sparse(Stepwise<SparseState>),
+    /// `metric = Cosine`, on dense or sparse unit rows.
+    Spherical(Stepwise<SphericalState>),
 }
 
 /// A search ([`crate::search`]) advanced one step at a time: the restarts
@@ -158,7 +166,32 @@ impl Run {
         let params = params.clone();
         let pool = build_pool(params.n_threads())?;
         let shape = data.shape();
-        let (runs, weights, weight_exponent, dense) = match data.rows() {
+        if params.metric() == Metric::Cosine {
+            let (kept, run) =
+                match checked_spherical(data.rows(), data.sample_weight(), &params, params.k())? {
+                    SphericalInput::Dense(source) => (
+                        Kept::UnitDense,
+                        pool.install(|| Stepwise::start(&source, &params, cancel))?,
+                    ),
+                    SphericalInput::Sparse(source) => (
+                        Kept::UnitSparse,
+                        pool.install(|| Stepwise::start(&source, &params, cancel))?,
+                    ),
+                };
+            let weights = data.sample_weight().map(|w| w.to_vec());
+            return Ok(Run {
+                input: StepInput {
+                    shape,
+                    weights,
+                    weight_exponent: 0,
+                    kept,
+                },
+                params,
+                runs: Runs::Spherical(run),
+                pool,
+            });
+        }
+        let (runs, weights, weight_exponent, kept) = match data.rows() {
             Rows::Dense(x) => {
                 let (n, d) = x.dim();
                 params.check_data(n, d)?;
@@ -168,10 +201,13 @@ impl Run {
                 rows.check_range()?;
                 let exponent = rows.scale_weights()?;
                 let weights = rows.weights().map(<[f64]>::to_vec);
-                let kept = (rows.shift.clone(), rows.max_abs_shifted());
+                let kept = Kept::Dense {
+                    shift: rows.shift.clone(),
+                    max_abs: rows.max_abs_shifted(),
+                };
                 let source = Dense::new(rows, &params, true);
                 let run = pool.install(|| Stepwise::start(&source, &params, cancel))?;
-                (Runs::Dense(run), weights, exponent, Some(kept))
+                (Runs::Dense(run), weights, exponent, kept)
             }
             Rows::Sparse(x) => {
                 let k = params.k();
@@ -179,7 +215,7 @@ impl Run {
                     checked_sparse(x, data.sample_weight(), &params, k, cancel)?;
                 let weights = source.weights().map(<[f64]>::to_vec);
                 let run = pool.install(|| Stepwise::start(&source, &params, cancel))?;
-                (Runs::Sparse(run), weights, exponent, None)
+                (Runs::Sparse(run), weights, exponent, Kept::Sparse)
             }
         };
         Ok(Run {
@@ -187,7 +223,7 @@ impl Run {
                 shape,
                 weights,
                 weight_exponent,
-                dense,
+                kept,
             },
             params,
             runs,
@@ -211,6 +247,12 @@ impl Run {
             (Runs::Sparse(run), Representation::Sparse(source)) => {
                 pool.install(|| run.step(&source, params, cancel))?
             }
+            (Runs::Spherical(run), Representation::UnitDense(source)) => {
+                pool.install(|| run.step(&source, params, cancel))?
+            }
+            (Runs::Spherical(run), Representation::UnitSparse(source)) => {
+                pool.install(|| run.step(&source, params, cancel))?
+            }
             _ => return Err(self.input.kind_error()),
         }
         Ok(!self.is_finished())
@@ -221,6 +263,7 @@ impl Run {
         match &self.runs {
             Runs::Dense(r) => r.is_finished(),
             Runs::Sparse(r) => r.is_finished(),
+            Runs::Spherical(r) => r.is_finished(),
         }
     }
 
@@ -243,6 +286,12 @@ impl Run {
         let mut result = match (&self.runs, current) {
             (Runs::Dense(run), Representation::Dense(source)) => run.best_so_far(&source, seed),
             (Runs::Sparse(run), Representation::Sparse(source)) => run.best_so_far(&source, seed),
+            (Runs::Spherical(run), Representation::UnitDense(source)) => {
+                run.best_so_far(&source, seed)
+            }
+            (Runs::Spherical(run), Representation::UnitSparse(source)) => {
+                run.best_so_far(&source, seed)
+            }
             _ => return Err(self.input.kind_error()),
         };
         result.rescale_to_caller_units(self.input.weight_exponent)?;
@@ -258,15 +307,32 @@ struct StepInput {
     /// The sample weights as used: scaled by `2^weight_exponent`.
     weights: Option<Vec<f64>>,
     weight_exponent: i32,
+    kept: Kept,
+}
+
+/// The kind of rows a run started on, and what it keeps of them.
+#[derive(Debug)]
+enum Kept {
     /// Dense rows: the shift, and the largest shifted entry (which sizes
     /// the screens' scale).
-    dense: Option<(Vec<f64>, f64)>,
+    Dense {
+        shift: Vec<f64>,
+        max_abs: f64,
+    },
+    Sparse,
+    /// Dense rows with `metric = Cosine`, scaled to unit length again at
+    /// every call.
+    UnitDense,
+    /// Sparse rows with `metric = Cosine`.
+    UnitSparse,
 }
 
 /// The rows of one call, as the representation the run started with.
 enum Representation<'a, T: Scalar> {
     Dense(Dense<'a, T>),
     Sparse(SparseData<'a, T>),
+    UnitDense(Spherical<'a, UnitDense, T>),
+    UnitSparse(Spherical<'a, UnitSparse<'a>, T>),
 }
 
 impl StepInput {
@@ -287,20 +353,30 @@ impl StepInput {
             });
         }
         let weights = self.weights.as_deref().map(Cow::Borrowed);
-        Ok(match (rows, &self.dense) {
-            (Rows::Dense(x), Some((shift, max_abs))) => {
+        Ok(match (rows, &self.kept) {
+            (Rows::Dense(x), Kept::Dense { shift, max_abs }) => {
                 let data = Data::with_shift_and_max(x, weights, shift.clone(), *max_abs);
                 Representation::Dense(Dense::new(data, params, true))
             }
-            (Rows::Sparse(x), None) => Representation::Sparse(SparseData::new(x, weights, cancel)),
+            (Rows::Sparse(x), Kept::Sparse) => {
+                Representation::Sparse(SparseData::new(x, weights, cancel))
+            }
+            (rows @ Rows::Dense(_), Kept::UnitDense)
+            | (rows @ Rows::Sparse(_), Kept::UnitSparse) => {
+                let weights = self.weights.as_deref().map(ArrayView1::from);
+                match checked_spherical(rows, weights, params, params.k())? {
+                    SphericalInput::Dense(u) => Representation::UnitDense(u),
+                    SphericalInput::Sparse(u) => Representation::UnitSparse(u),
+                }
+            }
             _ => return Err(self.kind_error()),
         })
     }
 
     fn kind_error(&self) -> Error {
-        let (started, other) = match self.dense {
-            Some(_) => ("dense", "sparse"),
-            None => ("sparse", "dense"),
+        let (started, other) = match self.kept {
+            Kept::Dense { .. } | Kept::UnitDense => ("dense", "sparse"),
+            Kept::Sparse | Kept::UnitSparse => ("sparse", "dense"),
         };
         Error::invalid(
             "x",

@@ -8,6 +8,7 @@ use crate::error::Result;
 use crate::params::ValidParams;
 use crate::refine::SplitCache;
 use crate::rng::Xoshiro256PlusPlus;
+use crate::Metric;
 use ndarray::Array2;
 use std::sync::atomic::AtomicBool;
 
@@ -17,6 +18,11 @@ pub(crate) trait Source: Sync {
     type State: Clone + std::fmt::Debug + Send + Sync;
     /// Element type of the returned centroids.
     type Out: Scalar;
+    /// How points are compared: the objective this source's states
+    /// minimise.
+    fn metric(&self) -> Metric {
+        Metric::Euclidean
+    }
     /// Number of points.
     fn n(&self) -> usize;
     /// Number of features.

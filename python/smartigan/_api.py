@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from . import _core
 from ._arrays import FloatArray, as_csr, as_data, as_points, as_weights, cast_to, is_sparse
-from ._params import InitArg, InitName, Method, NInit, Tol, core_params, front_end
+from ._params import InitArg, InitName, Method, Metric, NInit, Tol, core_params, front_end
 
 __all__ = [
     "ClusterResult",
@@ -79,10 +79,12 @@ class ClusterResult:
     labels : ndarray of int64, shape (n_samples,)
         Cluster of each point, in ``0..k``; no cluster is empty.
     centroids : ndarray, shape (k, n_features), dtype of X
-        The mean of each cluster.
+        The mean of each cluster (``metric="cosine"``: its direction, the
+        normalised sum of its rows' directions).
     objective : float
-        Sum of squared distances to the centroids, recomputed from
-        ``labels`` and ``centroids`` as returned.
+        Sum of squared distances to the centroids (``metric="cosine"``: of
+        ``1 - cos``), recomputed from ``labels`` and ``centroids`` as
+        returned.
     cluster_sizes : ndarray of int64, shape (k,)
         Points in each cluster (R's ``size``); all positive.
     cluster_objectives : ndarray of float64, shape (k,)
@@ -121,6 +123,8 @@ class ClusterResult:
         (larger problems with ``n_iter=None``), which lowers it where nearly
         every point would pass the relaxed test, so that the schedule
         explores instead of walking at random. None for Lloyd and Hartigan.
+    metric : str
+        The metric minimised, ``"euclidean"`` or ``"cosine"``.
 
     Results compare equal when every field is equal, arrays by value (NaN
     equal to NaN); they have no hash (arrays have none).
@@ -140,8 +144,9 @@ class ClusterResult:
     restart_objectives: npt.NDArray[np.float64]
     best_restart: int
     seed: int
-    # Last, with a default: results pickled before it existed read None.
+    # Last, with defaults: results pickled before they existed read these.
     schedule_start: Optional[float] = None
+    metric: str = "euclidean"
 
     def __eq__(self, other: object) -> bool:
         """Field by field, arrays by value (see :func:`same_value`)."""
@@ -167,7 +172,7 @@ class ClusterResult:
 
 
 #: The parameters of :func:`cluster`, and of :class:`Clusterer` (the same, without the data).
-CLUSTER = front_end("smartigan.cluster", "X", "k", "method", "n_iter", "seed", "init", "n_init", "schedule",
+CLUSTER = front_end("smartigan.cluster", "X", "k", "method", "n_iter", "seed", "init", "metric", "n_init", "schedule",
                     "polish", "refine", "n_threads", "sample_weight", "tol")
 CLUSTERER = front_end("smartigan.Clusterer", *(p for p in CLUSTER.parameters if p.name not in ("X", "sample_weight")))
 
@@ -181,6 +186,7 @@ def cluster(
     seed: Optional[int] = CLUSTER["seed"].default,
     *,
     init: InitArg = CLUSTER["init"].default,
+    metric: Metric = CLUSTER["metric"].default,
     n_init: NInit = CLUSTER["n_init"].default,
     schedule: Tuple[float, float] = CLUSTER["schedule"].default,
     polish: bool = CLUSTER["polish"].default,
@@ -218,7 +224,7 @@ def cluster(
     >>> round(r.objective, 6)
     0.01
     """
-    model = Clusterer(k, method, n_iter, seed, init=init, n_init=n_init, schedule=schedule, polish=polish,
+    model = Clusterer(k, method, n_iter, seed, init=init, metric=metric, n_init=n_init, schedule=schedule, polish=polish,
                       refine=refine, n_threads=n_threads, tol=tol)
     return model.fit(X, sample_weight)._result()
 
@@ -320,6 +326,7 @@ class Clusterer:
         seed: Optional[int] = CLUSTERER["seed"].default,
         *,
         init: InitArg = CLUSTERER["init"].default,
+        metric: Metric = CLUSTERER["metric"].default,
         n_init: NInit = CLUSTERER["n_init"].default,
         schedule: Tuple[float, float] = CLUSTERER["schedule"].default,
         polish: bool = CLUSTERER["polish"].default,
@@ -332,6 +339,7 @@ class Clusterer:
         self.n_iter = n_iter
         self.seed = seed
         self.init = init
+        self.metric = metric
         self.n_init = n_init
         self.schedule = schedule
         self.polish = polish
@@ -429,9 +437,9 @@ class Clusterer:
         """Whether a step-wise run is in progress."""
         return self._run is not None
 
-    def _apply(self, Y: Any, operation: Callable[[Any, FloatArray], Any]) -> Any:
-        """``operation(Y, centroids)`` (``_core.predict`` or ``_core.transform``) after checking ``Y``."""
-        centroids = self.centroids_
+    def _apply(self, Y: Any, operation: Callable[[Any, FloatArray, str], Any]) -> Any:
+        """``operation(Y, centroids, metric)`` (``_core.predict`` or ``_core.transform``) after checking ``Y``."""
+        centroids, metric = self.centroids_, self._result().metric
         n_features = int(np.shape(Y)[1]) if is_sparse(Y) and len(np.shape(Y)) == 2 else None
         if n_features is None:
             data = as_data(Y, "Y")
@@ -441,15 +449,17 @@ class Clusterer:
                 f"Y has {n_features} features, but this Clusterer was fitted with {centroids.shape[1]} features"
             )
         if is_sparse(Y):
-            return operation(as_csr(Y, "Y", centroids.dtype), centroids)
-        return operation(cast_to(data, centroids.dtype, "Y"), centroids)
+            return operation(as_csr(Y, "Y", centroids.dtype), centroids, metric)
+        return operation(cast_to(data, centroids.dtype, "Y"), centroids, metric)
 
     def predict(self, Y: npt.ArrayLike) -> npt.NDArray[np.int64]:
-        """Index of the nearest centroid for each row of ``Y`` (dense or sparse)."""
+        """Index of the nearest centroid for each row of ``Y`` (dense or sparse); by the
+        largest cosine for a fit with ``metric="cosine"``."""
         return self._apply(Y, _core.predict)  # type: ignore[no-any-return]
 
     def transform(self, Y: npt.ArrayLike) -> FloatArray:
-        """Euclidean distance from each row of ``Y`` to each centroid, shape (n, k)."""
+        """Distance from each row of ``Y`` to each centroid, shape (n, k): Euclidean, or
+        ``1 - cos`` for a fit with ``metric="cosine"``."""
         return self._apply(Y, _core.transform)  # type: ignore[no-any-return]
 
     def __getstate__(self) -> dict[str, Any]:
@@ -459,7 +469,8 @@ class Clusterer:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self.__dict__.setdefault("tol", CLUSTERER["tol"].default)  # pickled before tol existed
+        for name in ("tol", "metric"):  # pickled before they existed
+            self.__dict__.setdefault(name, CLUSTERER[name].default)
         self._run = None
         self._lock = threading.Lock()
 

@@ -24,6 +24,8 @@ __all__ = [
     "__version__",
     "METHODS",
     "INITS",
+    "METRICS",
+    "DEFAULT_METRIC",
     "MAX_N_ITER",
     "DEFAULT_METHOD",
     "DEFAULT_N_ITER",
@@ -42,6 +44,8 @@ __all__ = [
 __version__: str
 METHODS: Tuple[str, ...]
 INITS: Tuple[str, ...]
+METRICS: Tuple[str, ...]
+DEFAULT_METRIC: str
 MAX_N_ITER: int
 DEFAULT_METHOD: str
 DEFAULT_N_ITER: int
@@ -64,6 +68,7 @@ class Params:
         k: int,
         *,
         method: str = ...,
+        metric: str = ...,
         n_iter: Optional[int] = ...,
         seed: Optional[int] = ...,
         init: Union[str, npt.NDArray[np.float64]] = ...,
@@ -92,6 +97,7 @@ class Clustering:
     restart_objectives: Final[npt.NDArray[np.float64]]
     best_restart: Final[int]
     seed: Final[int]
+    metric: Final[str]
 
 @final
 class CsrMatrix:
@@ -117,8 +123,8 @@ def kmeans_plusplus(
     params: Params,
     sample_weight: Optional[npt.NDArray[np.float64]] = None,
 ) -> npt.NDArray[np.int64]: ...
-def predict(x: _Points, centroids: npt.NDArray[Any]) -> npt.NDArray[np.int64]: ...
-def transform(x: _Points, centroids: npt.NDArray[Any]) -> npt.NDArray[Any]: ...
+def predict(x: _Points, centroids: npt.NDArray[Any], metric: str = "euclidean") -> npt.NDArray[np.int64]: ...
+def transform(x: _Points, centroids: npt.NDArray[Any], metric: str = "euclidean") -> npt.NDArray[Any]: ...
 def auto_budget(n_samples: int, n_features: int, k: int) -> float: ...
 def best_budget(n_samples: int, n_features: int, k: int) -> float: ...
 def auto_tol(n_samples: int, n_features: int, k: int) -> float: ...

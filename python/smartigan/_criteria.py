@@ -78,9 +78,14 @@ GAP_STREAM = 2
 
 
 class PathData:
-    """``X`` coerced once, dense or CSR, with what the criteria read of it."""
+    """``X`` coerced once, dense or CSR, with what the criteria read of it.
 
-    def __init__(self, X: Any, weights: Optional[npt.NDArray[np.float64]]) -> None:
+    ``points`` is ``X`` as the core reads it; the criteria read ``x`` (and
+    ``dense``): with ``metric="cosine"`` the rows scaled to unit length,
+    whose Euclidean geometry is the cosine's (``||u - v||^2 = 2 (1 - cos)``).
+    """
+
+    def __init__(self, X: Any, weights: Optional[npt.NDArray[np.float64]], metric: str = "euclidean") -> None:
         self.sparse = is_sparse(X)
         if self.sparse:
             # as_csr checks the index arrays before SciPy reads them.
@@ -95,6 +100,9 @@ class PathData:
         self.n, self.d = (int(v) for v in self.x.shape)
         self.raw_weights = weights
         self.w = np.ones(self.n) if weights is None else weights
+        self.metric = metric
+        if metric == "cosine":
+            self.x = self.dense = _unit_rows(self.x, self.sparse)
 
     def rows(self, rows: npt.NDArray[np.int64]) -> "PathData":
         """These rows (in this order) with their weights."""
@@ -109,7 +117,10 @@ class PathData:
         return np.asarray(self.x.multiply(self.x).sum(axis=1)).ravel().astype(np.float64)
 
     def total_sum_of_squares(self) -> float:
-        """``sum_i w_i ||x_i - mean||^2``, the objective at k = 1."""
+        """``sum_i w_i ||x_i - mean||^2``, the objective at k = 1 (``metric="cosine"``:
+        ``sum_i w_i - ||sum_i w_i u_i||``, the spherical objective at k = 1)."""
+        if self.metric == "cosine":
+            return float(self.w.sum() - np.linalg.norm(np.asarray(self.x.T @ self.w, dtype=np.float64).ravel()))
         if not self.sparse:
             c = self.centered()
             return float(self.w @ np.einsum("ij,ij->i", c, c))
@@ -125,6 +136,34 @@ class PathData:
         dots = np.asarray(self.x @ c.T)[np.arange(self.n), labels]
         sq = self.sq_norms() - 2.0 * dots + np.einsum("ij,ij->i", c, c)[labels]
         return np.asarray(np.sqrt(np.maximum(sq, 0.0)), dtype=np.float64)
+
+
+def _unit_rows(x: Any, sparse: bool) -> Any:
+    """The rows of ``x`` (dense, or CSR in float64) scaled to unit length, in
+    float64; ``ValueError`` naming the first row of length zero, as the core
+    names it."""
+    # Each row is divided by its largest magnitude first, so that squaring
+    # huge or tiny entries neither overflows nor vanishes.
+    if sparse:
+        scaled = x.copy()
+        counts = np.diff(scaled.indptr)
+        top = np.zeros(scaled.shape[0])
+        rows = np.flatnonzero(counts)
+        top[rows] = np.maximum.reduceat(np.abs(scaled.data), scaled.indptr[rows]) if scaled.nnz else 0.0
+    else:
+        scaled = np.array(x, dtype=np.float64)
+        top = np.max(np.abs(scaled), axis=1) if scaled.shape[1] else np.zeros(scaled.shape[0])
+    zero = np.flatnonzero(top == 0)
+    if zero.size:
+        raise ValueError(f"invalid X: a row of length zero at row {int(zero[0])} (metric='cosine' needs every row "
+                         "to have a positive length (drop or fill empty rows))")
+    if sparse:
+        scaled.data /= np.repeat(top, counts)
+        scaled.data /= np.repeat(np.sqrt(np.asarray(scaled.multiply(scaled).sum(axis=1)).ravel()), counts)
+        return scaled
+    scaled /= top[:, None]
+    scaled /= np.linalg.norm(scaled, axis=1)[:, None]
+    return scaled
 
 
 def effective_count(w: npt.NDArray[np.float64]) -> float:
@@ -314,20 +353,28 @@ class ReferenceSet:
     """Points of a reference data set with their weights (None: equal), and
     ``scale``, the data's total weight over theirs (1 for a set of the data's
     own size): the objective of a sample times ``scale`` estimates that of
-    as many points as the data have."""
+    as many points as the data have. ``metric`` is the data's: the objective
+    is the one the path minimises."""
 
-    def __init__(self, points: Any, weights: Optional[npt.NDArray[np.float64]], scale: float) -> None:
-        self.points, self.weights, self.scale = points, weights, scale
+    def __init__(self, points: Any, weights: Optional[npt.NDArray[np.float64]], scale: float,
+                 metric: str = "euclidean") -> None:
+        self.points, self.weights, self.scale, self.metric = points, weights, scale, metric
         self._data: Optional[PathData] = None
 
     def cost(self, centroids: npt.NDArray[Any]) -> float:
-        """The (weighted) objective of these points assigned to their nearest of ``centroids``, times ``scale``."""
+        """The (weighted) objective of these points assigned to their nearest of ``centroids``, times ``scale``.
+
+        With ``metric="cosine"`` the centroids are unit directions and the
+        points are read as unit rows, so ``||u - mu||^2 = 2 (1 - cos)``: the
+        objective is half the sum of squared distances.
+        """
         if self._data is None:
-            self._data = PathData(self.points, self.weights)
+            self._data = PathData(self.points, self.weights, self.metric)
         data = self._data
         c = np.ascontiguousarray(centroids, dtype=np.float64)
-        dist = data.distances_to_centroids(_core.predict(data.points, c), c)
-        return float(data.w @ (dist * dist)) * self.scale
+        dist = data.distances_to_centroids(_core.predict(data.points, c, self.metric), c)
+        half = 0.5 if self.metric == "cosine" else 1.0
+        return float(data.w @ (dist * dist)) * half * self.scale
 
 
 def reference_sets(data: PathData, kind: str, rng: np.random.Generator,
@@ -343,7 +390,7 @@ def reference_sets(data: PathData, kind: str, rng: np.random.Generator,
     rows, each column permuted among them).
     """
     if size >= data.n:
-        return ReferenceSet(reference_data(data, kind, rng), data.raw_weights, 1.0), None
+        return ReferenceSet(reference_data(data, kind, rng), data.raw_weights, 1.0, data.metric), None
     candidates = np.flatnonzero(data.w > 0)
     total = float(data.w.sum())
     sets = []
@@ -351,7 +398,7 @@ def reference_sets(data: PathData, kind: str, rng: np.random.Generator,
         rows = np.sort(rng.choice(candidates, size=min(size, candidates.size), replace=False))
         points = reference_data(data, kind, rng, rows)
         weights = None if data.raw_weights is None else data.w[rows]
-        sets.append(ReferenceSet(points, weights, total / float(data.w[rows].sum())))
+        sets.append(ReferenceSet(points, weights, total / float(data.w[rows].sum()), data.metric))
     return sets[0], sets[1]
 
 

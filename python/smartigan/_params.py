@@ -37,7 +37,9 @@ from ._checks import flag, int64, is_integer, is_real, positive, random_state, s
 __all__ = [
     "METHODS",
     "INITS",
+    "METRICS",
     "Method",
+    "Metric",
     "InitName",
     "InitArg",
     "NInit",
@@ -58,16 +60,20 @@ __all__ = [
 METHODS: Tuple[str, ...] = tuple(_core.METHODS)
 #: The named initialisations, in the core's order.
 INITS: Tuple[str, ...] = tuple(_core.INITS)
+#: The metrics, in the core's order (``euclidean``, ``cosine``).
+METRICS: Tuple[str, ...] = tuple(_core.METRICS)
 
 # Type checkers need the names spelled out; tests/python/test_params.py
-# checks that these are METHODS and INITS.
+# checks that these are METHODS, INITS and METRICS.
 Method = Literal["lloyd", "hartigan", "smartigan"]
+Metric = Literal["euclidean", "cosine"]
 InitName = Literal["random-partition", "forgy", "k-means++"]
 InitArg = Union[InitName, str, npt.ArrayLike]
 NInit = Union[int, Literal["auto", "best"]]
 Tol = Union[float, Literal["auto"]]
 
 DEFAULT_METHOD: str = _core.DEFAULT_METHOD
+DEFAULT_METRIC: str = _core.DEFAULT_METRIC
 #: ``n_iter=None`` (default) means ``DEFAULT_N_ITER`` sweeps of Smartigan's
 #: schedule (where ``n_samples * n_features * k`` exceeds ``AUTO_SMALL_PROBLEM``,
 #: ``DEFAULT_N_ITER_LARGE``, or ``DEFAULT_N_ITER`` when the first sweep moves
@@ -181,6 +187,12 @@ def _method(name: str, method: Any) -> str:
         names = ", ".join(map(repr, METHODS[:-1])) + f" or {METHODS[-1]!r}"
         raise TypeError(f"{name} must be a string ({names}), got {method!r}")
     return method
+
+
+def _metric(name: str, metric: Any) -> str:
+    if not isinstance(metric, str):
+        raise TypeError(f"{name} must be a string ({' or '.join(map(repr, METRICS))}), got {metric!r}")
+    return metric
 
 
 def _init(name: str, init: Any) -> Union[str, npt.NDArray[np.float64]]:
@@ -299,6 +311,17 @@ PARAMETERS: Dict[str, Parameter] = {p.name: p for p in (
         '``schedule`` (the paper\'s variant).',
         check=_method),
     Parameter(
+        "metric", '{"euclidean", "cosine"}', DEFAULT_METRIC,
+        'What is minimised: ``"euclidean"``, the sum of squared distances to the cluster means (k-means); '
+        '``"cosine"``, the sum of ``1 - cos`` between each row and its cluster\'s direction (spherical '
+        'k-means).',
+        "With ``\"cosine\"`` rows are compared by direction alone (each is scaled to unit length, and a "
+        "row of length zero is an error), centroids are unit vectors (the normalised sums of their rows' "
+        "directions), every method and option applies with this loss in place of the squared distance, "
+        "and ``predict`` and ``transform`` use the largest cosine and the cosine distance. See "
+        "docs/cosine.md.",
+        check=_metric),
+    Parameter(
         "init", '{"k-means++", "random-partition", "forgy"} or array of shape (k, n_features)', DEFAULT_INIT,
         "How each restart starts: greedy k-means++ seeding, every point in a random cluster (the paper's "
         "start), distinct rows as centroids (Forgy), or the given centroids.",
@@ -405,7 +428,7 @@ PARAMETERS["n_clusters"] = PARAMETERS["k"].but(name="n_clusters", default=8, che
 PARAMETERS["max_iter"] = PARAMETERS["n_iter"].but(name="max_iter", check=_optional_positive)
 
 # The settings of the core's parameter object, in the order of their checks.
-_CORE = ("method", "init", "schedule", "polish", "refine", "tol", "k", "n_iter", "seed", "n_init", "n_threads")
+_CORE = ("method", "metric", "init", "schedule", "polish", "refine", "tol", "k", "n_iter", "seed", "n_init", "n_threads")
 
 
 def core_params(**settings: Any) -> _core.Params:

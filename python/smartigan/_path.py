@@ -40,7 +40,7 @@ from ._criteria import (
     reference_log_objective,
     reference_sets,
 )
-from ._params import PARAMETERS, InitArg, Method, NInit, Parameter, Tol, core_params, front_end
+from ._params import PARAMETERS, InitArg, Method, Metric, NInit, Parameter, Tol, core_params, front_end
 
 __all__ = ["PathResult", "cluster_path", "CLUSTER_PATH", "Progress", "AUTO_N_CLUSTERS", "K_RANGE", "CRITERION",
            "chosen_k"]
@@ -103,6 +103,9 @@ class PathResult:
         Sweeps of the descent that reached each k (at ``ks[0]``: of the fit).
     converged : ndarray of bool
         Whether each k's descent ended with no single-point move left.
+    metric : str
+        The metric minimised, ``"euclidean"`` or ``"cosine"`` (then the
+        objectives are sums of ``1 - cos``).
 
     Paths compare equal when every field is equal, the solutions at every k
     included, arrays by value (NaN equal to NaN); they have no hash.
@@ -120,6 +123,8 @@ class PathResult:
     n_sweeps: npt.NDArray[np.int64]
     converged: npt.NDArray[np.bool_]
     _results: Tuple[Optional[ClusterResult], ...] = field(repr=False)
+    # Last, with a default: paths pickled before it existed read "euclidean".
+    metric: str = "euclidean"
 
     def __eq__(self, other: object) -> bool:
         """Field by field, the solutions at every k included, arrays by value
@@ -263,7 +268,7 @@ CLUSTER_PATH = front_end(
               "of every path, with the units of work done (a k of one pass of the data's path, then a k of "
               "each reference path of the gap statistic); the command line draws its progress bar from it. "
               "An exception it raises stops the call.", check=_progress),
-    "method", "n_iter", "init", "n_init", "schedule", "polish", "refine", "tol",
+    "method", "n_iter", "init", "metric", "n_init", "schedule", "polish", "refine", "tol",
     notes={
         "seed": "It also seeds the silhouette's sample and the gap statistic's reference data.",
         "sample_weight": "Here at least ``max(ks)`` weights must be positive. The criteria weight every point "
@@ -273,6 +278,13 @@ CLUSTER_PATH = front_end(
         "method": _FIRST_K + " Later k are reached by Hartigan sweeps whatever the method.",
         "n_iter": _FIRST_K,
         "init": _FIRST_K,
+        "metric": "Here for every k of the path and for the criteria: with ``\"cosine\"`` the objectives are "
+                  "sums of ``1 - cos``, Calinski-Harabasz compares them with the loss at k = 1 (``sum w - "
+                  "||sum w u||``, ``u`` the unit rows), Davies-Bouldin and the silhouette measure the "
+                  "distance ``||u - v|| = sqrt(2 (1 - cos))`` between unit rows and centroids, and the gap "
+                  "statistic draws its references from the unit rows and clusters them by the same loss (a "
+                  "``\"permute\"`` reference with a row of zeros, possible for sparse data, is a "
+                  "``ValueError``). See docs/choosing-k.md.",
         "schedule": _FIRST_K,
         "polish": _FIRST_K,
         "refine": "Here it also turns the path's own refinement on or off.",
@@ -355,6 +367,7 @@ def cluster_path(
     method: Method = CLUSTER_PATH["method"].default,
     n_iter: Optional[int] = CLUSTER_PATH["n_iter"].default,
     init: InitArg = CLUSTER_PATH["init"].default,
+    metric: Metric = CLUSTER_PATH["metric"].default,
     n_init: NInit = CLUSTER_PATH["n_init"].default,
     schedule: Tuple[float, float] = CLUSTER_PATH["schedule"].default,
     polish: bool = CLUSTER_PATH["polish"].default,
@@ -425,10 +438,10 @@ def cluster_path(
     # Every parameter of cluster() but k and the data, as given; the core
     # fits the first k with them (its k is ks[0]: the placeholder below is
     # replaced, and a bad ks is reported by the core).
-    fit_settings = dict(method=method, n_iter=n_iter, seed=seed, init=init, n_init=n_init, schedule=schedule,
-                        polish=polish, refine=refine, n_threads=n_threads, tol=tol)
+    fit_settings = dict(method=method, n_iter=n_iter, seed=seed, init=init, metric=metric, n_init=n_init,
+                        schedule=schedule, polish=polish, refine=refine, n_threads=n_threads, tol=tol)
     params = core_params(k=max(k_min, 1), **fit_settings)
-    data = PathData(X, as_weights(sample_weight))
+    data = PathData(X, as_weights(sample_weight), metric)
     n_refs = own["gap_references"] if "gap" in names else 0
     report = _Report(progress, n_refs, k_max - k_min + 1)
     out = _core.fit_path(data.points, k_min, k_max, params, keep == "all", sample_weight=data.raw_weights,
@@ -454,6 +467,10 @@ def cluster_path(
         logs = []
         for b in range(n_refs):
             fitted, scored = reference_sets(data, kind, rng, size)
+            if metric == "cosine":
+                for reference in (fitted, scored):
+                    if reference is not None:
+                        _check_directions(reference.points, kind, b)
             ref_out = _core.fit_path(as_csr(fitted.points) if data.sparse else fitted.points, k_min, k_max,
                                      ref_params, scored is not None, sample_weight=fitted.weights,
                                      progress=report.reference(b))
@@ -482,7 +499,22 @@ def cluster_path(
         n_sweeps=np.array([s.n_sweeps for s in steps], dtype=np.int64),
         converged=np.array([s.converged for s in steps], dtype=np.bool_),
         _results=results,
+        metric=metric,
     )
+
+
+def _check_directions(reference: Any, kind: str, index: int) -> None:
+    """ValueError where a gap reference drawn from unit rows has a row of zeros
+    (``"permute"`` can leave one: every column's draw missing the row), which
+    ``metric="cosine"`` cannot cluster: it has no direction."""
+    nonzero = (reference.getnnz(axis=1) if is_sparse(reference)
+               else np.count_nonzero(reference, axis=1))
+    empty = np.flatnonzero(np.asarray(nonzero) == 0)
+    if empty.size:
+        raise ValueError(
+            f"criterion 'gap' with metric='cosine' and gap_reference={kind!r}: reference data set {index} has "
+            f"{empty.size} rows of zeros (row {int(empty[0])} first), which have no direction; the data are too "
+            "sparse for this reference: leave 'gap' out of the criteria (or use gap_reference='pca' for dense X)")
 
 
 # -- the estimators' n_clusters="auto" (scikit-learn's and Dask's) -----------------------

@@ -290,6 +290,16 @@ def _match_colors(reference: npt.NDArray[Any], centroids: npt.NDArray[Any]) -> n
     return perm
 
 
+#: The objective axis' label, per metric: what the objective sums.
+_OBJECTIVE_LABELS = {"euclidean": "k-means objective", "cosine": "spherical objective (sum of 1 - cos)"}
+
+
+def _objective_label(metrics: Sequence[str]) -> str:
+    """The label of an objective axis for results of ``metrics``: the cosine
+    loss's where every result minimised it, else the k-means objective."""
+    return _OBJECTIVE_LABELS["cosine" if metrics and all(m == "cosine" for m in metrics) else "euclidean"]
+
+
 def _history(result: Any) -> npt.NDArray[np.float64]:
     if isinstance(result, ClusterResult):
         return np.concatenate([[result.initial_objective], result.history])
@@ -310,7 +320,8 @@ def plot_history(
     results : ClusterResult, or mapping from a name to a ClusterResult or to an array of objectives
         For a :class:`~smartigan.ClusterResult` the line starts at sweep 0
         with ``initial_objective`` and follows ``history`` (the best
-        restart's objective after each sweep).
+        restart's objective after each sweep). The axis says "sum of 1 -
+        cos" where every result is one of ``metric="cosine"``.
     ax : matplotlib Axes, optional
         Where to draw (default: a new pyplot figure).
     title : str or None
@@ -347,7 +358,8 @@ def plot_history(
             lo, hi = min(lo, float(h.min())), max(hi, float(h.max()))
         ax.plot(np.arange(h.shape[0]), h, marker="o", markersize=3, linewidth=1.5, label=name)
     ax.set_xlabel("sweep (0 = start)")
-    ax.set_ylabel("k-means objective")
+    ax.set_ylabel(_objective_label([r.metric if isinstance(r, ClusterResult) else "euclidean"
+                                    for r in results.values()]))
     from matplotlib.ticker import MaxNLocator
 
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -376,7 +388,9 @@ def comparison_figure(
 ) -> "Figure":
     """One clustering panel per result and a panel of objective per sweep.
 
-    Built on :class:`matplotlib.figure.Figure` directly (no pyplot, no global
+    Where every result is one of ``metric="cosine"``, the panels draw the
+    rows scaled to unit length (their directions, which is what was
+    clustered, and where the centroids lie). Built on :class:`matplotlib.figure.Figure` directly (no pyplot, no global
     state), so it is safe in scripts, servers and threads.
 
     Parameters
@@ -410,6 +424,9 @@ def comparison_figure(
     if isinstance(results, ClusterResult):
         results = {"clustering": results}
     data = as_data(X)
+    if all(getattr(res, "metric", "euclidean") == "cosine" for res in results.values()):
+        # A row of length zero cannot be in a cosine result: its fit refused it.
+        data = data / np.linalg.norm(np.asarray(data, dtype=np.float64), axis=1, keepdims=True)
     proj = Projection.fit(data)
     n = len(results)
     fig = Figure(figsize=(5.0 * (n + 1), 4.6), layout="constrained")
@@ -552,7 +569,7 @@ def path_figure(path: PathResult, *, title: Optional[str] = None) -> "Figure":
         if k is not None:
             ax.axvline(k, color=colors[name], linestyle="--", linewidth=1.2, label=f"{name}: k={k}")
     ax.set_title("objective W(k)")
-    ax.set_ylabel("k-means objective")
+    ax.set_ylabel(_objective_label([path.metric]))
     if any(k is not None for k in path.suggested.values()):
         ax.legend(fontsize="small")
 

@@ -77,6 +77,7 @@ KMEANS = _params.front_end(
     _P["method"].but(type='{"smartigan", "hartigan", "lloyd"} or None', default=None, check=_method),
     _P["init"].but(type='{"k-means++", "random", "forgy", "random-partition"}, array of shape '
                         "(n_clusters, n_features) or callable", check=_init),
+    "metric",
     "n_init",
     "max_iter",
     "random_state",
@@ -153,7 +154,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         Cluster of each training point; no cluster is empty.
     inertia_ : float
         Sum of (weighted) squared distances of the training points to their
-        centroids.
+        centroids (``metric="cosine"``: of ``1 - cos``).
     n_iter_ : int
         Iterations or sweeps of the best restart, including those of
         merge-split refinement.
@@ -207,6 +208,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         *,
         method: Optional[str] = KMEANS["method"].default,
         init: Union[str, npt.ArrayLike, Callable[..., Any]] = KMEANS["init"].default,
+        metric: _params.Metric = KMEANS["metric"].default,
         n_init: Union[int, str] = KMEANS["n_init"].default,
         max_iter: Optional[int] = KMEANS["max_iter"].default,
         random_state: Union[int, np.random.RandomState, np.random.Generator, None] = KMEANS["random_state"].default,
@@ -224,6 +226,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         self.n_clusters = n_clusters
         self.method = method
         self.init = init
+        self.metric = metric
         self.n_init = n_init
         self.max_iter = max_iter
         self.random_state = random_state
@@ -338,6 +341,8 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         self.cluster_centers_: FloatArray = result.centroids
         self.labels_: npt.NDArray[np.int64] = result.labels
         self.inertia_ = float(result.objective)
+        # predict, transform and score use the metric fitted, whatever set_params changes later.
+        self._fitted_metric = result.metric
         self.n_iter_ = int(result.n_sweeps)
         self.seed_ = int(result.seed)
         self.converged_ = bool(result.converged)
@@ -418,12 +423,16 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
             return data.astype(dtype), np.ascontiguousarray(centers, dtype=dtype)
         return (np.ascontiguousarray(data, dtype=dtype), np.ascontiguousarray(centers, dtype=dtype))
 
-    @staticmethod
-    def _nearest(data: Any, centers: np.ndarray) -> npt.NDArray[np.int64]:
-        return _core.predict(as_points(data), centers)
+    def _metric_fitted(self) -> str:
+        # Estimators pickled before the metric existed were fitted by the Euclidean loss.
+        return str(self.__dict__.get("_fitted_metric", "euclidean"))
+
+    def _nearest(self, data: Any, centers: np.ndarray) -> npt.NDArray[np.int64]:
+        return _core.predict(as_points(data), centers, self._metric_fitted())
 
     def predict(self, X: npt.ArrayLike) -> npt.NDArray[np.int64]:
-        """Index of the nearest centroid for each row of ``X``.
+        """Index of the nearest centroid for each row of ``X`` (for a fit with
+        ``metric="cosine"``, of the largest cosine).
 
         Parameters
         ----------
@@ -439,7 +448,8 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         sklearn.exceptions.NotFittedError
             Before ``fit``.
         ValueError
-            If ``X`` has a different number of features than the training data.
+            If ``X`` has a different number of features than the training
+            data, or (``metric="cosine"``) a row of length zero.
 
         Examples
         --------
@@ -452,7 +462,8 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         return self._nearest(data, centers)
 
     def transform(self, X: npt.ArrayLike) -> np.ndarray:
-        """Euclidean distance from each row of ``X`` to each centroid.
+        """Euclidean distance from each row of ``X`` to each centroid (for a
+        fit with ``metric="cosine"``, the cosine distance ``1 - cos``).
 
         Parameters
         ----------
@@ -473,10 +484,11 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         [0.0, 10.0]
         """
         data, centers = self._test_data(X)
-        return _core.transform(as_points(data), centers)
+        return _core.transform(as_points(data), centers, self._metric_fitted())
 
     def score(self, X: npt.ArrayLike, y: Any = None, sample_weight: Optional[npt.ArrayLike] = None) -> float:
-        """Opposite of the (weighted) k-means objective of ``X`` on the centroids.
+        """Opposite of the (weighted) k-means objective of ``X`` on the centroids
+        (for a fit with ``metric="cosine"``, of the spherical one).
 
         Higher is better, as scikit-learn's model selection expects.
 
@@ -494,7 +506,8 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         Returns
         -------
         score : float
-            ``-sum(w_i * min_j ||x_i - c_j||^2)``.
+            ``-sum(w_i * min_j ||x_i - c_j||^2)``; with ``metric="cosine"``,
+            ``-sum(w_i * min_j (1 - cos(x_i, c_j)))``.
 
         Examples
         --------
@@ -507,7 +520,9 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         """
         data, centers = self._test_data(X)
         labels = self._nearest(data, centers)
-        if _sparse.issparse(data):
+        if self._metric_fitted() == "cosine":
+            sq = _cosine_losses(data, centers, labels)
+        elif _sparse.issparse(data):
             # ‖x − c‖² = ‖x‖² − 2·x·c + ‖c‖², without densifying x.
             c = centers.astype(np.float64)[labels]
             x = data.astype(np.float64)
@@ -526,3 +541,24 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
     def _n_features_out(self) -> int:
         """Number of output features of ``transform`` (one per cluster)."""
         return int(self.cluster_centers_.shape[0])
+
+
+def _cosine_losses(data: Any, centers: np.ndarray, labels: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+    """``1 - cos`` of every row of ``data`` (dense or CSR) and its centroid, in
+    float64. Dense rows: as ``||u - c||^2 / 2`` between the unit vectors
+    ``u`` and ``c``, the form the core's objective takes (``1 - u.c`` loses
+    the digits of rows close to their centroid); sparse rows, which are not
+    densified: as ``1 - u.c``. A row of length zero has no cosine:
+    ``_core.predict`` has refused it before this runs."""
+    c = centers.astype(np.float64)
+    c = c / np.linalg.norm(c, axis=1, keepdims=True)
+    c = c[labels]
+    if _sparse.issparse(data):
+        x = data.astype(np.float64)
+        norms = np.sqrt(np.asarray(x.multiply(x).sum(axis=1)).ravel())
+        cos = np.asarray(x.multiply(c).sum(axis=1)).ravel() / norms
+        return np.asarray(np.maximum(1.0 - cos, 0.0), dtype=np.float64)
+    u = data.astype(np.float64)
+    u = u / np.linalg.norm(u, axis=1, keepdims=True)
+    diff = u - c
+    return np.asarray(0.5 * np.einsum("ij,ij->i", diff, diff), dtype=np.float64)

@@ -8,10 +8,12 @@
 //! (`benches/results/paper.md`, §4) and below scikit-learn's default on the
 //! benchmark workloads (`benches/README.md`).
 
-use super::{Init, Method, NInit};
+use super::{Init, Method, Metric, NInit};
 
 /// Default method.
 pub const METHOD: Method = Method::Smartigan;
+/// Default metric: the k-means objective.
+pub const METRIC: Metric = Metric::Euclidean;
 /// Default length of Smartigan's schedule on small problems: the
 /// shortest schedule that, restarted twenty times, met the
 /// bar on every paper cell.

@@ -4,7 +4,7 @@
 mod choices;
 pub mod defaults;
 
-pub use choices::{Init, Method, NInit};
+pub use choices::{Init, Method, Metric, NInit};
 
 use crate::error::{Error, Result};
 
@@ -39,6 +39,9 @@ pub struct Params {
     pub k: usize,
     /// The algorithm.
     pub method: Method,
+    /// The dissimilarity minimised: squared Euclidean distance (k-means) or
+    /// `1 − cos` (spherical k-means).
+    pub metric: Metric,
     /// The length of Smartigan's schedule, or the cap on Lloyd iterations and
     /// Hartigan sweeps. `None` chooses by method ([`defaults::n_iter`]).
     pub n_iter: Option<usize>,
@@ -77,6 +80,7 @@ impl Params {
         Params {
             k,
             method: defaults::METHOD,
+            metric: defaults::METRIC,
             n_iter: None,
             init: defaults::init(),
             n_init: defaults::N_INIT,
@@ -92,6 +96,11 @@ impl Params {
     /// Sets the method.
     pub fn method(mut self, method: Method) -> Self {
         self.method = method;
+        self
+    }
+    /// Sets the metric.
+    pub fn metric(mut self, metric: Metric) -> Self {
+        self.metric = metric;
         self
     }
     /// Sets `n_iter`.
@@ -243,6 +252,10 @@ impl ValidParams {
     /// The algorithm.
     pub fn method(&self) -> Method {
         self.p.method
+    }
+    /// The metric.
+    pub fn metric(&self) -> Metric {
+        self.p.metric
     }
     /// Smartigan's schedule length, or the Lloyd/Hartigan cap: the one
     /// given, or [`defaults::n_iter`] for the method (small problems; see

@@ -6,7 +6,7 @@ use super::interrupt::interruptible;
 use super::params::PyParams;
 use super::result::{int64, PyClustering};
 use crate::predict::{distances, nearest};
-use crate::{Control, Dataset, Params, Rows};
+use crate::{Control, Dataset, Metric, Params, Rows};
 use ndarray::ArrayView1;
 use numpy::{IntoPyArray, PyReadonlyArray1};
 use pyo3::prelude::*;
@@ -41,24 +41,39 @@ pub(super) fn kmeans_plusplus(
 }
 
 /// Nearest centroid of each row of `x` (dense or sparse, of the centroids'
-/// float type).
+/// float type) by `metric`.
 #[pyfunction]
+#[pyo3(signature = (x, centroids, metric="euclidean"))]
 pub(super) fn predict(
     py: Python<'_>,
     x: Matrix<'_>,
     centroids: &Bound<'_, PyAny>,
+    metric: &str,
 ) -> PyResult<Py<PyAny>> {
-    x.with_rows(ToCentroids::new(py, centroids, Output::Nearest))
+    x.with_rows(ToCentroids::new(
+        py,
+        centroids,
+        metric.parse()?,
+        Output::Nearest,
+    ))
 }
 
-/// Euclidean distances from each row of `x` to each centroid.
+/// Distances by `metric` (Euclidean, or `1 - cos`) from each row of `x` to
+/// each centroid.
 #[pyfunction]
+#[pyo3(signature = (x, centroids, metric="euclidean"))]
 pub(super) fn transform(
     py: Python<'_>,
     x: Matrix<'_>,
     centroids: &Bound<'_, PyAny>,
+    metric: &str,
 ) -> PyResult<Py<PyAny>> {
-    x.with_rows(ToCentroids::new(py, centroids, Output::Distances))
+    x.with_rows(ToCentroids::new(
+        py,
+        centroids,
+        metric.parse()?,
+        Output::Distances,
+    ))
 }
 
 /// What a fit reads besides the points.
@@ -132,14 +147,21 @@ enum Output {
 struct ToCentroids<'a, 'py> {
     py: Python<'py>,
     centroids: &'a Bound<'py, PyAny>,
+    metric: Metric,
     output: Output,
 }
 
 impl<'a, 'py> ToCentroids<'a, 'py> {
-    fn new(py: Python<'py>, centroids: &'a Bound<'py, PyAny>, output: Output) -> Self {
+    fn new(
+        py: Python<'py>,
+        centroids: &'a Bound<'py, PyAny>,
+        metric: Metric,
+        output: Output,
+    ) -> Self {
         ToCentroids {
             py,
             centroids,
+            metric,
             output,
         }
     }
@@ -154,11 +176,11 @@ impl RowsJob for ToCentroids<'_, '_> {
         let c = centroids.as_array();
         Ok(match self.output {
             Output::Nearest => {
-                let labels = interruptible(py, |cancel| nearest(rows, c, cancel))?;
+                let labels = interruptible(py, |cancel| nearest(rows, c, self.metric, cancel))?;
                 int64(py, labels).into_any()
             }
             Output::Distances => {
-                let d = interruptible(py, |cancel| distances(rows, c, cancel))?;
+                let d = interruptible(py, |cancel| distances(rows, c, self.metric, cancel))?;
                 d.into_pyarray(py).into_any().unbind()
             }
         })

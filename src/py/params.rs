@@ -30,8 +30,8 @@ impl PyParams {
 #[pymethods]
 impl PyParams {
     /// `Params(k, **settings)`, `settings` among `method`, `n_iter`, `seed`,
-    /// `init` (a name or a float64 array of centroids), `n_init` (a count,
-    /// `"auto"` or `"best"`),
+    /// `init` (a name or a float64 array of centroids), `metric`, `n_init`
+    /// (a count, `"auto"` or `"best"`),
     /// `schedule`, `polish`, `refine`, `n_threads` and `tol`; `None` for
     /// `n_iter`, `seed`, `n_init`, `n_threads` or `tol` leaves the choice to the
     /// core.
@@ -50,6 +50,9 @@ impl PyParams {
         }
         if let Some(method) = settings.take::<PyBackedStr>("method")? {
             p.method = method.parse()?;
+        }
+        if let Some(metric) = settings.take::<PyBackedStr>("metric")? {
+            p.metric = metric.parse()?;
         }
         if let Some(schedule) = settings.take("schedule")? {
             p.schedule = schedule;

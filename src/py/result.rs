@@ -26,6 +26,7 @@ pub(super) struct PyClustering {
     restart_objectives: Py<PyArray1<f64>>,
     best_restart: usize,
     seed: u64,
+    metric: &'static str,
 }
 
 impl PyClustering {
@@ -46,6 +47,7 @@ impl PyClustering {
             restart_objectives: c.restart_objectives.into_pyarray(py).unbind(),
             best_restart: c.best_restart,
             seed: c.seed,
+            metric: c.metric.name(),
         }
     }
 }

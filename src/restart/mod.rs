@@ -414,6 +414,7 @@ impl<St> Restart<St> {
             restart_objectives,
             best_restart: best,
             seed,
+            metric: data.metric(),
         }
     }
 }

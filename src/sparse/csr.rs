@@ -101,6 +101,11 @@ impl<'a, T: Scalar> CsrView<'a, T> {
         self.data.len()
     }
 
+    /// The structure and values: `indptr`, `indices`, `data`.
+    pub(crate) fn parts(&self) -> (&'a [usize], &'a [usize], &'a [T]) {
+        (self.indptr, self.indices, self.data)
+    }
+
     /// Row `i`.
     #[inline(always)]
     pub(crate) fn row(&self, i: usize) -> CsrRow<'a, T> {

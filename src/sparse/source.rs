@@ -5,10 +5,10 @@ use super::centroids::sparse_sq_dist;
 use super::{cancelled, SparseCentroids, SparseData, SparseState, POLL_POINTS};
 use crate::data::Scalar;
 use crate::error::Result;
-use crate::init::forgy_indices;
+use crate::init::{self, Start};
 use crate::move_rule::{improves_beyond_rounding, move_ratio};
 use crate::nearest::nearest_by;
-use crate::params::{Init, ValidParams};
+use crate::params::ValidParams;
 use crate::refine::{merge_labels, propose_labels, split_labels, Rows, SplitCache};
 use crate::rng::Xoshiro256PlusPlus;
 use crate::source::Source;
@@ -66,17 +66,16 @@ impl<T: Scalar> Source for SparseData<'_, T> {
     ) -> SparseState {
         // `joint_starts` is not implemented here: a start is a child's.
         let (n, k) = (self.x.n_rows(), params.k());
-        let centroids = match (start, params.init()) {
-            (Some(start), _) => start,
-            (None, init) => match init {
-                Init::RandomPartition => {
-                    let labels = (0..n).map(|_| rng.below(k)).collect();
-                    return self.state_from_labels(k, labels);
-                }
-                Init::Forgy => self.densify(&forgy_indices(n, k, rng)),
-                Init::KMeansPlusPlus => self.densify(&self.plus_plus(k, rng, cancel)),
-                Init::Centroids(c) => c.iter().copied().collect(),
-            },
+        let centroids = match init::start(
+            params,
+            n,
+            start,
+            rng,
+            |rng| self.plus_plus(k, rng, cancel),
+            |rows| self.densify(rows),
+        ) {
+            Start::Labels(labels) => return self.state_from_labels(k, labels),
+            Start::Centroids(centroids) => centroids,
         };
         let centroids = SparseCentroids::new(centroids, self.x.n_cols());
         let labels = self.x.nearest_rows(&centroids, cancel);

@@ -10,6 +10,7 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod cosine;
 
 mod engine;
 mod fuzz;

@@ -214,6 +214,8 @@ def test_k_larger_than_n_rows(client: Any) -> None:
         (dict(method="elkan"), ValueError, "invalid method: 'elkan'"),
         (dict(polish=None), TypeError, "polish must be True or False, got None"),
         (dict(n_init="many"), ValueError, "invalid n_init: 'many'"),
+        (dict(metric="cos"), ValueError, "invalid metric: 'cos' (allowed: 'euclidean', 'cosine')"),
+        (dict(metric=None), TypeError, "metric must be a string ('euclidean' or 'cosine'), got None"),
     ],
 )
 def test_bad_parameters(params: dict, error: type, message: str) -> None:
@@ -519,3 +521,150 @@ def test_auto_on_small_data_is_the_path_of_all_of_it(client: Any, local: np.ndar
         KMeans("auto", k_range=(2, 5_000)).fit(small)
     with pytest.raises(ValueError, match=r"invalid n_clusters: 'many' \(must be a positive integer or 'auto'\)"):
         KMeans("many").fit(small)
+
+
+# -- metric="cosine" (issue 60) ------------------------------------------------------
+
+COS_ROWS, COS_BLOCK, COS_K = 60_000, 10_000, 12
+
+
+def direction_block(block_id: Any, seed: int, rows: int, d: int, directions: int) -> np.ndarray:
+    """One block of rows around ``directions`` unit directions, with lengths
+    spread over two orders of magnitude: clusters by direction, not position."""
+    axes = np.random.default_rng(seed).normal(size=(directions, d))
+    axes /= np.linalg.norm(axes, axis=1, keepdims=True)
+    rng = np.random.default_rng([seed, block_id[0]])
+    rows_ = axes[rng.integers(0, directions, size=rows)] + 0.35 * rng.standard_normal((rows, d))
+    return rows_ * rng.lognormal(0.0, 1.0, size=(rows, 1))
+
+
+def cosine_objective(X: np.ndarray, centres: np.ndarray, weights: Any = None) -> float:
+    """An independent evaluator: sum of w * (1 - largest cosine), by brute force in float64."""
+    U = X.astype(np.float64) / np.linalg.norm(X.astype(np.float64), axis=1, keepdims=True)
+    C = centres.astype(np.float64) / np.linalg.norm(centres.astype(np.float64), axis=1, keepdims=True)
+    loss = 1.0 - (U @ C.T).max(axis=1)
+    return float(np.sum(loss if weights is None else loss * weights))
+
+
+@pytest.fixture(scope="module")
+def directions_data() -> Any:
+    chunks = ((COS_BLOCK,) * (COS_ROWS // COS_BLOCK), (N_FEATURES,))
+    return da.map_blocks(direction_block, seed=5, rows=COS_BLOCK, d=N_FEATURES, directions=COS_K, chunks=chunks,
+                         dtype=np.float64)
+
+
+@pytest.fixture(scope="module")
+def directions_local(directions_data: Any) -> np.ndarray:
+    with dask.config.set(scheduler="threads"):
+        return np.asarray(directions_data.compute())
+
+
+@pytest.fixture(scope="module")
+def cosine_fitted(client: Any, directions_data: Any) -> KMeans:
+    return KMeans(COS_K, metric="cosine", random_state=3, coreset_size=6_000).fit(directions_data)
+
+
+def test_cosine_fit_is_within_a_percent_of_in_memory(cosine_fitted: KMeans, directions_local: np.ndarray) -> None:
+    model = cosine_fitted
+    assert model.coreset_size_ > 0, "this data must take the coreset path"
+    assert model.coreset_result_.metric == "cosine"
+    in_memory = smartigan.cluster(directions_local, COS_K, seed=3, metric="cosine")
+    assert model.inertia_ <= 1.01 * in_memory.objective
+    np.testing.assert_allclose(np.linalg.norm(model.cluster_centers_, axis=1), 1.0, atol=1e-12)
+    # inertia_ and history_ are the exact spherical loss of the centres (nearest by cosine).
+    assert model.inertia_ == pytest.approx(cosine_objective(directions_local, model.cluster_centers_), rel=1e-10)
+    assert model.history_[0] == pytest.approx(cosine_objective(directions_local, model.coreset_result_.centroids),
+                                              rel=1e-10)
+    assert np.all(np.diff(model.history_) <= 0)
+    # The Euclidean fit of the same data is not this one: the rows' lengths differ widely.
+    assert cosine_objective(directions_local, KMeans(COS_K, random_state=3, coreset_size=6_000)
+                            .fit(directions_local).cluster_centers_) > 1.05 * model.inertia_
+
+
+def test_cosine_polish_moves_centres_to_normalised_sums(client: Any, directions_data: Any,
+                                                        directions_local: np.ndarray) -> None:
+    model = KMeans(COS_K, metric="cosine", random_state=4, coreset_size=300, tol=0.0).fit(directions_data)
+    assert len(model.history_) >= 3, "a small coreset should leave work for the Lloyd passes"
+    assert np.all(np.diff(model.history_) <= 0)
+    # After the last kept pass, each centre is (to rounding) the direction of its rows' sum.
+    U = directions_local / np.linalg.norm(directions_local, axis=1, keepdims=True)
+    labels = model.labels_.compute()
+    sums = np.array([U[labels == j].sum(axis=0) for j in range(COS_K)])
+    directions = sums / np.linalg.norm(sums, axis=1, keepdims=True)
+    np.testing.assert_allclose(model.cluster_centers_, directions, atol=1e-3)
+
+
+def test_cosine_bit_identical_for_one_and_two_workers(client: Any, directions_data: Any,
+                                                      cosine_fitted: KMeans) -> None:
+    reference = cosine_fitted.cluster_centers_
+    with dask.config.set(scheduler="synchronous"):
+        again = KMeans(COS_K, metric="cosine", random_state=3, coreset_size=6_000).fit(directions_data)
+    np.testing.assert_array_equal(again.cluster_centers_, reference)
+    with local_cluster(n_workers=1, threads_per_worker=2) as one:
+        with distributed.Client(one, set_as_default=False) as other, other.as_current():
+            alone = KMeans(COS_K, metric="cosine", random_state=3, coreset_size=6_000).fit(directions_data)
+    np.testing.assert_array_equal(alone.cluster_centers_, reference)
+    assert alone.inertia_ == cosine_fitted.inertia_
+
+
+def test_cosine_predict_transform_score(client: Any, directions_data: Any, directions_local: np.ndarray,
+                                        cosine_fitted: KMeans) -> None:
+    model = cosine_fitted
+    new = directions_local[:2000] * 7.0 + 0.1
+    U = new / np.linalg.norm(new, axis=1, keepdims=True)
+    expected = 1.0 - U @ model.cluster_centers_.T
+    np.testing.assert_allclose(model.transform(new), expected, atol=1e-12)
+    np.testing.assert_array_equal(model.predict(new), expected.argmin(axis=1))
+    np.testing.assert_array_equal(model.predict(da.from_array(new, chunks=500)).compute(), expected.argmin(axis=1))
+    np.testing.assert_allclose(model.transform(da.from_array(new, chunks=500)).compute(), expected, atol=1e-12)
+    np.testing.assert_array_equal(model.labels_.compute(), model.predict(directions_local))
+    assert model.score(directions_data) == pytest.approx(-model.inertia_, rel=1e-12)
+    assert model.score(new) == pytest.approx(-cosine_objective(new, model.cluster_centers_), rel=1e-10)
+
+
+def test_cosine_weights_float32_and_small_data(client: Any, directions_local: np.ndarray) -> None:
+    small = directions_local[:3_000]
+    w = np.random.default_rng(6).integers(0, 4, size=small.shape[0]).astype(np.float64)
+    model = KMeans(4, metric="cosine", random_state=0).fit(da.from_array(small, chunks=1_000), sample_weight=w)
+    assert model.coreset_size_ == 0  # clustered whole on the client
+    reference = smartigan.cluster(small, 4, seed=0, metric="cosine", sample_weight=w)
+    assert model.inertia_ <= reference.objective * (1 + 1e-9)
+    assert model.inertia_ == pytest.approx(cosine_objective(small, model.cluster_centers_, w), rel=1e-10)
+    single = KMeans(4, metric="cosine", random_state=0, coreset_size=500).fit(small.astype(np.float32))
+    assert single.cluster_centers_.dtype == np.float32
+    assert single.inertia_ == pytest.approx(cosine_objective(small, single.cluster_centers_), rel=1e-5)
+
+
+def test_cosine_row_of_zeros_names_the_global_row(client: Any, directions_local: np.ndarray,
+                                                  cosine_fitted: KMeans) -> None:
+    bad = directions_local[:30_000].copy()
+    bad[2 * COS_BLOCK + 7] = 0.0
+    lazy = da.from_array(bad, chunks=(COS_BLOCK, N_FEATURES))
+    message = rf"invalid X: a row of length zero at row {2 * COS_BLOCK + 7} \(block 2, rows 20000\.\.30000\)"
+    with pytest.raises(ValueError, match=message):
+        KMeans(COS_K, metric="cosine", random_state=0, coreset_size=5_000).fit(lazy)
+    for method in (cosine_fitted.predict, cosine_fitted.transform):
+        with pytest.raises(ValueError, match=message):
+            method(lazy).compute()
+        with pytest.raises(ValueError, match=rf"a row of length zero at row {2 * COS_BLOCK + 7}\b"):
+            method(bad)
+    with pytest.raises(ValueError, match=message):
+        cosine_fitted.score(lazy)
+    # The Euclidean estimator takes the same data.
+    assert KMeans(2, random_state=0, coreset_size=5_000).fit(lazy).inertia_ > 0
+
+
+def test_auto_with_cosine_reads_the_spherical_totals(client: Any, directions_data: Any,
+                                                     directions_local: np.ndarray) -> None:
+    from smartigan._criteria import calinski_harabasz
+
+    model = KMeans("auto", metric="cosine", k_range=[4, 8, 12, 16], criterion="calinski_harabasz",
+                   coreset_size=6_000, random_state=3).fit(directions_data)
+    assert model.coreset_size_ > 0 and model.path_ is not None and model.path_.metric == "cosine"
+    assert model.n_clusters_ == model.path_.suggested["calinski_harabasz"]
+    np.testing.assert_allclose(np.linalg.norm(model.cluster_centers_, axis=1), 1.0, atol=1e-12)
+    # The loss at k = 1 of the full data's unit rows: n - ||sum u||.
+    U = directions_local / np.linalg.norm(directions_local, axis=1, keepdims=True)
+    total = len(U) - float(np.linalg.norm(U.sum(axis=0)))
+    want = calinski_harabasz(model.path_.objectives, model.path_.ks, total, float(len(U)))
+    np.testing.assert_allclose(model.path_.criteria["calinski_harabasz"], want, rtol=1e-9)

@@ -43,8 +43,8 @@ PAPER_SCHEDULE = (1.4, 0.9)
 def fit_once(X: npt.NDArray[np.float64], k: int, method: str, args: argparse.Namespace,
              seed: Optional[int]) -> Tuple[_api.ClusterResult, float]:
     """One fit, stepped with a progress bar when one can be shown; returns (result, seconds)."""
-    model = _api.Clusterer(k, method, args.n_iter, seed, init=args.init, n_init=args.n_init,  # type: ignore[arg-type]
-                           n_threads=args.threads, refine=args.refine, tol=args.tol)
+    model = _api.Clusterer(k, method, args.n_iter, seed, init=args.init, metric=args.metric,  # type: ignore[arg-type]
+                           n_init=args.n_init, n_threads=args.threads, refine=args.refine, tol=args.tol)
     expected = args.n_iter or default_n_iter(method, X.shape[0], X.shape[1], k)
     beyond = "polishing or refining" if args.refine else "polishing"
     if args.n_iter is None and expected != default_n_iter(method):
@@ -144,16 +144,17 @@ def fit(args: argparse.Namespace) -> int:
         written.append(args.plot)
     ro = result.restart_objectives
     if args.json:
-        summary = dict(data=args.data, n_samples=n, n_features=d, k=args.k, method=args.method, init=args.init,
-                       n_init=args.n_init, n_iter=args.n_iter, seed=result.seed, objective=result.objective,
+        summary = dict(data=args.data, n_samples=n, n_features=d, k=args.k, method=args.method,
+                       metric=result.metric, init=args.init, n_init=args.n_init, n_iter=args.n_iter,
+                       seed=result.seed, objective=result.objective,
                        sweeps=result.n_sweeps, converged=result.converged, best_restart=result.best_restart,
                        restart_objectives=ro.tolist(), seconds=elapsed, sizes=sizes.tolist(), written=written)
         print(_json(summary))
         return 0
     print(f"data        {args.data}: {n} points, {d} features"
           + (f" ({', '.join(table.names)})" if table.names and d <= 8 else ""))
-    print(f"method      {args.method} (init {args.init}, {len(ro)} restarts (n_init {args.n_init}), "
-          f"n_iter {args.n_iter or 'default'}, seed {result.seed})")
+    print(f"method      {args.method} (init {args.init}, metric {result.metric}, {len(ro)} restarts "
+          f"(n_init {args.n_init}), n_iter {args.n_iter or 'default'}, seed {result.seed})")
     print(f"objective   {result.objective:.10g}")
     print(f"sweeps      {result.n_sweeps} ({'converged' if result.converged else 'stopped at the sweep limit'})")
     print(f"restarts    best #{result.best_restart}; objectives min {ro.min():.6g}, median {np.median(ro):.6g}, "
@@ -201,12 +202,12 @@ def compare(args: argparse.Namespace) -> int:
             plot.save(X, results, args.plot, feature_names=table.names,
                       title=f"{Path(args.data).name}: k={args.k}, {args.n_init} paired restarts, seed {seed}")
     if args.json:
-        print(_json(dict(data=args.data, n_samples=n, n_features=d, k=args.k, seed=seed, init=args.init,
-                              n_init=args.n_init, n_iter=args.n_iter, methods=rows, paired=pairs,
+        print(_json(dict(data=args.data, n_samples=n, n_features=d, k=args.k, seed=seed, metric=args.metric,
+                              init=args.init, n_init=args.n_init, n_iter=args.n_iter, methods=rows, paired=pairs,
                               written=[args.plot] if args.plot else [])))
         return 0
-    print(f"{args.data}: {n} points, {d} features, k={args.k}, init {args.init}, {args.n_init} restarts "
-          f"per method from the same starts (seed {seed})\n")
+    print(f"{args.data}: {n} points, {d} features, k={args.k}, init {args.init}, metric {args.metric}, "
+          f"{args.n_init} restarts per method from the same starts (seed {seed})\n")
     head = f"{'method':<10} {'best objective':>16} {'vs ' + ref:>10} {'mean of restarts':>17} {'sweeps':>7} {'converged':>9} {'time':>8}"
     print(head)
     print("-" * len(head))
@@ -259,7 +260,8 @@ def choose_k(args: argparse.Namespace) -> int:
     try:
         path = _path.cluster_path(X, ks, seed=args.seed, n_threads=args.threads,
                                   criteria=criteria, gap_references=args.gap_references, gap_sample=args.gap_sample,
-                                  method=args.method, n_iter=args.n_iter, init=args.init, n_init=args.n_init,
+                                  method=args.method, n_iter=args.n_iter, init=args.init, metric=args.metric,
+                                  n_init=args.n_init,
                                   refine=args.refine, tol=args.tol, progress=progress if bar.enabled else None)
     finally:
         bar.close()
@@ -286,12 +288,14 @@ def choose_k(args: argparse.Namespace) -> int:
                               criteria={name: values.tolist() for name, values in path.criteria.items()},
                               gap_standard_errors=None if path.gap_standard_errors is None
                               else path.gap_standard_errors.tolist(),
-                              suggested=path.suggested, seed=path.seed, method=args.method, seconds=elapsed,
+                              suggested=path.suggested, seed=path.seed, method=args.method, metric=path.metric,
+                              seconds=elapsed,
                               written=written)))
         return 0
     print(f"data        {args.data}: {n} points, {d} features")
-    print(f"path        k = {_path.shown_ks(ks)}, first k by {args.method} (init {args.init}, n_init {args.n_init}), "
-          f"seed {path.seed}, {elapsed:.3f}s" + (f" ({n_refs} gap reference paths)" if n_refs else ""))
+    print(f"path        k = {_path.shown_ks(ks)}, metric {path.metric}, first k by {args.method} (init {args.init}, "
+          f"n_init {args.n_init}), seed {path.seed}, {elapsed:.3f}s"
+          + (f" ({n_refs} gap reference paths)" if n_refs else ""))
     names = list(path.criteria)
     head = f"{'k':>4} {'objective':>14} {'origin':>7}" + "".join(f" {name:>{max(len(name), 10)}}" for name in names)
     print()

@@ -9,7 +9,7 @@ from .._checks import number, positive
 from .._core import __version__
 from .._criteria import CRITERIA, DEFAULT_CRITERIA
 from .._params import (AUTO_SMALL_PROBLEM, AUTO_TOL_LARGE, DEFAULT_MAX_ITER, DEFAULT_N_ITER, DEFAULT_N_ITER_LARGE, INITS,
-                       METHODS)
+                       METHODS, METRICS)
 from .._params import PARAMETERS as _P
 from .._path import CLUSTER_PATH
 from . import commands
@@ -97,6 +97,8 @@ def _add_data_options(p: argparse.ArgumentParser, method: bool, k_range: bool = 
     if method:
         p.add_argument("--method", default=_P["method"].default, choices=METHODS,
                        help=_help("method", _P["method"].default))
+    p.add_argument("--metric", default=_P["metric"].default, choices=METRICS,
+                   help=_help("metric", _P["metric"].default))
     p.add_argument("--init", default=_P["init"].default, choices=_INIT_CHOICES,
                    help=_help("init", _P["init"].default))
     p.add_argument("--n-iter", type=_option("n_iter", least=positive), default=_P["n_iter"].default,

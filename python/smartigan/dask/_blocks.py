@@ -7,6 +7,13 @@ from the client (centres, seeds). It returns small NumPy results that the
 client combines *in block order*, so the outcome does not depend on how many
 workers or threads ran the blocks, or in which order they finished.
 
+With ``metric="cosine"`` the rows are first scaled to unit length
+(:func:`unit_rows`, mapped over the blocks), and every pass then works on
+those unit rows: labels by the largest cosine, and each row's loss
+``1 - cos = ||u - c||^2 / 2`` against unit centres, so that k-means||
+draws by the spherical k-means++ distance and the coreset by the spherical
+loss.
+
 Determinism within a block: labels come from the Rust kernel (exact float64
 distances, ties to the lowest index); per-row squared distances are summed
 over the features by NumPy's reduction along a contiguous axis, whose order is
@@ -70,6 +77,44 @@ def check_finite(block: Block, index: int, offset: Optional[int]) -> None:
     raise ValueError(f"X contains NaN or infinity: {where}, value {value!r}")
 
 
+def check_directions(block: Block, index: int, offset: Optional[int]) -> None:
+    """ValueError naming the first row of ``block`` of length zero, which
+    ``metric="cosine"`` cannot cluster or label (it has no direction), by its
+    global row as :func:`check_finite` names rows."""
+    zero = ~np.any(block != 0, axis=1)
+    if not zero.any():
+        return
+    row = int(np.flatnonzero(zero)[0])
+    if offset is None:
+        where = (f"row {row} of block {index} (the global row is not known: the blocks' lengths are unknown; "
+                 "call X.compute_chunk_sizes() to have it)")
+    else:
+        where = f"row {offset + row} (block {index}, rows {offset}..{offset + block.shape[0]})"
+    raise ValueError(f"invalid X: a row of length zero at {where} (metric='cosine' needs every row to have a "
+                     "positive length (drop or fill empty rows))")
+
+
+def unit_rows(x: Any, block_info: Optional[Dict[Any, Any]] = None) -> Block:
+    """The block's rows scaled to unit length, in its dtype (for ``map_blocks``,
+    which passes ``block_info``): ``ValueError`` naming the global row for
+    NaN or infinity, or for a row of length zero.
+
+    Each row is divided by its largest magnitude, then by its length in
+    float64, so that squaring huge or tiny entries neither overflows nor
+    vanishes; the rows come out unit to the rounding of the dtype.
+    """
+    index, offset = _position(block_info)
+    block = np.asarray(x)
+    check_finite(block, index, offset)
+    check_directions(block, index, offset)
+    if block.shape[0] == 0:
+        return np.ascontiguousarray(block)
+    scaled = block.astype(np.float64)
+    scaled /= np.max(np.abs(scaled), axis=1)[:, None]
+    scaled /= np.sqrt(np.einsum("ij,ij->i", scaled, scaled))[:, None]
+    return np.ascontiguousarray(scaled, dtype=block.dtype)
+
+
 def _position(block_info: Optional[Dict[Any, Any]]) -> Tuple[int, Optional[int]]:
     """The block's index and first global row from ``map_blocks``' ``block_info``
     (None: one block, the whole array; a first row that is NaN: unknown)."""
@@ -114,9 +159,12 @@ def row_at(x: Any, w: Optional[Any], index: int, offset: int, position: float) -
     return np.array(block[row])
 
 
-def nearest_sq_dist(block: Block, centres: Block) -> Tuple[I64, F64]:
-    """Nearest centre of each row and the squared distance to it, in float64."""
-    labels = _kernels.nearest(block, centres)
+def nearest_loss(block: Block, centres: Block, metric: str) -> Tuple[I64, F64]:
+    """Nearest centre of each row and the row's loss there, in float64: the
+    squared distance, or with ``metric="cosine"`` (unit rows and centres)
+    ``1 - cos``, as half the squared distance (which, unlike ``1 - u.c``,
+    keeps its digits for rows close to their centre)."""
+    labels = _kernels.nearest(block, centres, metric)
     wide = centres.astype(np.float64)
     dist = np.empty(block.shape[0], dtype=np.float64)
     for start in range(0, block.shape[0], DISTANCE_BATCH_ROWS):
@@ -125,6 +173,8 @@ def nearest_sq_dist(block: Block, centres: Block) -> Tuple[I64, F64]:
         diff -= wide[labels[start:stop]]
         np.square(diff, out=diff)
         dist[start:stop] = diff.sum(axis=1)
+    if metric == "cosine":
+        dist *= 0.5
     return labels, dist
 
 
@@ -133,17 +183,18 @@ def _weighted(dist: F64, weights: Optional[F64]) -> F64:
 
 
 def assignment_totals(
-    x: Any, w: Optional[Any], index: int, offset: int, centres: Block, with_sums: bool
+    x: Any, w: Optional[Any], index: int, offset: int, centres: Block, with_sums: bool, metric: str
 ) -> Tuple[float, F64, Optional[F64]]:
     """One Lloyd-style pass over a block.
 
-    Returns the block's cost (weighted squared distance to the nearest
-    centre), the weight each centre attracts, and (``with_sums``) the
-    weighted sum of the rows each centre attracts, shape (k, d).
+    Returns the block's cost (weighted loss at the nearest centre, see
+    :func:`nearest_loss`), the weight each centre attracts, and
+    (``with_sums``) the weighted sum of the rows each centre attracts,
+    shape (k, d).
     """
     block, weights = as_block(x, w, index, offset)
     k = centres.shape[0]
-    labels, dist = nearest_sq_dist(block, centres)
+    labels, dist = nearest_loss(block, centres, metric)
     cost = math.fsum(_weighted(dist, weights))
     attracted = np.bincount(labels, weights=weights, minlength=k).astype(np.float64)
     sums = None
@@ -158,11 +209,12 @@ def assignment_totals(
 
 
 def kmeans_parallel_round(
-    x: Any, w: Optional[Any], index: int, offset: int, centres: Block, n_draws: int, entropy: List[int]
+    x: Any, w: Optional[Any], index: int, offset: int, centres: Block, n_draws: int, metric: str, entropy: List[int]
 ) -> Tuple[F64, I64, Block, float]:
     """This block's share of one k-means|| sampling round.
 
-    k-means|| draws rows with probability proportional to ``w·d²(x, C)``.
+    k-means|| draws rows with probability proportional to ``w·d²(x, C)``
+    (``metric="cosine"``: to ``w·(1 - cos)``, i.e. ``d²/2`` between unit rows).
     Here that is weighted sampling without replacement of ``n_draws`` rows
     by exponential keys (Efraimidis & Spirakis): each row gets the key
     ``log(u)/(w·d²)`` and the rows with the largest keys over *all* blocks
@@ -172,7 +224,7 @@ def kmeans_parallel_round(
     indices, the rows, and the block's cost.
     """
     block, weights = as_block(x, w, index, offset)
-    _, dist = nearest_sq_dist(block, centres)
+    _, dist = nearest_loss(block, centres, metric)
     mass = _weighted(dist, weights)
     cost = math.fsum(mass)
     rng = np.random.default_rng(entropy)
@@ -215,6 +267,7 @@ def sensitivity_sample(
     total_cost: float,
     cluster_weights: F64,
     n_nonempty: int,
+    metric: str,
     n_draws: int,
     coreset_size: int,
     entropy: List[int],
@@ -231,7 +284,7 @@ def sensitivity_sample(
     block, weights = as_block(x, w, index, offset)
     if n_draws == 0 or block.shape[0] == 0:
         return block[:0].copy(), np.zeros(0), np.zeros(0, dtype=np.int64)
-    labels, dist = nearest_sq_dist(block, centres)
+    labels, dist = nearest_loss(block, centres, metric)
     prob = sensitivity_probabilities(dist, labels, weights, total_cost, cluster_weights, n_nonempty)
     rng = np.random.default_rng(entropy)
     drawn = rng.choice(block.shape[0], size=n_draws, p=prob / prob.sum())
@@ -240,18 +293,23 @@ def sensitivity_sample(
     return block[drawn].copy(), row_weights, drawn.astype(np.int64) + offset
 
 
-def _rows_in(x: Any, centres: Block, block_info: Optional[Dict[Any, Any]]) -> Block:
-    """The block in the centres' dtype, its values checked (in the block's own dtype, before the cast)."""
+def _rows_in(x: Any, centres: Block, metric: str, block_info: Optional[Dict[Any, Any]]) -> Block:
+    """The block in the centres' dtype, its values checked (in the block's own
+    dtype, before the cast; with ``metric="cosine"``, for rows of length zero too)."""
     index, offset = _position(block_info)
     check_finite(np.asarray(x), index, offset)
+    if metric == "cosine":
+        check_directions(np.asarray(x), index, offset)
     return np.ascontiguousarray(x, dtype=centres.dtype)
 
 
-def labels_of(x: Any, centres: Block, block_info: Optional[Dict[Any, Any]] = None) -> I64:
-    """Nearest centre of each row (for ``map_blocks``, which passes ``block_info``)."""
-    return _kernels.nearest(_rows_in(x, centres, block_info), centres)
+def labels_of(x: Any, centres: Block, metric: str = "euclidean",
+              block_info: Optional[Dict[Any, Any]] = None) -> I64:
+    """Nearest centre of each row, by ``metric`` (for ``map_blocks``, which passes ``block_info``)."""
+    return _kernels.nearest(_rows_in(x, centres, metric, block_info), centres, metric)
 
 
-def distances_of(x: Any, centres: Block, block_info: Optional[Dict[Any, Any]] = None) -> Block:
-    """Distances to every centre (for ``map_blocks``, which passes ``block_info``)."""
-    return _kernels.distances(_rows_in(x, centres, block_info), centres)
+def distances_of(x: Any, centres: Block, metric: str = "euclidean",
+                 block_info: Optional[Dict[Any, Any]] = None) -> Block:
+    """Distances to every centre, by ``metric`` (for ``map_blocks``, which passes ``block_info``)."""
+    return _kernels.distances(_rows_in(x, centres, metric, block_info), centres, metric)

@@ -70,13 +70,34 @@ def _optional_size(name: str, value: Any) -> Optional[int]:
     return None if value is None else integer(name, value, least=1)
 
 
+def _metric(metric: str) -> str:
+    """``metric`` once it is one of the core's (the table's check has seen it is a string)."""
+    if metric not in _params.METRICS:
+        raise ValueError(f"invalid metric: {metric!r} (allowed: {', '.join(map(repr, _params.METRICS))})")
+    return metric
+
+
+def _directions(sums: npt.NDArray[np.float64], attracted: npt.NDArray[np.float64],
+                centres: npt.NDArray[Any]) -> npt.NDArray[np.float64]:
+    """Each centre's new direction: its rows' summed unit vectors scaled to
+    unit length (divided by the largest magnitude first, so that no square
+    overflows); a centre that attracts no weight, or whose rows' sum is
+    zero (opposite rows cancel), stays where it is."""
+    top = np.max(np.abs(sums), axis=1)
+    moves = (attracted > 0) & (top > 0)
+    scaled = sums / np.where(moves, top, 1.0)[:, None]
+    lengths = np.sqrt(np.einsum("ij,ij->i", scaled, scaled))
+    return np.where(moves[:, None], scaled / np.where(moves, lengths, 1.0)[:, None], centres)
+
+
 _P = _params.PARAMETERS
 _CLIENT = "Here for the fits on the client (of the coreset, and of the k-means|| candidates)."
 
 #: The estimator's parameters: the table's, and those of the estimator alone.
 KMEANS = _params.front_end(
     "smartigan.dask.KMeans",
-    _path.AUTO_N_CLUSTERS, "method", "n_init", "max_iter", "random_state", "n_threads", "schedule", "polish", "refine",
+    _path.AUTO_N_CLUSTERS, "method", "metric", "n_init", "max_iter", "random_state", "n_threads", "schedule",
+    "polish", "refine",
     _params.Parameter(
         "tol", "float", 1e-4,
         "Polishing stops after a Lloyd pass over the full data that lowered the objective by less than "
@@ -113,6 +134,11 @@ KMEANS = _params.front_end(
                    "but for ``\"calinski_harabasz\"``, whose total sum of squares and number of points are "
                    "the full data's, added up per block.",
         "method": _CLIENT,
+        "metric": 'With ``"cosine"`` every pass reads the rows scaled to unit length (a row of length zero is a '
+                  "``ValueError`` naming its global row): k-means|| draws by ``1 - cos`` (spherical k-means++), "
+                  "the coreset by the spherical loss, the fits on the client minimise it, and the Lloyd passes "
+                  "assign each row to the largest cosine and move each centre to the normalised sum of its unit "
+                  "rows.",
         "n_init": "Here the restarts of the fit on the client, of the coreset (or of the whole data where it "
                   'has at most ``coreset_size`` rows); with ``"best"`` the k-means|| candidates are reduced to '
                   '``n_clusters`` centres with ``"auto"``.',
@@ -153,7 +179,8 @@ class KMeans:
         Nearest centre of each training row (lazy: computing it reads the data again).
     inertia_ : float
         The exact full-data objective of ``cluster_centers_`` (weighted sum
-        of squared distances to the nearest centre, float64, correctly
+        of squared distances to the nearest centre, ``metric="cosine"``: of
+        ``1 - cos`` to the centre of largest cosine; float64, correctly
         rounded per block and added in block order).
     n_iter_ : int
         Polishing passes over the full data.
@@ -213,6 +240,7 @@ class KMeans:
         n_clusters: Union[int, str] = KMEANS["n_clusters"].default,
         *,
         method: str = KMEANS["method"].default,
+        metric: _params.Metric = KMEANS["metric"].default,
         n_init: Union[int, str] = KMEANS["n_init"].default,
         max_iter: Optional[int] = KMEANS["max_iter"].default,
         random_state: Any = KMEANS["random_state"].default,
@@ -230,6 +258,7 @@ class KMeans:
     ) -> None:
         self.n_clusters = n_clusters
         self.method = method
+        self.metric = metric
         self.n_init = n_init
         self.max_iter = max_iter
         self.random_state = random_state
@@ -263,6 +292,7 @@ class KMeans:
         k = ks[-1] if ks is not None else checked["n_clusters"]
         # The parameter that sets k, as errors name it.
         k_param, k_name = ("k_range", "the largest k of k_range") if ks is not None else ("n_clusters", "n_clusters")
+        metric = _metric(checked["metric"])
         size = None if self.coreset_size is None else integer("coreset_size", self.coreset_size, least=k)
         seed = checked["random_state"]
         # The fits on the client: the parameters of smartigan.cluster that
@@ -278,11 +308,14 @@ class KMeans:
         n, d = (int(s) for s in rows.shape)
         if n < k:
             raise ValueError(f"invalid {k_param}: {k} (X has only {n} rows; {k_name} must be <= n_samples)")
+        if metric == "cosine":
+            # Every pass (and the persisted copy of NumPy input) reads the unit rows.
+            rows = rows.map_blocks(_blocks.unit_rows, dtype=rows.dtype)
         if from_numpy:
             rows = rows.persist()
             if weights is not None:
                 weights = weights.persist()
-        blocks = RowBlocks(rows, weights)
+        blocks = RowBlocks(rows, weights, metric)
         blocks.n_passes = n_length_passes
         dtype = np.dtype(rows.dtype)
         coreset_size = size if size is not None else default_coreset_size(k)
@@ -343,6 +376,7 @@ class KMeans:
         self.bytes_gathered_ = blocks.bytes_gathered
         self.seed_ = seed
         self.n_features_in_ = d
+        self._fitted_metric = metric
         self.labels_ = self._labels(rows, centres)
         return self
 
@@ -370,13 +404,22 @@ class KMeans:
         """``path`` with Calinski-Harabasz from the full data's total sum of
         squares (one pass: the cost about one centre, the coreset's mean, less
         ``W * ||mean - centre||^2`` by Huygens, with the full data's mean from
-        the per-block sums) and effective number of points; the within sums
-        of squares are the path's."""
+        the per-block sums; ``metric="cosine"``: ``W - ||sum w u||`` from the
+        per-block sums of the unit rows) and effective number of points; the
+        within sums of squares are the path's."""
         centre = np.average(coreset.astype(np.float64), axis=0, weights=coreset_weights)
+        if blocks.metric == "cosine":
+            # One direction attracts every unit row; the loss at k = 1 is
+            # ``sum w - ||sum w u||`` whatever that direction.
+            centre = _directions(centre[None, :], np.ones(1), np.zeros((1, centre.size)))[0]
         cost, attracted, sums, _, _ = blocks.totals(centre[None, :].astype(coreset.dtype), with_sums=True)
         assert sums is not None
-        mean = sums[0] / attracted[0]
-        total = cost - float(attracted[0]) * float(np.sum((mean - centre.astype(coreset.dtype)) ** 2))
+        if blocks.metric == "cosine":
+            top = float(np.max(np.abs(sums[0])))
+            total = float(attracted[0]) - (top * float(np.linalg.norm(sums[0] / top)) if top > 0 else 0.0)
+        else:
+            mean = sums[0] / attracted[0]
+            total = cost - float(attracted[0]) * float(np.sum((mean - centre.astype(coreset.dtype)) ** 2))
         values = calinski_harabasz(path.objectives, path.ks, total, n_effective)
         return dataclasses.replace(path, criteria={**path.criteria, "calinski_harabasz": values},
                                    suggested={**path.suggested, "calinski_harabasz": best_k(values, path.ks, True)})
@@ -414,7 +457,8 @@ class KMeans:
             def stream(i: int, r: int = r) -> Tuple[List[int]]:
                 return ([seed, _PHASE_KMEANS_PARALLEL, r, i],)
 
-            results = blocks.run(_blocks.kmeans_parallel_round, candidates, per_round, per_block=stream)
+            results = blocks.run(_blocks.kmeans_parallel_round, candidates, per_round, blocks.metric,
+                                 per_block=stream)
             done = [res for res in results if res is not None]
             self.seeding_history_.append(math.fsum(res[3] for res in done))
             keys = np.concatenate([res[0] for res in done])
@@ -450,7 +494,7 @@ class KMeans:
         ])
         rng = np.random.default_rng([seed, _PHASE_CORESET_BLOCKS])
         draws = rng.multinomial(size, shares / shares.sum())
-        results = blocks.run(_blocks.sensitivity_sample, centres, cost, safe, n_nonempty,
+        results = blocks.run(_blocks.sensitivity_sample, centres, cost, safe, n_nonempty, blocks.metric,
                              per_block=lambda i: (int(draws[i]), size, [seed, _PHASE_CORESET_DRAWS, 0, i]),
                              skip=lambda i: draws[i] == 0)
         done = [res for res in results if res is not None]
@@ -459,14 +503,22 @@ class KMeans:
 
     def _polish(self, blocks: RowBlocks, centres: npt.NDArray[Any], tol: float,
                 max_passes: int) -> Tuple[npt.NDArray[Any], List[float]]:
-        """Lloyd passes on the full data; a step is kept only if the exact objective did not rise."""
+        """Lloyd passes on the full data; a step is kept only if the exact objective did not rise.
+
+        Each centre moves to the weighted mean of the rows it attracts, or with
+        ``metric="cosine"`` to the direction of their sum (the unit vector of
+        largest summed cosine, as the mean is of least squared distance).
+        """
         dtype = centres.dtype
         cost, attracted, sums, _, _ = blocks.totals(centres, with_sums=True)
         history = [cost]
         for _ in range(max_passes):
             assert sums is not None
-            moved = np.where(attracted[:, None] > 0, sums / np.where(attracted > 0, attracted, 1.0)[:, None],
-                             centres).astype(dtype)
+            if blocks.metric == "cosine":
+                moved = _directions(sums, attracted, centres).astype(dtype)
+            else:
+                moved = np.where(attracted[:, None] > 0, sums / np.where(attracted > 0, attracted, 1.0)[:, None],
+                                 centres).astype(dtype)
             if np.array_equal(moved, centres):
                 break
             new_cost, new_attracted, new_sums, _, _ = blocks.totals(moved, with_sums=True)
@@ -497,33 +549,45 @@ class KMeans:
             )
         return rows, local
 
+    def _metric_fitted(self) -> str:
+        # Models pickled before the metric existed were fitted by the Euclidean loss.
+        return str(self.__dict__.get("_fitted_metric", "euclidean"))
+
     def _labels(self, rows: Any, centres: npt.NDArray[Any]) -> Any:
-        return rows.map_blocks(_blocks.labels_of, dask.delayed(centres, pure=True), dtype=np.int64, drop_axis=1)
+        return rows.map_blocks(_blocks.labels_of, dask.delayed(centres, pure=True), self._metric_fitted(),
+                               dtype=np.int64, drop_axis=1)
 
     def predict(self, X: Any) -> Any:
-        """Nearest centre of each row: a lazy dask array for dask input, a NumPy array for NumPy input."""
+        """Nearest centre of each row (``metric="cosine"``: of largest cosine): a
+        lazy dask array for dask input, a NumPy array for NumPy input."""
         rows, local = self._rows_for(X)
         centres = self._fitted_centres()
         if local:
-            return _blocks.labels_of(rows.compute(), centres)
+            return _blocks.labels_of(rows.compute(), centres, self._metric_fitted())
         return self._labels(rows, centres)
 
     def transform(self, X: Any) -> Any:
-        """Euclidean distance from each row to each centre, shape (n, n_clusters), lazy for dask input."""
+        """Euclidean distance (``metric="cosine"``: ``1 - cos``) from each row to
+        each centre, shape (n, n_clusters), lazy for dask input."""
         rows, local = self._rows_for(X)
         centres = self._fitted_centres()
+        metric = self._metric_fitted()
         if local:
-            return _blocks.distances_of(rows.compute(), centres)
-        return rows.map_blocks(_blocks.distances_of, dask.delayed(centres, pure=True), dtype=centres.dtype,
+            return _blocks.distances_of(rows.compute(), centres, metric)
+        return rows.map_blocks(_blocks.distances_of, dask.delayed(centres, pure=True), metric, dtype=centres.dtype,
                                chunks=(rows.chunks[0], (centres.shape[0],)))
 
     def score(self, X: Any, y: Any = None, sample_weight: Any = None) -> float:
-        """Minus the (weighted) sum of squared distances of ``X``'s rows to their nearest centre (computed now)."""
+        """Minus the (weighted) sum of squared distances (``metric="cosine"``: of
+        ``1 - cos``) of ``X``'s rows to their nearest centre (computed now)."""
         rows, _ = self._rows_for(X, known_lengths=True)  # the blocks' offsets name the rows of any NaN
         centres = self._fitted_centres()
+        metric = self._metric_fitted()
+        if metric == "cosine":
+            rows = rows.map_blocks(_blocks.unit_rows, dtype=rows.dtype)
         rows = rows.astype(centres.dtype)
         weights = as_dask_weights(sample_weight, rows)
-        cost, _, _, _, _ = RowBlocks(rows, weights).totals(centres, with_sums=False)
+        cost, _, _, _, _ = RowBlocks(rows, weights, metric).totals(centres, with_sums=False)
         return -cost
 
     def fit_predict(self, X: Any, y: Any = None, sample_weight: Any = None) -> Any:

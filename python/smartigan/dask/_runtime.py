@@ -26,11 +26,14 @@ __all__ = ["RowBlocks"]
 class RowBlocks:
     """The row blocks of one data set (and of its weights), and the passes over them.
 
+    ``metric`` is how rows are compared with centres in every pass (with
+    ``"cosine"`` the rows must already be unit rows, :func:`._blocks.unit_rows`).
     Counts the passes and the bytes that come back to the client.
     """
 
-    def __init__(self, rows: Any, weights: Optional[Any]) -> None:
+    def __init__(self, rows: Any, weights: Optional[Any], metric: str = "euclidean") -> None:
         self.rows = rows
+        self.metric = metric
         self.x = list(rows.to_delayed().ravel())
         self.w: List[Any] = [None] * len(self.x) if weights is None else list(weights.to_delayed().ravel())
         sizes = np.array(rows.chunks[0], dtype=np.int64)
@@ -75,7 +78,7 @@ class RowBlocks:
         Also returns the per-block costs and weights (for the coreset's block shares).
         """
         k, d = centres.shape
-        results = self.run(_blocks.assignment_totals, centres, with_sums)
+        results = self.run(_blocks.assignment_totals, centres, with_sums, self.metric)
         block_costs: List[float] = []
         block_weights: List[npt.NDArray[np.float64]] = []
         weights = np.zeros(k)

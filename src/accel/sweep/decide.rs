@@ -189,6 +189,18 @@ pub(super) struct Decision {
     pub(super) lower: f64,
 }
 
+impl Decision {
+    /// The point stays, every other cost at least `lower`.
+    #[inline(always)]
+    fn stay(own_dist: f64, lower: f64) -> Self {
+        Decision {
+            to: None,
+            own_dist,
+            lower,
+        }
+    }
+}
+
 /// The lowest of `best` (a cost and its cluster) and the reference's join
 /// costs `join_weight(w, W_j)·sq_dist` of the clusters `js` other than `r`,
 /// ties to the lower index (so the order of `js` does not matter). Without
@@ -236,11 +248,7 @@ pub(super) fn decide<const WEIGHTED: bool>(
     let (Row { x, a, g }, panel) = (block.row(t, p.d), &block.panel);
     let own_dist = sq_dist(x, p.centroid(r));
     if !weighting.may_leave(p, r) {
-        return Decision {
-            to: None,
-            own_dist,
-            lower: 0.0,
-        };
+        return Decision::stay(own_dist, 0.0);
     }
     // Exactly the reference's expressions.
     let own = weighting.own(p, r, own_dist, factor);
@@ -262,11 +270,7 @@ pub(super) fn decide<const WEIGHTED: bool>(
     let lower = ((m - e) / half).min(weighting.down(best));
     if m - e >= weighting.up(own) * half && best >= own {
         live.h[r] = saved;
-        return Decision {
-            to: None,
-            own_dist,
-            lower,
-        };
+        return Decision::stay(own_dist, lower);
     }
     let limit = (m + e).min(weighting.up(best) * half) + e;
     live.cand.clear();
@@ -317,11 +321,7 @@ pub(super) fn decide_prepared<const WEIGHTED: bool>(
     }
     let own_dist = prepared.own_dist;
     if !weighting.may_leave(p, r) {
-        return Decision {
-            to: None,
-            own_dist,
-            lower: 0.0,
-        };
+        return Decision::stay(own_dist, 0.0);
     }
     // Exactly the reference's expressions (`W_r` is the snapshot's).
     let own = weighting.own(p, r, own_dist, factor);
@@ -336,11 +336,7 @@ pub(super) fn decide_prepared<const WEIGHTED: bool>(
     let half = panel.half_scale2();
     let lower = ((m - e) / half).min(weighting.down(best));
     if m - e >= weighting.up(own) * half && best >= own {
-        return Decision {
-            to: None,
-            own_dist,
-            lower,
-        };
+        return Decision::stay(own_dist, lower);
     }
     let Some((clean, clean_j)) = prepared.best else {
         return decide(p, live, block, (t, r), weighting, factor);

@@ -6,13 +6,16 @@
 //! computed, after an exact power-of-two scaling, so the nearest centroid
 //! and the distances are right for any finite input.
 
+mod cosine;
+
 use crate::clustering::Clustering;
 use crate::control::Control;
 use crate::data::{check_finite, exponent_above, pow2, sq_dist, times_pow2, Scalar};
-use crate::dataset::Rows;
 use crate::error::{Error, Result};
 use crate::nearest::nearest_by;
+use crate::rows::Rows;
 use crate::sparse::{CsrView, SparseCentroids};
+use crate::Metric;
 use ndarray::{Array1, Array2, ArrayView2};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -80,28 +83,36 @@ fn max_abs(wide: &[Vec<f64>]) -> f64 {
     wide.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs()))
 }
 
-/// The index of the nearest of `centroids` for each row of `rows` (ties
-/// to the lowest index); [`Error::Interrupted`] soon after `cancel` is set
+/// The index of the nearest of `centroids` for each row of `rows` by
+/// `metric` (ties to the lowest index); [`Error::Interrupted`] soon after `cancel` is set
 /// (it is polled before every row).
 pub(crate) fn nearest<T: Scalar>(
     rows: Rows<'_, T>,
     centroids: ArrayView2<'_, T>,
+    metric: Metric,
     cancel: &AtomicBool,
 ) -> Result<Array1<usize>> {
+    if metric == Metric::Cosine {
+        return cosine::nearest(rows, centroids, cancel);
+    }
     match rows {
         Rows::Dense(x) => nearest_dense(x, centroids, cancel),
         Rows::Sparse(x) => nearest_sparse(x, centroids, cancel),
     }
 }
 
-/// The Euclidean distance from each row of `rows` to each of `centroids`
-/// (`n × k`); [`Error::Interrupted`] soon after `cancel` is set (it is
+/// The distance by `metric` (Euclidean, or `1 − cos`) from each row of
+/// `rows` to each of `centroids` (`n × k`); [`Error::Interrupted`] soon after `cancel` is set (it is
 /// polled before every row).
 pub(crate) fn distances<T: Scalar>(
     rows: Rows<'_, T>,
     centroids: ArrayView2<'_, T>,
+    metric: Metric,
     cancel: &AtomicBool,
 ) -> Result<Array2<T>> {
+    if metric == Metric::Cosine {
+        return cosine::distances(rows, centroids, cancel);
+    }
     match rows {
         Rows::Dense(x) => distances_dense(x, centroids, cancel),
         Rows::Sparse(x) => distances_sparse(x, centroids, cancel),
@@ -109,8 +120,9 @@ pub(crate) fn distances<T: Scalar>(
 }
 
 impl<T: Scalar> Clustering<T> {
-    /// The nearest centroid of each row of `rows`, dense or sparse (ties to
-    /// the lowest index): the cluster a new point falls in.
+    /// The nearest centroid of each row of `rows`, dense or sparse, by the
+    /// fit's [`metric`](Clustering::metric) (ties to the lowest index): the
+    /// cluster a new point falls in.
     ///
     /// ```
     /// use ndarray::array;
@@ -132,7 +144,12 @@ impl<T: Scalar> Clustering<T> {
         rows: impl Into<Rows<'a, T>>,
         control: Control<'_>,
     ) -> Result<Array1<usize>> {
-        nearest(rows.into(), self.centroids.view(), control.cancel_flag())
+        nearest(
+            rows.into(),
+            self.centroids.view(),
+            self.metric,
+            control.cancel_flag(),
+        )
     }
 
     /// The Euclidean distance from each row of `rows`, dense or sparse, to
@@ -159,7 +176,12 @@ impl<T: Scalar> Clustering<T> {
         rows: impl Into<Rows<'a, T>>,
         control: Control<'_>,
     ) -> Result<Array2<T>> {
-        distances(rows.into(), self.centroids.view(), control.cancel_flag())
+        distances(
+            rows.into(),
+            self.centroids.view(),
+            self.metric,
+            control.cancel_flag(),
+        )
     }
 }
 
@@ -203,7 +225,7 @@ fn nearest_dense<T: Scalar>(
 /// [`POLL_ROWS`] rows. Rows not yet begun when `cancel` is set are skipped,
 /// and the answer is then [`Error::Interrupted`]: `out` is never returned
 /// half filled.
-fn by_rows<O: Send, S>(
+pub(crate) fn by_rows<O: Send, S>(
     out: &mut [O],
     width: usize,
     cancel: &AtomicBool,
@@ -229,7 +251,11 @@ fn by_rows<O: Send, S>(
 /// An `n × k` output as one flat vector of zeros, or an error if it cannot
 /// be allocated: the output can be far larger than both inputs, and a
 /// failed allocation would abort the process.
-fn distance_matrix<T: Scalar>(n: usize, k: usize, x_dim: (usize, usize)) -> Result<Vec<T>> {
+pub(crate) fn distance_matrix<T: Scalar>(
+    n: usize,
+    k: usize,
+    x_dim: (usize, usize),
+) -> Result<Vec<T>> {
     let too_large = || Error::Shape {
         name: "x",
         expected: format!("few enough rows for an n × {k} distance matrix to fit in memory"),
@@ -242,7 +268,7 @@ fn distance_matrix<T: Scalar>(n: usize, k: usize, x_dim: (usize, usize)) -> Resu
     Ok(flat)
 }
 
-fn into_matrix<T>(flat: Vec<T>, n: usize, k: usize) -> Result<Array2<T>> {
+pub(crate) fn into_matrix<T>(flat: Vec<T>, n: usize, k: usize) -> Result<Array2<T>> {
     Array2::from_shape_vec((n, k), flat).map_err(|e| Error::Shape {
         name: "x",
         expected: "a matrix".into(),

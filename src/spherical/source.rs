@@ -1,0 +1,637 @@
+//! Unit rows as a [`Source`] (what a restart needs) and as refinement's
+//! [`Rows`]; one restart's state on them ([`SphericalState`]).
+
+use super::costs::{choose, improves, ratio};
+use super::rows::{Spherical, UnitRows};
+use crate::data::{sq_dist, Scalar};
+use crate::init::{self, Start};
+use crate::move_rule::may_leave;
+use crate::nearest::nearest_by;
+use crate::params::ValidParams;
+use crate::partition::refill;
+use crate::plus_plus::kmeans_plus_plus_indices;
+use crate::refine::{merge_labels_by, propose_labels, split_labels, Rows, SplitCache};
+use crate::rng::Xoshiro256PlusPlus;
+use crate::source::Source;
+use crate::Metric;
+use ndarray::Array2;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Rows of one block of a sweep: their distances to every direction are
+/// computed together, against the directions at the block's start, in
+/// parallel where the block is large enough. A direction a move in the
+/// block has changed since is measured again, in the same fixed order, so
+/// the decisions are those of a sweep one row at a time, bit for bit.
+const BLOCK: usize = 256;
+
+/// Least multiply-adds in a block's distances for them to be split over
+/// the pool (below it the hand-offs cost more than they save; only speed
+/// depends on it).
+const PARALLEL_BLOCK_WORK: usize = 1 << 16;
+
+/// Rows per parallel task of the passes over every row.
+const CHUNK: usize = 1024;
+
+/// One restart's state on unit rows.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct SphericalState {
+    k: usize,
+    labels: Vec<usize>,
+    counts: Vec<usize>,
+    weights: Vec<f64>,
+    /// `k × d`: each cluster's sum of its weighted unit rows.
+    sums: Vec<f64>,
+    /// `‖s_j‖`.
+    norms: Vec<f64>,
+    /// `k × d`: each cluster's direction `s_j/‖s_j‖` (zero where the sum
+    /// vanishes).
+    units: Vec<f64>,
+    /// `‖μ_j‖²` as computed (1 up to rounding, or 0).
+    unit_norms2: Vec<f64>,
+}
+
+impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
+    fn d(&self) -> usize {
+        self.rows.d()
+    }
+
+    /// Direction `j` of `st`.
+    #[inline(always)]
+    fn unit<'s>(&self, st: &'s SphericalState, j: usize) -> &'s [f64] {
+        let d = self.d();
+        &st.units[j * d..(j + 1) * d]
+    }
+
+    /// `‖u_i − μ_j‖²`.
+    #[inline(always)]
+    fn dist(&self, st: &SphericalState, i: usize, j: usize) -> f64 {
+        self.rows.sq_dist(i, self.unit(st, j), st.unit_norms2[j])
+    }
+
+    /// Cluster `j`'s norm and direction from its sum.
+    fn finish_cluster(&self, st: &mut SphericalState, j: usize) {
+        let d = self.d();
+        let sum = &st.sums[j * d..(j + 1) * d];
+        let norm = sum.iter().map(|v| v * v).sum::<f64>().sqrt();
+        st.norms[j] = norm;
+        let unit = &mut st.units[j * d..(j + 1) * d];
+        if norm > 0.0 {
+            for (u, s) in unit.iter_mut().zip(sum) {
+                *u = s / norm;
+            }
+        } else {
+            unit.iter_mut().for_each(|u| *u = 0.0);
+        }
+        st.unit_norms2[j] = unit.iter().map(|v| v * v).sum();
+    }
+
+    /// Every statistic recomputed from the labels, rows in index order.
+    fn recompute(&self, st: &mut SphericalState) {
+        let d = self.d();
+        st.counts.iter_mut().for_each(|c| *c = 0);
+        st.weights.iter_mut().for_each(|w| *w = 0.0);
+        st.sums.iter_mut().for_each(|s| *s = 0.0);
+        for i in 0..self.rows.n() {
+            let (l, w) = (st.labels[i], self.weight(i));
+            st.counts[l] += 1;
+            st.weights[l] += w;
+            self.rows.add_to(i, w, &mut st.sums[l * d..(l + 1) * d]);
+        }
+        for j in 0..st.k {
+            self.finish_cluster(st, j);
+        }
+    }
+
+    /// The state of `labels` in `k` clusters; a cluster left without
+    /// weight takes the rows farthest from their directions, as an initial
+    /// partition's empty clusters do.
+    fn state_from_labels(&self, k: usize, labels: Vec<usize>) -> SphericalState {
+        let d = self.d();
+        let mut st = SphericalState {
+            k,
+            labels,
+            counts: vec![0; k],
+            weights: vec![0.0; k],
+            sums: vec![0.0; k * d],
+            norms: vec![0.0; k],
+            units: vec![0.0; k * d],
+            unit_norms2: vec![0.0; k],
+        };
+        self.recompute(&mut st);
+        self.fill_empty_clusters(&mut st);
+        st
+    }
+
+    /// Refills clusters of no weight (see [`refill`]); the rows moved.
+    fn fill_empty_clusters(&self, st: &mut SphericalState) -> usize {
+        let empties: Vec<usize> = (0..st.k).filter(|&j| st.weights[j] <= 0.0).collect();
+        if empties.is_empty() {
+            return 0;
+        }
+        let own = self.own_distances(st);
+        let moved = refill(
+            &empties,
+            own,
+            &mut st.labels,
+            &mut st.counts,
+            &mut st.weights,
+            |i| self.weight(i),
+        );
+        self.recompute(st);
+        moved
+    }
+
+    /// Every row's squared distance to its own direction, in parallel over
+    /// fixed chunks (each value on its own: no bit depends on the split).
+    fn own_distances(&self, st: &SphericalState) -> Vec<f64> {
+        let mut own = vec![0.0; self.rows.n()];
+        own.par_chunks_mut(CHUNK)
+            .enumerate()
+            .for_each(|(c, chunk)| {
+                for (o, v) in chunk.iter_mut().enumerate() {
+                    let i = c * CHUNK + o;
+                    *v = self.dist(st, i, st.labels[i]);
+                }
+            });
+        own
+    }
+
+    /// The nearest direction of every row (ties to the lowest index), given
+    /// `k × d` directions; polls `cancel` per chunk.
+    fn nearest(&self, units: &[f64], k: usize, cancel: &AtomicBool) -> Vec<usize> {
+        let d = self.d();
+        let norms2: Vec<f64> = units
+            .chunks_exact(d)
+            .map(|u| u.iter().map(|v| v * v).sum())
+            .collect();
+        let mut labels = vec![0; self.rows.n()];
+        labels
+            .par_chunks_mut(CHUNK)
+            .enumerate()
+            .for_each(|(c, chunk)| {
+                if cancel.load(Ordering::Relaxed) {
+                    return;
+                }
+                for (o, l) in chunk.iter_mut().enumerate() {
+                    let i = c * CHUNK + o;
+                    *l = nearest_by(k, None, |j| {
+                        self.rows.sq_dist(i, &units[j * d..(j + 1) * d], norms2[j])
+                    });
+                }
+            });
+        labels
+    }
+
+    /// Directions `k × d` from any centroids (scaled to unit length; a zero
+    /// centroid stays zero).
+    fn directions(&self, mut centroids: Vec<f64>) -> Vec<f64> {
+        for c in centroids.chunks_exact_mut(self.d()) {
+            let norm = c.iter().map(|v| v * v).sum::<f64>().sqrt();
+            if norm > 0.0 {
+                c.iter_mut().for_each(|v| *v /= norm);
+            }
+        }
+        centroids
+    }
+
+    /// The Hartigan moves of one sweep over `order` with acceptance factor
+    /// `factor`, block by block (see [`BLOCK`]); the sums, norms and
+    /// directions of the clusters a move touches are updated at once.
+    fn sweep_moves(&self, st: &mut SphericalState, order: &[usize], factor: f64) -> usize {
+        let (k, d) = (st.k, self.d());
+        let mut snapshot = Vec::new();
+        let mut dirty = vec![false; k];
+        let mut touched = Vec::new();
+        let mut moves = 0;
+        for block in order.chunks(BLOCK) {
+            snapshot.resize(block.len() * k, 0.0);
+            let st_now = &*st;
+            let measure = |(row, &i): (&mut [f64], &usize)| {
+                for (j, v) in row.iter_mut().enumerate() {
+                    *v = self.dist(st_now, i, j);
+                }
+            };
+            if block.len() * k * d >= PARALLEL_BLOCK_WORK {
+                snapshot
+                    .par_chunks_mut(k)
+                    .zip(block.par_iter())
+                    .for_each(measure);
+            } else {
+                snapshot.chunks_mut(k).zip(block.iter()).for_each(measure);
+            }
+            for &j in &touched {
+                dirty[j] = false;
+            }
+            touched.clear();
+            for (t, &i) in block.iter().enumerate() {
+                let (r, w) = (st.labels[i], self.weight(i));
+                if !may_leave(&st.counts, &st.weights, r, w) {
+                    continue;
+                }
+                let row = &snapshot[t * k..(t + 1) * k];
+                let to = choose(&st.norms, r, w, factor, |j| {
+                    if dirty[j] {
+                        self.dist(st, i, j)
+                    } else {
+                        row[j]
+                    }
+                });
+                let Some(j) = to else { continue };
+                self.move_row(st, i, j);
+                for c in [r, j] {
+                    if !dirty[c] {
+                        dirty[c] = true;
+                        touched.push(c);
+                    }
+                }
+                moves += 1;
+            }
+        }
+        moves
+    }
+
+    /// Row `i` moved to cluster `j`: both clusters' sums, norms and
+    /// directions updated at once (the paper's Hartigan step).
+    fn move_row(&self, st: &mut SphericalState, i: usize, j: usize) {
+        let (d, r, w) = (self.d(), st.labels[i], self.weight(i));
+        self.rows.add_to(i, -w, &mut st.sums[r * d..(r + 1) * d]);
+        self.rows.add_to(i, w, &mut st.sums[j * d..(j + 1) * d]);
+        self.finish_cluster(st, r);
+        self.finish_cluster(st, j);
+        st.labels[i] = j;
+        st.counts[r] -= 1;
+        st.counts[j] += 1;
+        st.weights[r] -= w;
+        st.weights[j] += w;
+    }
+
+    /// The loss `Σ w·(1 − cos)` of `st`, from every row's distance to its
+    /// direction (`1 − cos = D/2`), summed in row order.
+    fn loss(&self, st: &SphericalState) -> f64 {
+        let own = self.own_distances(st);
+        own.iter()
+            .enumerate()
+            .map(|(i, &d)| self.weight(i) * 0.5 * d)
+            .sum()
+    }
+
+    /// The clusters' weighted means of the unit rows, `k × d` (the
+    /// Euclidean centroids refinement's proposals are made from).
+    fn means(&self, st: &SphericalState) -> Vec<f64> {
+        let d = self.d();
+        let mut means = st.sums.clone();
+        for (m, &w) in means.chunks_exact_mut(d).zip(&st.weights) {
+            if w > 0.0 {
+                m.iter_mut().for_each(|v| *v /= w);
+            }
+        }
+        means
+    }
+}
+
+impl<U: UnitRows, T: Scalar> Rows for Spherical<'_, U, T> {
+    type Row<'r>
+        = (usize, &'r Self)
+    where
+        Self: 'r;
+
+    fn dim(&self) -> usize {
+        self.d()
+    }
+
+    fn weight(&self, i: usize) -> f64 {
+        Spherical::weight(self, i)
+    }
+
+    fn row<'r>(&'r self, i: usize, _buf: &'r mut [f64]) -> Self::Row<'r> {
+        (i, self)
+    }
+
+    fn sq_dist_to(x: &Self::Row<'_>, c: &[f64], c_norm: f64) -> f64 {
+        let (i, rows) = *x;
+        rows.rows.sq_dist(i, c, c_norm)
+    }
+
+    fn add_to(x: &Self::Row<'_>, w: f64, sum: &mut [f64]) {
+        let (i, rows) = *x;
+        rows.rows.add_to(i, w, sum);
+    }
+}
+
+impl<U: UnitRows, T: Scalar> Source for Spherical<'_, U, T> {
+    type State = SphericalState;
+    type Out = T;
+
+    fn metric(&self) -> Metric {
+        Metric::Cosine
+    }
+
+    fn n(&self) -> usize {
+        self.rows.n()
+    }
+
+    fn d(&self) -> usize {
+        self.rows.d()
+    }
+
+    fn initial_state(
+        &self,
+        params: &ValidParams,
+        rng: &mut Xoshiro256PlusPlus,
+        start: Option<Vec<f64>>,
+        cancel: &AtomicBool,
+    ) -> SphericalState {
+        let (n, k) = (self.rows.n(), params.k());
+        let centroids = match init::start(
+            params,
+            n,
+            start,
+            rng,
+            |rng| self.plus_plus_rows(k, rng, cancel),
+            |rows| self.rows_as_centroids(rows),
+        ) {
+            Start::Labels(labels) => return self.state_from_labels(k, labels),
+            Start::Centroids(centroids) => centroids,
+        };
+        let labels = self.nearest(&self.directions(centroids), k, cancel);
+        self.state_from_labels(k, labels)
+    }
+
+    /// Greedy k-means++ by `1 − cos` (spherical k-means++): the plain
+    /// definition with distances between unit rows, computed in parallel
+    /// per candidate (each on its own).
+    fn plus_plus_rows(
+        &self,
+        k: usize,
+        rng: &mut Xoshiro256PlusPlus,
+        cancel: &AtomicBool,
+    ) -> Vec<usize> {
+        let d = self.d();
+        let mut centre = vec![0.0; d];
+        kmeans_plus_plus_indices(
+            self.rows.n(),
+            k,
+            self.weights().is_some(),
+            |i| self.weight(i),
+            rng,
+            cancel,
+            |c, out| {
+                self.rows.write_dense(c, &mut centre);
+                let norm2: f64 = centre.iter().map(|v| v * v).sum();
+                let centre = &centre;
+                out.par_chunks_mut(CHUNK)
+                    .enumerate()
+                    .for_each(|(b, chunk)| {
+                        for (o, v) in chunk.iter_mut().enumerate() {
+                            *v = self.rows.sq_dist(b * CHUNK + o, centre, norm2);
+                        }
+                    });
+            },
+        )
+    }
+
+    fn centroids(&self, st: &SphericalState) -> Vec<f64> {
+        st.units.clone()
+    }
+
+    fn point_costs(&self, st: &SphericalState) -> Vec<f64> {
+        let mut own = self.own_distances(st);
+        for (i, v) in own.iter_mut().enumerate() {
+            *v *= 0.5 * self.weight(i);
+        }
+        own
+    }
+
+    fn rows_as_centroids(&self, rows: &[usize]) -> Vec<f64> {
+        let d = self.d();
+        let mut out = vec![0.0; rows.len() * d];
+        for (c, &i) in out.chunks_exact_mut(d).zip(rows) {
+            self.rows.write_dense(i, c);
+        }
+        out
+    }
+
+    fn sweep(&self, st: &mut SphericalState, order: &[usize], factor: f64) -> usize {
+        let moves = self.sweep_moves(st, order, factor);
+        self.recompute(st);
+        moves
+    }
+
+    fn candidate_sweep(&self, st: &mut SphericalState, order: &[usize], _: f64) -> (usize, f64) {
+        let moves = self.sweep_moves(st, order, 1.0);
+        (moves, self.loss(st))
+    }
+
+    fn refresh(&self, st: &mut SphericalState) {
+        self.recompute(st);
+    }
+
+    fn lloyd_iteration(&self, st: &mut SphericalState) -> usize {
+        let k = st.k;
+        let snapshot = &*st;
+        let mut labels = st.labels.clone();
+        labels
+            .par_chunks_mut(CHUNK)
+            .enumerate()
+            .for_each(|(c, chunk)| {
+                for (o, l) in chunk.iter_mut().enumerate() {
+                    let i = c * CHUNK + o;
+                    *l = nearest_by(k, Some(snapshot.labels[i]), |j| self.dist(snapshot, i, j));
+                }
+            });
+        let changed = labels
+            .iter()
+            .zip(&st.labels)
+            .filter(|(a, b)| a != b)
+            .count();
+        st.labels = labels;
+        self.recompute(st);
+        changed + self.fill_empty_clusters(st)
+    }
+
+    fn objective(&self, st: &SphericalState) -> f64 {
+        self.loss(st)
+    }
+
+    fn can_improve(&self, st: &SphericalState, lloyd: bool) -> bool {
+        // Unit vectors: distances carry absolute rounding of a few ε.
+        let abs_margin = 1e-14;
+        (0..self.rows.n()).into_par_iter().any(|i| {
+            let (r, w) = (st.labels[i], self.weight(i));
+            if !lloyd && w > 0.0 && !may_leave(&st.counts, &st.weights, r, w) {
+                return false;
+            }
+            improves(&st.norms, r, w, lloyd, abs_margin, |j| self.dist(st, i, j))
+        })
+    }
+
+    fn move_ratios(&self, st: &SphericalState, sample: &[usize]) -> Vec<f64> {
+        sample
+            .par_iter()
+            .map(|&i| {
+                let (r, w) = (st.labels[i], self.weight(i));
+                if !may_leave(&st.counts, &st.weights, r, w) {
+                    return f64::INFINITY;
+                }
+                ratio(&st.norms, r, w, |j| self.dist(st, i, j))
+            })
+            .collect()
+    }
+
+    /// The cheapest merges by the loss they add,
+    /// `‖s_a‖ + ‖s_b‖ − ‖s_a + s_b‖ = ‖s_a‖·‖s_b‖·‖μ_a − μ_b‖² / (‖s_a‖ + ‖s_b‖ + ‖s_a + s_b‖)`
+    /// (the stable form, as for the move).
+    fn merge(&self, st: &SphericalState, rank: usize) -> Option<SphericalState> {
+        let d = self.d();
+        let cost = |a: usize, b: usize| {
+            let (sa, sb) = (st.norms[a], st.norms[b]);
+            let joined: f64 = st.sums[a * d..(a + 1) * d]
+                .iter()
+                .zip(&st.sums[b * d..(b + 1) * d])
+                .map(|(x, y)| (x + y) * (x + y))
+                .sum::<f64>()
+                .sqrt();
+            let sum = sa + sb + joined;
+            if sum > 0.0 {
+                sa * sb * sq_dist(self.unit(st, a), self.unit(st, b)) / sum
+            } else {
+                0.0
+            }
+        };
+        let labels = merge_labels_by(&st.labels, st.k, rank, cost)?;
+        Some(self.state_from_labels(st.k - 1, labels))
+    }
+
+    fn labelled_state(&self, k: usize, labels: Vec<usize>) -> SphericalState {
+        self.state_from_labels(k, labels)
+    }
+
+    fn labels(st: &SphericalState) -> &[usize] {
+        &st.labels
+    }
+
+    fn merge_split(
+        &self,
+        st: &SphericalState,
+        cache: &mut SplitCache,
+        batch: bool,
+        below: Option<f64>,
+    ) -> Option<(SphericalState, usize)> {
+        let means = self.means(st);
+        let (labels, touched) =
+            propose_labels(self, &st.labels, &st.weights, &means, cache, batch)?;
+        let state = self.state_from_labels(st.k, labels);
+        if below.is_some_and(|b| self.loss(&state) >= b) {
+            return None;
+        }
+        Some((state, touched.len()))
+    }
+
+    fn split(
+        &self,
+        st: &SphericalState,
+        cache: &mut SplitCache,
+    ) -> (SphericalState, Option<usize>) {
+        let means = self.means(st);
+        let (labels, split) = split_labels(self, &st.labels, &means, st.k, cache);
+        (self.state_from_labels(st.k + 1, labels), split)
+    }
+
+    /// The directions in the caller's type, and the loss from exactly
+    /// those: each centroid scaled to unit length again after rounding,
+    /// each row's `1 − cos` as half its squared distance to it.
+    fn finalize(&self, st: &SphericalState) -> (Array2<T>, f64, Vec<f64>) {
+        let (k, d) = (st.k, self.d());
+        let centroids = Array2::from_shape_fn((k, d), |(j, c)| T::from_f64(st.units[j * d + c]));
+        let wide = self.directions(centroids.iter().map(|v| v.to_f64()).collect());
+        let norms2: Vec<f64> = wide
+            .chunks_exact(d)
+            .map(|u| u.iter().map(|v| v * v).sum())
+            .collect();
+        let mut own = vec![0.0; self.rows.n()];
+        own.par_chunks_mut(CHUNK)
+            .enumerate()
+            .for_each(|(c, chunk)| {
+                for (o, v) in chunk.iter_mut().enumerate() {
+                    let i = c * CHUNK + o;
+                    let l = st.labels[i];
+                    *v = 0.5 * self.rows.sq_dist(i, &wide[l * d..(l + 1) * d], norms2[l]);
+                }
+            });
+        let mut objective = 0.0;
+        let mut per_cluster = vec![0.0; k];
+        for (i, (&l, v)) in st.labels.iter().zip(&own).enumerate() {
+            let cost = self.weight(i) * v;
+            objective += cost;
+            per_cluster[l] += cost;
+        }
+        (centroids, objective, per_cluster)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::rows::Rows;
+    use crate::spherical::{checked_spherical, SphericalInput};
+    use crate::{Metric, Params};
+
+    impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
+        /// The sweep by its definition: one row at a time, every distance
+        /// measured when the row is visited.
+        fn sweep_by_definition(
+            &self,
+            st: &mut SphericalState,
+            order: &[usize],
+            factor: f64,
+        ) -> usize {
+            let mut moves = 0;
+            for &i in order {
+                let (r, w) = (st.labels[i], self.weight(i));
+                if !may_leave(&st.counts, &st.weights, r, w) {
+                    continue;
+                }
+                if let Some(j) = choose(&st.norms, r, w, factor, |j| self.dist(st, i, j)) {
+                    self.move_row(st, i, j);
+                    moves += 1;
+                }
+            }
+            moves
+        }
+    }
+
+    /// Rows in many blocks, with blocks large enough to be measured in
+    /// parallel: the blocked sweep takes the decisions of the plain one,
+    /// bit for bit, at every acceptance factor of a schedule.
+    #[test]
+    fn the_blocked_sweep_is_the_sweep_by_definition() {
+        let (n, d, k) = (1500, 24, 16);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(4);
+        let x = ndarray::Array2::from_shape_fn((n, d), |(i, c)| {
+            ((i % 7) == c % 7) as u8 as f64 + rng.unit_f64() - 0.5
+        });
+        let w: Vec<f64> = (0..n).map(|i| 0.5 + (i % 3) as f64).collect();
+        let params = Params::new(k).metric(Metric::Cosine).check().unwrap();
+        for weights in [None, Some(ndarray::ArrayView1::from(&w[..]))] {
+            let SphericalInput::Dense(s) =
+                checked_spherical(Rows::Dense(x.view()), weights, &params, k).unwrap()
+            else {
+                unreachable!()
+            };
+            let mut blocked = s.state_from_labels(k, (0..n).map(|_| rng.below(k)).collect());
+            let mut plain = blocked.clone();
+            for factor in [1.5, 1.2, 1.0, 1.0] {
+                let mut order: Vec<usize> = (0..n).collect();
+                rng.shuffle(&mut order);
+                let a = s.sweep_moves(&mut blocked, &order, factor);
+                let b = s.sweep_by_definition(&mut plain, &order, factor);
+                assert!(a > 0);
+                assert_eq!((a, &blocked), (b, &plain), "factor {factor}");
+                s.recompute(&mut blocked);
+                s.recompute(&mut plain);
+            }
+        }
+    }
+}
