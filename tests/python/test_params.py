@@ -161,6 +161,7 @@ VARIANTS = {
     ("smartigan.sklearn.KMeans", "n_clusters"): {"type", "check"},  # also "auto": a path chooses k
     ("smartigan.sklearn.KMeans", "method"): {"type", "default", "check"},  # None: from `algorithm`
     ("smartigan.sklearn.KMeans", "init"): {"type", "check"},  # also scikit-learn's "random" and a callable
+    ("smartigan.dask.KMeans", "n_clusters"): {"type", "check"},  # also "auto": a path on the coreset chooses k
     ("smartigan.dask.KMeans", "tol"): {"type", "default", "summary", "details", "check"},  # the polish's
 }
 
