@@ -69,12 +69,20 @@ where
     let searched_fits = steps.searched_fits(k_top);
     let threads = pool.current_num_threads();
     let (searched, fits) = if fitted.is_empty() || threads < 2 {
-        (steps.search(first, cache, k_top), steps.fits(fitted, searched_fits))
+        (
+            steps.search(first, cache, k_top),
+            steps.fits(fitted, searched_fits),
+        )
     } else if before > 0 {
         // The fits need nothing from the search: they run beside it. Those
         // of a small problem or of a given `n_init` are most of the work,
         // and share the whole pool with the search.
-        pool.install(|| rayon::join(|| steps.search(first, cache, k_top), || steps.fits(fitted, searched_fits)))
+        pool.install(|| {
+            rayon::join(
+                || steps.search(first, cache, k_top),
+                || steps.fits(fitted, searched_fits),
+            )
+        })
     } else {
         // A large problem's draws are a small share of the work: they run
         // beside the search on a thread of their own, the search on the

@@ -515,11 +515,18 @@ fn fits_are_one_restart_unless_the_whole_range_is_small() {
     for seed in 0..3 {
         let x = crate::testdata::blobs(n, d, 12, seed);
         let path = dense_path(&x, None, 2..=20, Params::new(1).seed(seed));
-        for s in path.steps.iter().filter(|s| s.origin == PathOrigin::Fit && s.k > 2) {
+        for s in path
+            .steps
+            .iter()
+            .filter(|s| s.origin == PathOrigin::Fit && s.k > 2)
+        {
             let c = s.clustering.as_ref().unwrap();
             let one = Params::new(s.k).n_init(1).seed(seed).check().unwrap();
             let one = one.fit(&x).unwrap();
-            assert_eq!((&c.restart_objectives, c.objective), (&vec![one.objective], one.objective));
+            assert_eq!(
+                (&c.restart_objectives, c.objective),
+                (&vec![one.objective], one.objective)
+            );
             fits += 1;
         }
     }
