@@ -521,3 +521,47 @@ def test_dense_gap_answers_are_unchanged(small: np.ndarray) -> None:
         logs.append(np.log([s.objective for s in out.steps]))
     gap = np.mean(logs, axis=0) - np.log(path.objectives)
     np.testing.assert_array_equal(path.criteria["gap"], gap)
+
+
+# -- issue 62: cheap defaults, any list of k, the gap statistic on samples ---------------
+
+
+def test_the_default_criteria_are_the_cheap_three(small: np.ndarray) -> None:
+    path = smartigan.cluster_path(small, range(2, 8), seed=2)
+    assert tuple(path.criteria) == _criteria.DEFAULT_CRITERIA == ("elbow", "calinski_harabasz", "davies_bouldin")
+    assert path.gap_standard_errors is None and path.reference_log_objectives is None
+    assert set(path.suggested) == set(_criteria.DEFAULT_CRITERIA) and path.suggested["elbow"] == 4
+
+
+def test_a_list_of_k_keeps_those_ks_of_the_whole_path(small: np.ndarray) -> None:
+    whole = smartigan.cluster_path(small, range(2, 11), seed=3, criteria=None)
+    grid = smartigan.cluster_path(small, [2, 4, 7, 10], seed=3, criteria=_criteria.CRITERIA, gap_references=3)
+    assert grid.ks.tolist() == [2, 4, 7, 10]
+    rows = [0, 2, 5, 8]
+    np.testing.assert_array_equal(grid.objectives, whole.objectives[rows])
+    assert grid.result(7) == whole.result(7)
+    with pytest.raises(ValueError, match=r"invalid k: 5 \(the path kept k = 2, 4, 7, 10\)"):
+        grid.result(5)
+    # The neighbours' criteria read the ks returned: the elbow's chord runs
+    # over them, and the gap rule compares each with the next one returned.
+    np.testing.assert_array_equal(grid.criteria["elbow"],
+                                  _criteria.elbow(grid.ks, _criteria.log_objectives(grid.objectives)))
+    assert grid.suggested["gap"] == _criteria.gap_choice(grid.ks, grid.criteria["gap"], grid.gap_standard_errors)
+    assert grid.suggested["elbow"] == 4 and grid.suggested["gap"] == 4
+
+
+def test_gap_references_on_samples_estimate_those_of_the_datas_size() -> None:
+    X = blobs(n=3000, d=4, centres=5, spread=0.5, seed=8)
+    ks = range(1, 9)
+    exact = smartigan.cluster_path(X, ks, seed=1, criteria=("gap",), gap_references=6, gap_sample=3000)
+    # Up to gap_sample points the references have the data's size: the same answer for any larger gap_sample.
+    assert exact == smartigan.cluster_path(X, ks, seed=1, criteria=("gap",), gap_references=6, gap_sample=10**6)
+    sampled = smartigan.cluster_path(X, ks, seed=1, criteria=("gap",), gap_references=6, gap_sample=300)
+    assert sampled.suggested == exact.suggested == {"gap": 5}
+    # log W*(k) of 300-point references, scaled and corrected for the data's
+    # 3000 points, against references of 3000 points: within a few per cent
+    # of W* (what the optimism correction is for: uncorrected, a sample's
+    # fitted objective lies below the population's, here by up to 0.05 at
+    # k = 8, and a fresh sample's above it by up to 0.07).
+    gap = np.abs(sampled.reference_log_objectives.mean(axis=0) - exact.reference_log_objectives.mean(axis=0))
+    assert gap.max() < 0.03, gap
