@@ -248,6 +248,106 @@ def on_embeddings(x: np.ndarray, reps: int, log: Callable[[str], None]) -> Dict[
                 sklearn10=ten, sklearn10_seconds=t_ten)
 
 
+# ---- issue 62: the default call, the gap statistic's cost and error, four seeds on W2
+
+#: (g)'s and (h)'s workloads: W1, W2, the issue's 20,000 x 8 blobs with 12
+#: groups (scikit-learn's make_blobs, random_state=0, k = 2..20) and the
+#: embeddings of (f).
+CHOOSE_K = ("W1", "W2", "blobs-20k", "embeddings")
+#: (i): seeds of the four-seed comparison on W2.
+FOUR_SEEDS = 4
+
+
+def choose_k_data(name: str) -> Tuple[np.ndarray, range]:
+    """(g)'s workload ``name`` and the ks of its call."""
+    if name == "blobs-20k":
+        from sklearn.datasets import make_blobs as sklearn_blobs
+        return np.ascontiguousarray(sklearn_blobs(n_samples=20_000, n_features=8, centers=12, random_state=0)[0]), \
+            range(2, 21)
+    if name == "embeddings":
+        return embeddings(), range(KS[0], KS[-1] + 1)
+    return workload(name), range(KS[0], KS[-1] + 1)
+
+
+def default_call(names: List[str], reps: int, log: Callable[[str], None]) -> Dict[str, Any]:
+    """(g) and (h): per workload, alternating with the seed SEED + rep: the
+    loop of default scikit-learn fits ``KMeans(k)`` over the ks, the default
+    ``cluster_path(X, ks)`` (its default criteria), the path alone
+    (``criteria=None``) and the path with the gap statistic alone."""
+    from sklearn.cluster import KMeans
+    out: Dict[str, Any] = {}
+    for name in names:
+        x, ks = choose_k_data(name)
+        times: Dict[str, List[float]] = {"sklearn": [], "default": [], "path": [], "gap": []}
+        suggested: Dict[str, List[Any]] = {"default": [], "gap": []}
+        for rep in range(reps):
+            seed = SEED + rep
+            _, t = timed(lambda: [KMeans(k, random_state=seed).fit(x) for k in ks])
+            times["sklearn"].append(t)
+            p, t = timed(lambda: smartigan.cluster_path(x, ks, seed=seed))
+            times["default"].append(t)
+            suggested["default"].append(p.suggested)
+            _, t = timed(lambda: smartigan.cluster_path(x, ks, seed=seed, criteria=None))
+            times["path"].append(t)
+            g, t = timed(lambda: smartigan.cluster_path(x, ks, seed=seed, criteria=("gap",)))
+            times["gap"].append(t)
+            suggested["gap"].append(g.suggested["gap"])
+            log(f"{name} rep {rep}: " + ", ".join(f"{key} {v[-1]:.2f}s" for key, v in times.items())
+                + f"; suggested {p.suggested}, gap {g.suggested['gap']}")
+        out[name] = dict(n=int(x.shape[0]), d=int(x.shape[1]), ks=[ks[0], ks[-1]], times=times, suggested=suggested)
+    return out
+
+
+def gap_error(names: List[str], log: Callable[[str], None]) -> Dict[str, Any]:
+    """(j): the gap statistic as computed now (references of at most
+    GAP_SAMPLE points, one restart and splits, scored for the data's size)
+    against the design before (references of the data's size, fitted by the
+    data's own path, scored on their points), B = 10, seed SEED, the same
+    data path. Per k: E log W*, s(k), the gap and its suggestion."""
+    from smartigan import _core, _criteria, _params
+    out: Dict[str, Any] = {}
+    for name in names:
+        x, ks = choose_k_data(name)
+        new, t_new = timed(lambda: smartigan.cluster_path(x, ks, seed=SEED, criteria=("gap",)))
+        data = _criteria.PathData(x, None)
+        rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([new.seed, _criteria.GAP_STREAM])))
+        params = _params.core_params(k=ks[0], seed=new.seed)
+        logs, t0 = [], time.perf_counter()
+        for _ in range(_criteria.GAP_REFERENCES):
+            ref = _criteria.reference_data(data, "pca", rng)
+            steps = _core.fit_path(ref, ks[0], ks[-1], params, False).steps
+            logs.append(np.log([s.objective for s in steps]))
+        t_old = time.perf_counter() - t0
+        before = np.array(logs)
+        gap, se = _criteria.gap_statistic(np.log(new.objectives), before)
+        out[name] = dict(ks=new.ks.tolist(), now=new.reference_log_objectives.mean(axis=0).tolist(),
+                         now_se=new.gap_standard_errors.tolist(), before=before.mean(axis=0).tolist(),
+                         before_se=se.tolist(), gap_now=new.criteria["gap"].tolist(), gap_before=gap.tolist(),
+                         suggested_now=new.suggested["gap"],
+                         suggested_before=_criteria.gap_choice(new.ks, gap, se),
+                         seconds_now=t_new, seconds_before_references=t_old)
+        log(f"{name}: gap now {new.suggested['gap']} ({t_new:.1f}s with the path), before "
+            f"{out[name]['suggested_before']} (references {t_old:.1f}s)")
+    return out
+
+
+def four_seeds(x: np.ndarray, log: Callable[[str], None]) -> Dict[str, Any]:
+    """(i): W2, every k of 2..30: the default path with seeds SEED..SEED+3 and
+    ``KMeans(k, n_init=10)`` with the same four seeds."""
+    ks = range(KS[0], KS[-1] + 1)
+    paths, t_paths = [], []
+    for s in range(FOUR_SEEDS):
+        p, t = timed(lambda: smartigan.cluster_path(x, ks, seed=SEED + s, criteria=None))
+        paths.append(path_objectives(x, p))
+        t_paths.append(t)
+        log(f"W2 four seeds: path {s} {t:.1f}s")
+    sk, t0 = [], time.perf_counter()
+    for s in range(FOUR_SEEDS):
+        sk.append([sklearn_objective(x, k, 10, SEED + s) for k in KS])
+        log(f"W2 four seeds: sklearn n_init=10 seed {s} done")
+    return dict(path=paths, sklearn10=sk, path_seconds=t_paths, sklearn_seconds=time.perf_counter() - t0)
+
+
 def time_criteria(name: str, x: np.ndarray, refs: int, log: Callable[[str], None]) -> Dict[str, Any]:
     """(b): what the criteria add to a path: all but the gap statistic, then the gap statistic with `refs` references."""
     no_gap = tuple(c for c in CRITERIA if c != "gap")
@@ -472,6 +572,12 @@ def render(report: Dict[str, Any]) -> str:
     f = report.get("embeddings")
     if f:
         L += render_embeddings(f)
+    if report.get("default_call"):
+        L += render_default_call(report["default_call"])
+    if report.get("gap_error"):
+        L += render_gap_error(report["gap_error"])
+    if report.get("four_seeds"):
+        L += render_four_seeds(report["four_seeds"])
     if report.get("notes"):
         L.append("## Notes")
         L.append("")
@@ -520,6 +626,90 @@ def render_embeddings(f: Dict[str, Any]) -> List[str]:
     return L
 
 
+def render_default_call(g: Dict[str, Any]) -> List[str]:
+    """(g)'s and (h)'s section."""
+    L = ["## (g) The default call against a loop of default scikit-learn fits; (h) the gap statistic's cost", ""]
+    reps = len(next(iter(g.values()))["times"]["path"])
+    L.append("`sklearn` is `KMeans(k)` with its defaults at every k of the call, as a user's loop fits them; "
+             "`default` is `cluster_path(X, ks)` with its defaults (criteria: elbow, Calinski-Harabasz, "
+             "Davies-Bouldin); `path` is the path alone (`criteria=None`); `gap` is the path with the gap "
+             "statistic alone (`criteria=(\"gap\",)`: 10 references of at most 2,000 points). Medians of "
+             f"{reps} repetitions alternating in one process (repetition r: seed {SEED} + r for both libraries). "
+             "(h)'s ratio is the gap statistic's own time (`gap` less `path`) over `path`. Targets: `default` "
+             "at most `sklearn`; the gap's own time at most 3x `path`.")
+    L += separate_run_line(g, "--only-choose-k")
+    L.append("")
+    L.append("| data | ks | sklearn (s) | default (s) | default / sklearn | path (s) | gap (s) | gap's own / path | "
+             "suggested (default criteria) | gap suggests |")
+    L.append("|---|---|---|---|---|---|---|---|---|---|")
+    for name, r in g.items():
+        if name == "separate_run":
+            continue
+        t = {key: median(v) for key, v in r["times"].items()}
+        first = r["suggested"]["default"][0]
+        shown = ", ".join(f"{c} {first[c]}" for c in first)
+        gaps = sorted(set(str(v) for v in r["suggested"]["gap"]))
+        L.append(f"| {name} ({r['n']:,} x {r['d']}) | {r['ks'][0]}..{r['ks'][1]} | {t['sklearn']:.2f} | "
+                 f"{t['default']:.2f} | **{t['default'] / t['sklearn']:.2f}** | {t['path']:.2f} | {t['gap']:.2f} | "
+                 f"**{(t['gap'] - t['path']) / t['path']:.2f}** | {shown} | {', '.join(gaps)} |")
+    L.append("")
+    return L
+
+
+def render_gap_error(j: Dict[str, Any]) -> List[str]:
+    """(j)'s section."""
+    L = ["## (j) The gap statistic on samples against references of the data's size", ""]
+    L.append("`now`: `cluster_path(X, ks, criteria=(\"gap\",), seed=...)`, references of at most 2,000 points "
+             "(one restart, then splits), each solution scored on its own points and on as many fresh ones, "
+             "combined for the data's size. `before`: the design before issue 62, references of the data's size "
+             "clustered by the data's own path (defaults), scored on their points; the same data path, B = 10, "
+             "the same seed. Differences of E log W* in units of the `before` standard error s(k).")
+    L += separate_run_line(j, "--only-gap-error")
+    L.append("")
+    L.append("| data | E log W*: now - before, mean (lowest, highest) | in units of s(k): largest | "
+             "s(k) now / before (mean) | suggested now | suggested before | time now (s) | references before (s) |")
+    L.append("|---|---|---|---|---|---|---|---|")
+    for name, r in j.items():
+        if name == "separate_run":
+            continue
+        diff = np.array(r["now"]) - np.array(r["before"])
+        se = np.array(r["before_se"])
+        units = np.abs(diff[1:]) / np.where(se[1:] > 0, se[1:], np.nan)
+        ratio = np.nanmean(np.array(r["now_se"])[1:] / np.where(se[1:] > 0, se[1:], np.nan))
+        L.append(f"| {name} | {diff.mean():+.4f} ({diff.min():+.4f}, {diff.max():+.4f}) | {np.nanmax(units):.2f} | "
+                 f"{ratio:.2f} | {r['suggested_now']} | {r['suggested_before']} | {r['seconds_now']:.1f} | "
+                 f"{r['seconds_before_references']:.1f} |")
+    L.append("")
+    return L
+
+
+def render_four_seeds(i: Dict[str, Any]) -> List[str]:
+    """(i)'s section."""
+    L = ["## (i) W2: the default path against ten scikit-learn starts, four seeds each", ""]
+    L.append(f"At every k of 2..30: the mean objective of the default `cluster_path(X, range(2, 31))` over the seeds "
+             f"{SEED}..{SEED + FOUR_SEEDS - 1}, against the mean of `KMeans(k, n_init=10)` over the same four "
+             "seeds (objectives recomputed in float64). Target: the path's mean no higher at every k.")
+    L += separate_run_line(i, "--only-four-seeds")
+    L.append("")
+    path, sk = np.array(i["path"]), np.array(i["sklearn10"])
+    rel = 100 * (path.mean(axis=0) / sk.mean(axis=0) - 1)
+    above = [k for k, r in zip(KS, rel) if r > 0]
+    L.append(f"The path's mean is above at {above or 'no'} k (highest {rel.max():+.4f} % at k = "
+             f"{KS[int(np.argmax(rel))]}; mean over k {rel.mean():+.3f} %). Time: the four paths "
+             f"{', '.join(f'{t:.1f}' for t in i['path_seconds'])} s; scikit-learn's 116 fits of ten starts "
+             f"{i['sklearn_seconds']:.0f} s.")
+    L.append("")
+    L.append("| k | path mean | sklearn n_init=10 mean | path vs sklearn | path: lowest, highest seed | "
+             "sklearn: lowest, highest seed |")
+    L.append("|---|---|---|---|---|---|")
+    for j, k in enumerate(KS):
+        L.append(f"| {k} | {path[:, j].mean():.6g} | {sk[:, j].mean():.6g} | {rel[j]:+.4f} % | "
+                 f"{pct(path[:, j].min(), sk[:, j].mean())}, {pct(path[:, j].max(), sk[:, j].mean())} | "
+                 f"{pct(sk[:, j].min(), sk[:, j].mean())}, {pct(sk[:, j].max(), sk[:, j].mean())} |")
+    L.append("")
+    return L
+
+
 def separate_run_line(section: Dict[str, Any], flag: str) -> List[str]:
     """The lines saying where and when a section run on its own (`flag`) was measured, if it was."""
     sep = section.get("separate_run")
@@ -552,6 +742,14 @@ def main() -> None:
                     help="run (e) alone and add it to the report next to --out (its .json), then re-render")
     ap.add_argument("--only-embeddings", action="store_true",
                     help="run (f) alone (with --reps) and add it to the report next to --out, then re-render")
+    ap.add_argument("--only-choose-k", action="store_true",
+                    help="run (g) and (h) alone (with --reps, --workloads) and add them to the report next to --out")
+    ap.add_argument("--only-gap-error", action="store_true",
+                    help="run (j) alone (with --workloads) and add it to the report next to --out")
+    ap.add_argument("--only-four-seeds", action="store_true",
+                    help="run (i) alone and add it to the report next to --out")
+    ap.add_argument("--workloads", default=",".join(CHOOSE_K),
+                    help=f"(g), (h) and (j)'s workloads, comma-separated (default {','.join(CHOOSE_K)})")
     args = ap.parse_args()
     out = Path(args.out)
     if args.from_json:
@@ -563,6 +761,7 @@ def main() -> None:
         print(f"[{time.time() - t0:7.1f}s] {msg}", flush=True)
 
     seeds = QUICK_SHAPE_SEEDS if args.quick else SHAPE_SEEDS
+    workloads = [name.strip() for name in args.workloads.split(",") if name.strip()]
     report: Dict[str, Any] = {"host": host(), "objectives": {}, "criteria_times": {}, "quick": args.quick,
                               "shape_seeds": seeds}
 
@@ -574,7 +773,10 @@ def main() -> None:
         ("w2_times", lambda: time_w2(workload("W2"), args.reps, log), args.only_w2_time),
         ("ten_starts", lambda: ten_starts(workload("W2"), log), args.only_ten_starts),
         ("lottery", lambda: lottery(workload("W2"), log), args.only_lottery),
-        ("embeddings", lambda: on_embeddings(embeddings(), args.reps, log), args.only_embeddings)) if asked]
+        ("embeddings", lambda: on_embeddings(embeddings(), args.reps, log), args.only_embeddings),
+        ("default_call", lambda: default_call(workloads, args.reps, log), args.only_choose_k),
+        ("gap_error", lambda: gap_error(workloads, log), args.only_gap_error),
+        ("four_seeds", lambda: four_seeds(workload("W2"), log), args.only_four_seeds)) if asked]
     if alone:
         # A section run on its own joins the saved report, with its own host line.
         report = json.loads(out.with_suffix(".json").read_text())
@@ -620,6 +822,13 @@ def main() -> None:
         save()
         report["embeddings"] = on_embeddings(embeddings(), args.reps, log)
         save()
+        report["four_seeds"] = four_seeds(w2, log)
+        save()
+        report["gap_error"] = gap_error(workloads, log)
+        save()
+    # The quick run: the two smaller workloads.
+    report["default_call"] = default_call(workloads if not args.quick else ["W1", "blobs-20k"], args.reps, log)
+    save()
     out.write_text(render(report) + "\n")
     log(f"wrote {out}")
 

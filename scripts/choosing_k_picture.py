@@ -2,7 +2,8 @@
 """Draws docs/choosing-k-iris.png, the picture of docs/choosing-k.md: the
 embedded Iris data written as CSV, then
 
-    smartigan choose-k iris.csv --k 1:12 --seed 0 --plot docs/choosing-k-iris.png
+    smartigan choose-k iris.csv --k 1:12 --seed 0 --criteria elbow,calinski_harabasz,davies_bouldin,silhouette,gap \
+        --plot docs/choosing-k-iris.png
 
 (needs the package built, e.g. `maturin develop --release`, and matplotlib).
 """
@@ -28,6 +29,7 @@ def run() -> int:
         np.savetxt(data, X, delimiter=",", fmt="%.17g",
                    header="sepal length,sepal width,petal length,petal width", comments="")
         return main(["choose-k", str(data), "--k", "1:12", "--seed", "0", "--progress", "never",
+                     "--criteria", "elbow,calinski_harabasz,davies_bouldin,silhouette,gap",
                      "--plot", str(ROOT / "docs" / "choosing-k-iris.png")])
 
 

@@ -3,10 +3,12 @@ centroids and objectives (see docs/choosing-k.md): the elbow,
 Calinski-Harabasz, Davies-Bouldin, the silhouette and the gap statistic,
 with the gap statistic's reference data.
 
-The elbow, Calinski-Harabasz and Davies-Bouldin cost O(n·d) per k; the
-silhouette O(m·n·(d + k)) per k on a sample of m points, done as matrix
-products; the gap statistic's cost is that of its B reference paths, which
-the core computes (:func:`smartigan.cluster_path` runs them). Keeping them
+The elbow, Calinski-Harabasz and Davies-Bouldin cost O(n·d) per k (the
+default criteria, :data:`DEFAULT_CRITERIA`); the silhouette O(m·n·(d + k))
+per k on a sample of m points, done as matrix products; the gap
+statistic's cost is that of its B reference paths, on at most
+:data:`GAP_SAMPLE` points each, which the core computes
+(:func:`smartigan.cluster_path` runs them). Keeping them
 in Python keeps the core about minimising the objective, lets them be
 checked line by line against their published definitions (and
 scikit-learn's implementations), and costs little next to the paths, whose
@@ -20,16 +22,25 @@ from typing import Any, Dict, Optional, Sequence, Tuple
 import numpy as np
 import numpy.typing as npt
 
+from . import _core
 from ._api import ClusterResult
 from ._arrays import as_csr, as_data, is_sparse
 from ._pca import PrincipalAxes
 
-__all__ = ["CRITERIA", "SILHOUETTE_SAMPLE", "GAP_REFERENCES", "GAP_REFERENCE_KINDS", "NEED_LABELS", "PathData",
-           "effective_count", "calinski_harabasz", "davies_bouldin", "silhouette_rows", "silhouettes", "elbow",
-           "log_objectives", "gap_statistic", "gap_choice", "reference_data", "criteria_values"]
+__all__ = ["CRITERIA", "DEFAULT_CRITERIA", "SILHOUETTE_SAMPLE", "GAP_REFERENCES", "GAP_REFERENCE_KINDS", "GAP_SAMPLE",
+           "REFERENCE_FIT", "NEED_LABELS", "PathData", "ReferenceSet", "effective_count", "calinski_harabasz",
+           "davies_bouldin", "silhouette_rows", "silhouettes", "elbow", "log_objectives", "gap_statistic",
+           "gap_choice", "reference_data", "reference_sets", "reference_log_objective", "best_k",
+           "criteria_values"]
 
 #: Every criterion :func:`cluster_path` computes, in the order reported.
 CRITERIA: Tuple[str, ...] = ("elbow", "calinski_harabasz", "davies_bouldin", "silhouette", "gap")
+#: The criteria computed unless others are asked for: those that cost
+#: O(n·d) per k, a small share of a path's own time. The silhouette (a
+#: sample of points against every point) and the gap statistic (B more
+#: paths) cost more than the path on large data, and are computed when
+#: named (see docs/choosing-k.md for what they cost).
+DEFAULT_CRITERIA: Tuple[str, ...] = ("elbow", "calinski_harabasz", "davies_bouldin")
 #: Up to this many points the silhouette is exact (every point's silhouette
 #: against every point); above it, the mean over a seeded uniform sample of
 #: this many points, each point's silhouette still computed exactly against
@@ -37,6 +48,20 @@ CRITERIA: Tuple[str, ...] = ("elbow", "calinski_harabasz", "davies_bouldin", "si
 SILHOUETTE_SAMPLE = 2000
 #: Reference data sets of the gap statistic (Tibshirani et al. used 10-20).
 GAP_REFERENCES = 10
+#: The most points a reference data set of the gap statistic has: data of
+#: at most this many points get references of their size, scored as the
+#: data are (the objective of the path on them); larger data get
+#: references of this many points, scored for the data's size
+#: (:func:`reference_log_objective`), so that a reference costs about the
+#: same whatever the size of the data.
+GAP_SAMPLE = 2000
+#: How every reference is clustered, whatever the data's own path does:
+#: one restart at the first k, then each k grown from the one before by
+#: its best split and Hartigan sweeps (no refinement). On data without
+#: groups the refinement's fits and merges lower the objective by little,
+#: and the references would otherwise cost several times the data's path
+#: each.
+REFERENCE_FIT: Dict[str, Any] = {"n_init": 1, "refine": False}
 #: Where the gap statistic's reference points come from: uniform in the box
 #: of the principal components (the default for dense data), uniform in the
 #: bounding box, or the data with each column permuted across the rows (the
@@ -78,6 +103,10 @@ class PathData:
         self.metric = metric
         if metric == "cosine":
             self.x = self.dense = _unit_rows(self.x, self.sparse)
+
+    def rows(self, rows: npt.NDArray[np.int64]) -> "PathData":
+        """These rows (in this order) with their weights."""
+        return PathData(self.x[rows], None if self.raw_weights is None else self.w[rows])
 
     def centered(self) -> npt.NDArray[np.float64]:
         """Dense rows in float64 about their weighted mean (distances lose less there)."""
@@ -320,21 +349,102 @@ def gap_choice(ks: npt.NDArray[np.int64], gap: npt.NDArray[np.float64], se: npt.
     return None
 
 
-def reference_data(data: PathData, kind: str, rng: np.random.Generator) -> Any:
-    """One reference data set of the data's ``n`` points (see :data:`GAP_REFERENCE_KINDS`):
-    uniform in the box of the principal components (``"pca"``, rotated
-    back), in the bounding box (``"box"``), or each column's values permuted
-    across the rows (``"permute"``; sparse data stay sparse, as CSR)."""
+class ReferenceSet:
+    """Points of a reference data set with their weights (None: equal), and
+    ``scale``, the data's total weight over theirs (1 for a set of the data's
+    own size): the objective of a sample times ``scale`` estimates that of
+    as many points as the data have. ``metric`` is the data's: the objective
+    is the one the path minimises."""
+
+    def __init__(self, points: Any, weights: Optional[npt.NDArray[np.float64]], scale: float,
+                 metric: str = "euclidean") -> None:
+        self.points, self.weights, self.scale, self.metric = points, weights, scale, metric
+        self._data: Optional[PathData] = None
+
+    def cost(self, centroids: npt.NDArray[Any]) -> float:
+        """The (weighted) objective of these points assigned to their nearest of ``centroids``, times ``scale``.
+
+        With ``metric="cosine"`` the centroids are unit directions and the
+        points are read as unit rows, so ``||u - mu||^2 = 2 (1 - cos)``: the
+        objective is half the sum of squared distances.
+        """
+        if self._data is None:
+            self._data = PathData(self.points, self.weights, self.metric)
+        data = self._data
+        c = np.ascontiguousarray(centroids, dtype=np.float64)
+        dist = data.distances_to_centroids(_core.predict(data.points, c, self.metric), c)
+        half = 0.5 if self.metric == "cosine" else 1.0
+        return float(data.w @ (dist * dist)) * half * self.scale
+
+
+def reference_sets(data: PathData, kind: str, rng: np.random.Generator,
+                   size: int) -> Tuple[ReferenceSet, Optional[ReferenceSet]]:
+    """The points one reference path is fitted on, and those its solutions
+    are scored on beside them (None where the reference has the data's size).
+
+    Up to ``size`` points, as many as the data: :func:`reference_data`, each
+    point with the weight of the data's point of the same row. Beyond: two
+    independent sets of ``size`` points, each drawn as :func:`reference_data`
+    draws the data's, with the weights of as many rows drawn without
+    replacement among those of positive weight (for ``"permute"``: those
+    rows, each column permuted among them).
+    """
+    if size >= data.n:
+        return ReferenceSet(reference_data(data, kind, rng), data.raw_weights, 1.0, data.metric), None
+    candidates = np.flatnonzero(data.w > 0)
+    total = float(data.w.sum())
+    sets = []
+    for _ in range(2):
+        rows = np.sort(rng.choice(candidates, size=min(size, candidates.size), replace=False))
+        points = reference_data(data, kind, rng, rows)
+        weights = None if data.raw_weights is None else data.w[rows]
+        sets.append(ReferenceSet(points, weights, total / float(data.w[rows].sum()), data.metric))
+    return sets[0], sets[1]
+
+
+def reference_log_objective(fitted: npt.NDArray[np.float64], scored: Optional[npt.NDArray[np.float64]],
+                            share: float) -> npt.NDArray[np.float64]:
+    """``log W*(k)`` of a reference: ``log`` of the path's objectives on its
+    points (``fitted``, scaled to the data's size), or, where it was fitted
+    on a sample, moved toward the objectives of the same centroids on fresh
+    points (``scored``) by ``share`` of the way.
+
+    A solution fitted on m points fits them better than it fits the
+    distribution they come from, and fits fresh points worse, by the same
+    amount to first order (the optimism of a fitted objective): the
+    population's log objective lies half-way between. The data's own path is
+    fitted on its n points, with an optimism m/n times the sample's, so
+    ``share = (1 - m/n) / 2`` (m and n the effective numbers of points,
+    :func:`effective_count`) estimates what a reference of n points would
+    give: 0 where the reference has the data's size.
+
+    >>> reference_log_objective(np.log([4.0, 2.0]), np.log([9.0, 8.0]), 0.5).round(6).tolist()
+    [1.791759, 1.386294]
+    """
+    if scored is None or share == 0:
+        return fitted
+    return np.asarray(fitted + share * (scored - fitted), dtype=np.float64)
+
+
+def reference_data(data: PathData, kind: str, rng: np.random.Generator,
+                   rows: Optional[npt.NDArray[np.int64]] = None) -> Any:
+    """One reference data set of the data's ``n`` points, or of as many as
+    ``rows`` (see :data:`GAP_REFERENCE_KINDS`): uniform in the box of the
+    principal components (``"pca"``, rotated back), in the bounding box
+    (``"box"``), or each column's values permuted across the rows
+    (``"permute"``: across ``rows`` where given; sparse data stay sparse, as
+    CSR). The boxes are those of all the data."""
     if kind == "permute":
-        return _permuted_columns(data, rng)
+        return _permuted_columns(data if rows is None else data.rows(rows), rng)
+    count = data.n if rows is None else rows.size
     x = np.asarray(data.dense, dtype=np.float64)
     if kind == "box":
-        return np.ascontiguousarray(rng.uniform(x.min(axis=0), x.max(axis=0), size=(data.n, data.d)))
+        return np.ascontiguousarray(rng.uniform(x.min(axis=0), x.max(axis=0), size=(count, data.d)))
     # Uniform in the box that the data span along their (weighted)
     # principal axes, rotated back.
     pca = PrincipalAxes.fit(x, data.w)
     scores = pca.scores(x)
-    z = rng.uniform(scores.min(axis=0), scores.max(axis=0), size=(data.n, scores.shape[1]))
+    z = rng.uniform(scores.min(axis=0), scores.max(axis=0), size=(count, scores.shape[1]))
     return np.ascontiguousarray(pca.points(z))
 
 
@@ -358,7 +468,7 @@ def _permuted_columns(data: PathData, rng: np.random.Generator) -> Any:
     return type(csc)((csc.data.copy(), rows, starts.copy()), shape=csc.shape).tocsr()
 
 
-def _argbest(values: npt.NDArray[np.float64], ks: npt.NDArray[np.int64], largest: bool) -> Optional[int]:
+def best_k(values: npt.NDArray[np.float64], ks: npt.NDArray[np.int64], largest: bool) -> Optional[int]:
     """The k of the largest (or smallest) value, NaN left out; None if all are NaN."""
     if np.isnan(values).all():
         return None
@@ -378,17 +488,17 @@ def criteria_values(names: Sequence[str], data: PathData, ks: npt.NDArray[np.int
     if "elbow" in names:
         values["elbow"] = elbow(ks, log_objectives(objectives))
         finite = values["elbow"][np.isfinite(values["elbow"])]
-        suggested["elbow"] = _argbest(values["elbow"], ks, True) if finite.size and finite.max() > 0 else None
+        suggested["elbow"] = best_k(values["elbow"], ks, True) if finite.size and finite.max() > 0 else None
     if "calinski_harabasz" in names:
         total = objectives[0] if ks[0] == 1 else data.total_sum_of_squares()
         values["calinski_harabasz"] = calinski_harabasz(objectives, ks, float(total), effective_count(data.w))
-        suggested["calinski_harabasz"] = _argbest(values["calinski_harabasz"], ks, True)
+        suggested["calinski_harabasz"] = best_k(values["calinski_harabasz"], ks, True)
     if "davies_bouldin" in names:
         values["davies_bouldin"] = np.array(
             [davies_bouldin(data, r.labels, r.centroids) for r in results if r is not None])
-        suggested["davies_bouldin"] = _argbest(values["davies_bouldin"], ks, False)
+        suggested["davies_bouldin"] = best_k(values["davies_bouldin"], ks, False)
     if "silhouette" in names:
         rows = silhouette_rows(data, sample_size, seed)
         values["silhouette"] = silhouettes(data, [r.labels for r in results if r is not None], rows)
-        suggested["silhouette"] = _argbest(values["silhouette"], ks, True)
+        suggested["silhouette"] = best_k(values["silhouette"], ks, True)
     return values, suggested

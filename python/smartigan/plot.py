@@ -582,7 +582,7 @@ def path_figure(path: PathResult, *, title: Optional[str] = None) -> "Figure":
             ax.plot(ks, values, marker="o", markersize=3, color=colors[name], linewidth=1.2)
         k = path.suggested.get(name)
         if k is not None:
-            at = int(k) - int(ks[0])
+            at = int(np.searchsorted(ks, k))  # ks may skip k (a grid)
             ax.plot([k], [values[at]], marker="o", markersize=11, markerfacecolor="none",
                     markeredgecolor="black", markeredgewidth=1.5, linestyle="none", label=f"suggested k={k}")
             ax.legend(fontsize="small")

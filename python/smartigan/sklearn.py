@@ -10,8 +10,7 @@ does not import scikit-learn; only importing this module does.
 
 from __future__ import annotations
 
-import warnings
-from typing import Any, Callable, Optional, Tuple, Union
+from typing import Any, Callable, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -42,7 +41,6 @@ except ImportError:  # pragma: no cover - scikit-learn < 1.6
 from . import _api, _core, _params, _path
 from ._arrays import FloatArray, as_points, as_weights, check_sparse_structure, check_weight_values, is_sparse
 from ._checks import choice, flag, integer
-from ._criteria import CRITERIA
 
 __all__ = ["KMeans"]
 
@@ -52,14 +50,6 @@ _NAMED_INITS = _params.INITS + ("random",)
 _SKLEARN_ALGORITHMS = ("lloyd", "elkan")
 
 _FLOATS = [np.float64, np.float32]
-
-
-def _n_clusters(name: str, value: Any) -> Union[int, str]:
-    if isinstance(value, str):
-        if value != "auto":
-            raise ValueError(f"invalid {name}: {value!r} (must be a positive integer or 'auto')")
-        return value
-    return integer(name, value, least=1)
 
 
 def _method(name: str, value: Any) -> Optional[str]:
@@ -77,32 +67,13 @@ def _verbose(name: str, value: Any) -> int:
     return integer(name, int(value) if isinstance(value, (bool, np.bool_)) else value, least=0)
 
 
-def _k_range(name: str, value: Any) -> range:
-    """``k_range`` as a range of step 1 (the core checks it against the data)."""
-    if isinstance(value, range):
-        if value.step != 1 or len(value) == 0:
-            raise ValueError(f"invalid {name}: {value!r} (a range must be non-empty with step 1)")
-        return value
-    if isinstance(value, str):
-        raise TypeError(f"{name} must be a pair (k_min, k_max) or a range, got {value!r}")
-    try:
-        k_min, k_max = value
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a pair (k_min, k_max) or a range, got {value!r}") from None
-    k_min, k_max = integer(f"{name}[0]", k_min, least=1), integer(f"{name}[1]", k_max, least=1)
-    if k_min > k_max:
-        raise ValueError(f"invalid {name}: {value!r} (k_min must be at most k_max)")
-    return range(k_min, k_max + 1)
-
-
 _P = _params.PARAMETERS
-_CHOSEN_K = 'With ``n_clusters="auto"``'
 
 #: The estimator's parameters: the table's, under scikit-learn's names where
 #: it has its own, and those of the estimator alone.
 KMEANS = _params.front_end(
     "smartigan.sklearn.KMeans",
-    _P["n_clusters"].but(type='int or "auto"', check=_n_clusters),
+    _path.AUTO_N_CLUSTERS,
     _P["method"].but(type='{"smartigan", "hartigan", "lloyd"} or None', default=None, check=_method),
     _P["init"].but(type='{"k-means++", "random", "forgy", "random-partition"}, array of shape '
                         "(n_clusters, n_features) or callable", check=_init),
@@ -136,19 +107,8 @@ KMEANS = _params.front_end(
         "accelerated by bounds, like Elkan's). ``None`` leaves the choice to ``method``. Given together "
         'with a ``method`` other than ``"lloyd"`` it raises ``ValueError``.',
         check=lambda name, value: choice(name, value, _SKLEARN_ALGORITHMS + (None,))),
-    _params.Parameter(
-        "k_range", "(int, int) or range", (2, 10),
-        f'{_CHOSEN_K}, the numbers of clusters tried: a pair ``(k_min, k_max)``, both included, or a '
-        "``range`` of step 1.", check=_k_range),
-    _params.Parameter(
-        "criterion", '{"elbow", "calinski_harabasz", "davies_bouldin", "silhouette", "gap"}', "elbow",
-        f"{_CHOSEN_K}, what chooses k (defined in :func:`smartigan.cluster_path`).",
-        '``"elbow"``, the knee of the log objective, costs nothing beyond the path; ``"gap"`` clusters 10 '
-        "reference data sets by the same path and is the one criterion that can answer 1 (with 1 in the "
-        "range). Where the criterion suggests no k of the range, the largest k is used for ``\"gap\"`` "
-        "(the gap still rises at the end of the range) and the smallest for the others, with a "
-        "``UserWarning`` saying so (the elbow, for one, needs three k).",
-        check=lambda name, value: choice(name, value, CRITERIA)),
+    _path.K_RANGE,
+    _path.CRITERION,
     notes={
         "n_clusters": '``"auto"`` chooses it: one :func:`smartigan.cluster_path` call fits every k of '
                       "``k_range``, ``criterion`` suggests one, and that k's solution of the path is the fitted "
@@ -161,15 +121,6 @@ KMEANS = _params.front_end(
                   ":func:`smartigan.cluster_path`).",
     },
 )
-
-
-def _no_suggestion(criterion: str, ks: range) -> str:
-    """Why ``criterion`` can suggest no k of ``ks`` (see :attr:`smartigan.PathResult.suggested`)."""
-    if criterion == "elbow":
-        return "the elbow needs at least three k" if len(ks) < 3 else "the log objective is nowhere below its chord"
-    if criterion == "gap":
-        return "the gap statistic still rises at the end of the range"
-    return "it is undefined at every k of the range"
 
 
 def _print_progress(sweep: int, model: _api.Clusterer) -> None:
@@ -273,7 +224,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         verbose: int = KMEANS["verbose"].default,
         copy_x: bool = KMEANS["copy_x"].default,
         algorithm: Optional[str] = KMEANS["algorithm"].default,
-        k_range: Union[Tuple[int, int], range] = KMEANS["k_range"].default,
+        k_range: Union[Tuple[int, int], range, Sequence[int]] = KMEANS["k_range"].default,
         criterion: str = KMEANS["criterion"].default,
     ) -> None:
         self.n_clusters = n_clusters
@@ -420,18 +371,13 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
                   f"(#{result.best_restart}); objective {result.objective:.10g}")
         return result
 
-    def _fit_auto(self, data: Any, ks: range, settings: dict[str, Any], weights: Any,
+    def _fit_auto(self, data: Any, ks: Tuple[int, ...], settings: dict[str, Any], weights: Any,
                   verbose: int) -> _api.ClusterResult:
         """``n_clusters="auto"``: the path over ``ks``, and its solution at the k ``criterion`` suggests."""
         criterion = self.criterion
         settings = {name: value for name, value in settings.items() if name not in ("k", "size_min", "size_max")}
         path = _path.cluster_path(data, ks, criteria=(criterion,), sample_weight=weights, **settings)
-        suggested = path.suggested[criterion]
-        if suggested is None:
-            suggested = ks[-1] if criterion == "gap" else ks[0]
-            warnings.warn(f"criterion {criterion!r} suggests no k in {ks[0]}..{ks[-1]} ({_no_suggestion(criterion, ks)}); "
-                          f"fitted k={suggested}, the {'largest' if criterion == 'gap' else 'smallest'} of k_range "
-                          "(path_ holds the criterion's values)", UserWarning, stacklevel=3)
+        suggested = _path.chosen_k(path, criterion, stacklevel=3)
         if verbose:
             print(f"{criterion} suggests k={path.suggested[criterion]} in {ks[0]}..{ks[-1]}; fitted k={suggested}")
         self.path_ = path

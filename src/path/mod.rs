@@ -31,7 +31,12 @@
 //!    data, with few points per cluster, good solutions at neighbouring
 //!    `k` share little, and a greedy path misses most there; on larger
 //!    data a fit of `n_init` restarts at every `k` is what the caller
-//!    chose to pay for more draws among near-equal optima;
+//!    chose to pay for more draws among near-equal optima. The usual
+//!    search of restarts runs only where the whole range searched is a
+//!    small problem (or `n_init` was given); where only its smallest `k`
+//!    are, each of them gets one restart (the search's first), since the
+//!    fixed work of a small problem's search would cost more than the
+//!    path's own steps ([`policy::searched_fits`]);
 //! 4. **from above**: the search grows a few `k` past `k_max`
 //!    ([`SEARCH_PAST_K_MAX`], dropped afterwards); from the last of them
 //!    down to `k_min`, the solution at `k`
@@ -45,7 +50,7 @@
 //!    `k − 1`;
 //! 6. **one more draw at the smallest `k`**: on a larger problem, at its
 //!    smallest `k` as long as they sum to at most a [`FIT_SHARE`]-th of
-//!    the `k` searched, the usual fit (one restart there) replaces the
+//!    the `k` searched, one restart (the usual fit's first) replaces the
 //!    path's solution if it ends lower. Below the number of groups in the
 //!    data many local optima lie within hundredths of a per cent of each
 //!    other and the path is one draw among them; a second draw costs about

@@ -81,6 +81,23 @@ pub(super) fn fitted_ks(
     (before, within.saturating_sub(before))
 }
 
+/// Whether the fits at the `k` after `k_min` ([`fitted_ks`]) run the
+/// usual search of restarts ([`crate::search`]), or one restart each (the
+/// search's first: what a fit with `n_init = 1` runs). The usual search:
+/// where the caller gave `n_init` (they chose to pay for it at every `k`),
+/// or where the whole range searched is a small problem (`n·d·k_top` at
+/// most [`defaults::SMALL_PROBLEM`]: few points per cluster, where good
+/// solutions at neighbouring `k` share little and a fit's restarts are
+/// cheap). Elsewhere a fit at a `k` that is a small problem by itself
+/// spends a fixed work ([`defaults::auto_budget`]) that outweighs the
+/// path's own steps at that `k` many times over, and would make the path
+/// cost more than a fit at every `k` of its range; one restart still
+/// gives each such `k` a second, independent draw beside the path's own
+/// splits and merges (see benches/journal/issue-62.md).
+pub(super) fn searched_fits(given_n_init: bool, (n, d): (usize, usize), k_top: usize) -> bool {
+    given_n_init || defaults::is_small(n, d, k_top)
+}
+
 /// The relative tolerance of a large path's search (`tol` left to
 /// `"auto"`, `n·d·k` above [`defaults::SMALL_PROBLEM`]): five times a fit's
 /// [`defaults::TOL_LARGE`]. The search's descents are candidates to

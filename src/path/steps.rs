@@ -3,17 +3,20 @@
 //! above, growing again from below and the last pass that finishes every
 //! `k`.
 
-use super::policy::{fitted_ks, DRAW_FINISH_MARGIN, MERGE_CANDIDATES, SEARCH_TOL_LARGE};
+use super::policy::{
+    fitted_ks, searched_fits, DRAW_FINISH_MARGIN, MERGE_CANDIDATES, SEARCH_TOL_LARGE,
+};
 use super::{Path, PathKeep, PathOrigin, PathStep};
 use crate::clustering::Clustering;
 use crate::control::Progress;
 use crate::error::{Error, Result};
 use crate::move_rule::STALL_REL_MARGIN;
-use crate::multistart::{best_restart, build_pool};
+use crate::multistart::{best_restart, build_pool, finished, start_batch, Best};
 use crate::params::{defaults, Init, Method, ValidParams};
 use crate::refine::SplitCache;
 use crate::restart::{Restart, CANDIDATE_AFTER_SWEEPS};
 use crate::rng::{Stream, Xoshiro256PlusPlus};
+use crate::search::Spec;
 use crate::source::Source;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -63,14 +66,23 @@ where
     let (first, cache) = steps.fit(params)?;
     progress.advance(1);
     let fitted = params.k() + 1..params.k() + 1 + before + after;
+    let searched_fits = steps.searched_fits(k_top);
     let threads = pool.current_num_threads();
     let (searched, fits) = if fitted.is_empty() || threads < 2 {
-        (steps.search(first, cache, k_top), steps.fits(fitted))
+        (
+            steps.search(first, cache, k_top),
+            steps.fits(fitted, searched_fits),
+        )
     } else if before > 0 {
         // The fits need nothing from the search: they run beside it. Those
         // of a small problem or of a given `n_init` are most of the work,
         // and share the whole pool with the search.
-        pool.install(|| rayon::join(|| steps.search(first, cache, k_top), || steps.fits(fitted)))
+        pool.install(|| {
+            rayon::join(
+                || steps.search(first, cache, k_top),
+                || steps.fits(fitted, searched_fits),
+            )
+        })
     } else {
         // A large problem's draws are a small share of the work: they run
         // beside the search on a thread of their own, the search on the
@@ -87,7 +99,7 @@ where
             ..steps
         };
         std::thread::scope(|scope| {
-            let fits = scope.spawn(|| fit_steps.fits(fitted));
+            let fits = scope.spawn(|| fit_steps.fits(fitted, searched_fits));
             let searched = search_steps.search(first, cache, k_top);
             let fits = fits
                 .join()
@@ -205,6 +217,37 @@ where
     /// splits its refinement computed.
     fn fit(&self, params: &ValidParams) -> Result<(Solution<S::Out>, SplitCache)> {
         let best = best_restart(self.pool, self.data, params, self.cancel)?;
+        self.fitted(params, best)
+    }
+
+    /// One draw at `params.k()`: the first restart of the default search
+    /// alone (restart 0, from its own stream: what a fit with `n_init = 1`
+    /// runs), as a fit of one restart, polished as [`Steps::fit`] polishes.
+    fn draw(&self, params: &ValidParams) -> Result<Solution<S::Out>> {
+        let (data, cancel) = (self.data, self.cancel);
+        let best = self.pool.install(|| -> Result<Best<S::State>> {
+            let mut started = start_batch(data, params, vec![Spec::Fresh(0)], cancel)?;
+            let first = started.pop().ok_or(Error::Interrupted)?;
+            let done = finished(data, first, params, cancel)?;
+            let restart = done.restart.ok_or(Error::Interrupted)?;
+            data.check_precision(&restart.part, params)?;
+            Ok(Best {
+                index: done.index,
+                objectives: vec![done.objective],
+                restart,
+            })
+        })?;
+        Ok(self.fitted(params, best)?.0)
+    }
+
+    /// The kept restart of a fit as a solution (polished where its method
+    /// does not end with Hartigan sweeps), and the splits its refinement
+    /// computed.
+    fn fitted(
+        &self,
+        params: &ValidParams,
+        best: Best<S::State>,
+    ) -> Result<(Solution<S::Out>, SplitCache)> {
         let mut fit = best.restart;
         let mut c = fit.clustering(self.data, best.objectives, best.index, params.seed());
         let cache = fit.take_split_cache();
@@ -252,12 +295,26 @@ where
         fitted_ks(self.params.k(), k_top, every_k, size)
     }
 
-    /// The usual fit at each `k` of `ks`, side by side on the steps' pool.
-    fn fits(&self, ks: std::ops::Range<usize>) -> Result<Vec<Solution<S::Out>>> {
+    /// Whether the fits at the `k` after the first run the usual search of
+    /// restarts or one restart each ([`searched_fits`]).
+    fn searched_fits(&self, k_top: usize) -> bool {
+        let size = (self.data.n(), self.data.d());
+        searched_fits(self.params.given_n_init(), size, k_top)
+    }
+
+    /// The fit at each `k` of `ks`, side by side on the steps' pool: the
+    /// usual fit where `searched` ([`searched_fits`]), else one draw
+    /// ([`Steps::draw`]).
+    fn fits(&self, ks: std::ops::Range<usize>, searched: bool) -> Result<Vec<Solution<S::Out>>> {
         self.pool.install(|| {
             ks.into_par_iter()
                 .map(|k| {
-                    let (fit, _) = self.fit(&self.params.with_k(k))?;
+                    let params = self.params.with_k(k);
+                    let fit = if searched {
+                        self.fit(&params)?.0
+                    } else {
+                        self.draw(&params)?
+                    };
                     self.progress.advance(1);
                     Ok(fit)
                 })

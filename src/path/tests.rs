@@ -136,7 +136,8 @@ fn same_path_for_any_thread_count() {
 
 /// A large problem's draw at its smallest `k` (here `k` = 3, run beside
 /// the search on a thread of its own) gives the same path for any
-/// thread count, and that `k` ends no higher than its default fit.
+/// thread count, and that `k` ends no higher than the draw, a fit of one
+/// restart.
 #[test]
 fn drawn_k_are_the_same_for_any_thread_count() {
     let (n, d) = (4000, 100);
@@ -148,6 +149,7 @@ fn drawn_k_are_the_same_for_any_thread_count() {
     assert_eq!(run(3), one);
     let drawn = &one.steps[1];
     let fit = Params::new(drawn.k)
+        .n_init(1)
         .seed(3)
         .check()
         .unwrap()
@@ -498,4 +500,38 @@ fn a_set_cancel_flag_interrupts() {
         &Default::default(),
     );
     assert_eq!(r.unwrap_err(), Error::Interrupted);
+}
+
+/// Where the range searched is not all a small problem, the `k` after the
+/// first that get a fit get one restart, the fit with `n_init = 1`: a
+/// step kept from such a fit carries that fit's one restart objective.
+/// Where it is all small, or `n_init` is given, the usual search runs.
+#[test]
+fn fits_are_one_restart_unless_the_whole_range_is_small() {
+    // n·d·k is a small problem up to k = 21; the search grows to 25.
+    let (n, d) = (6000, 8);
+    assert!(defaults::is_small(n, d, 21) && !defaults::is_small(n, d, 25));
+    let mut fits = 0;
+    for seed in 0..3 {
+        let x = crate::testdata::blobs(n, d, 12, seed);
+        let path = dense_path(&x, None, 2..=20, Params::new(1).seed(seed));
+        for s in path
+            .steps
+            .iter()
+            .filter(|s| s.origin == PathOrigin::Fit && s.k > 2)
+        {
+            let c = s.clustering.as_ref().unwrap();
+            let one = Params::new(s.k).n_init(1).seed(seed).check().unwrap();
+            let one = one.fit(&x).unwrap();
+            assert_eq!(
+                (&c.restart_objectives, c.objective),
+                (&vec![one.objective], one.objective)
+            );
+            fits += 1;
+        }
+    }
+    assert!(fits > 0, "no fit was kept");
+    assert!(!searched_fits(false, (10_000, 16), 35));
+    assert!(searched_fits(true, (10_000, 16), 35));
+    assert!(searched_fits(false, (150, 4), 35));
 }

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import smartigan
-from smartigan import cli
+from smartigan import _criteria, cli
 from smartigan.cli import CliError, main, read_table
 from smartigan.datasets import load_iris
 
@@ -629,7 +629,8 @@ def test_choose_k_writes_criteria_labels_and_plot(tmp_path, iris_csv, capsys):
 
 
 def test_choose_k_errors_are_exit_2(tmp_path, iris_npy, capsys):
-    for bad in (["--k", "5:2"], ["--k", "0:3"], ["--k", "3"], ["--criteria", "aic"]):
+    for bad in (["--k", "5:2"], ["--k", "0:3"], ["--k", "3,2"], ["--k", "2:8:0"], ["--k", "2:"], ["--k", "0,4"],
+                ["--criteria", "aic"], ["--gap-sample", "0"]):
         with pytest.raises(SystemExit) as exit_info:
             main(["choose-k", str(iris_npy), *bad])
         assert exit_info.value.code == 2, bad
@@ -654,13 +655,25 @@ def test_choose_k_progress_bar_changes_nothing(iris_npy, capsys):
 
 
 def test_choose_k_progress_status_names_the_path_and_k():
-    status = cli.commands._path_status(2, 5, n_paths=3)
-    per_path = 4 + 3 * 3  # growing k = 2..5, then three refining passes over 3 k
-    assert status(0, 3 * per_path) == "data: k=2/5"
-    assert status(2, 3 * per_path) == "data: k=4/5"
-    assert status(5, 3 * per_path) == "data: refining"
-    assert status(per_path + 1, 3 * per_path) == "gap reference 1/2: k=3/5"
-    assert status(3 * per_path, 3 * per_path) == "gap reference 2/2: refining"
+    status = cli.commands._path_status(2, 5, n_refs=2)
+    data = 4 + 3 * 3  # growing k = 2..5, then three refining passes over 3 k
+    total = data + 2 * 4  # then a unit per k of each reference path
+    assert status(0, total) == "data: k=2/5"
+    assert status(2, total) == "data: k=4/5"
+    assert status(5, total) == "data: refining"
+    assert status(data + 1, total) == "gap reference 1/2: k=3/5"
+    assert status(total, total) == "gap reference 2/2: k=5/5"
+
+
+def test_choose_k_takes_a_grid_of_k(iris_npy, capsys):
+    for text, ks in (("2:10:4", [2, 6, 10]), ("3,5,9", [3, 5, 9]), ("4", [4])):
+        assert main(["choose-k", str(iris_npy), "--k", text, "--seed", "1", "--json"]) == 0
+        got = json.loads(capsys.readouterr().out)
+        path = smartigan.cluster_path(IRIS, ks, seed=1)
+        assert got["ks"] == ks and got["objectives"] == path.objectives.tolist(), text
+        assert got["suggested"] == path.suggested and list(got["criteria"]) == list(_criteria.DEFAULT_CRITERIA)
+    assert main(["choose-k", str(iris_npy), "--k", "3,5,9", "--seed", "1"]) == 0
+    assert "path        k = 3, 5, 9," in capsys.readouterr().out
 
 
 # -- whole inputs read once, every row and column kept (issue 58) ------------------------
@@ -950,9 +963,10 @@ def test_json_output_is_strict(tmp_path, capsys):
     # Calinski-Harabasz ratio infinite, and at k = n the gap's spread undefined.
     p = tmp_path / "dups.npy"
     np.save(p, np.repeat([[0.0, 0.0], [1.0, 0.0], [0.0, 5.0]], 2, axis=0))
-    assert main(["choose-k", str(p), "--k", "1:6", "--seed", "0", "--gap-references", "3", "--json"]) == 0
+    assert main(["choose-k", str(p), "--k", "1:6", "--seed", "0", "--criteria", ",".join(_criteria.CRITERIA),
+                 "--gap-references", "3", "--json"]) == 0
     summary = _strict_json(capsys.readouterr().out)
-    path = smartigan.cluster_path(np.load(p), range(1, 7), seed=0, gap_references=3)
+    path = smartigan.cluster_path(np.load(p), range(1, 7), seed=0, criteria=_criteria.CRITERIA, gap_references=3)
     assert not np.isfinite(path.criteria["calinski_harabasz"]).all()
     for name, values in path.criteria.items():
         assert summary["criteria"][name] == [float(v) if np.isfinite(v) else None for v in values], name
@@ -1040,7 +1054,8 @@ def test_degenerate_data_prints_no_numpy_warnings(tmp_path):
                     "dups.npy": np.repeat([[0.0, 0.0], [1.0, 1.0], [0.0, 4.0]], 4, axis=0)}.items():
         p = tmp_path / name
         np.save(p, X)
-        res = run_cli("choose-k", str(p), "--k", "1:10", "--seed", "0", "--gap-references", "3")
+        res = run_cli("choose-k", str(p), "--k", "1:10", "--seed", "0", "--criteria", ",".join(_criteria.CRITERIA),
+                      "--gap-references", "3")
         assert res.returncode == 0, res.stderr
         assert res.stderr == "", res.stderr
         res = run_cli("fit", str(p), "-k", str(len(X)), "--seed", "0", "--json")

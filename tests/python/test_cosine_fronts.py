@@ -12,7 +12,7 @@ import scipy.sparse as sp
 
 import smartigan
 from smartigan import _params
-from smartigan._criteria import PathData, davies_bouldin
+from smartigan._criteria import CRITERIA, PathData, ReferenceSet, davies_bouldin
 
 sklearn = pytest.importorskip("sklearn")
 from sklearn.base import clone  # noqa: E402
@@ -140,8 +140,8 @@ def test_estimator_refuses_a_bad_metric_and_rows_of_zeros(X):
 @pytest.mark.parametrize("sparse", [False, True])
 def test_path_descends_by_the_spherical_loss(X, sparse):
     data = sp.csr_matrix(X) if sparse else X
-    path = smartigan.cluster_path(data, range(1, 8), seed=0, metric="cosine", gap_references=3)
-    assert path.metric == "cosine"
+    path = smartigan.cluster_path(data, range(1, 8), seed=0, metric="cosine", criteria=CRITERIA, gap_references=3)
+    assert path.metric == "cosine" and set(path.suggested) == set(CRITERIA)
     assert np.all(np.diff(path.objectives) <= 0)
     for k, objective in zip(path.ks, path.objectives):
         result = path.result(int(k))
@@ -154,8 +154,8 @@ def test_path_descends_by_the_spherical_loss(X, sparse):
 def test_path_depends_on_the_rows_directions_only(X):
     # Rows scaled by powers of two have the same unit rows, bit for bit.
     scaled = X * 2.0 ** np.random.default_rng(3).integers(-20, 20, size=(X.shape[0], 1))
-    a = smartigan.cluster_path(X, range(1, 6), seed=2, metric="cosine", gap_references=2)
-    b = smartigan.cluster_path(scaled, range(1, 6), seed=2, metric="cosine", gap_references=2)
+    a = smartigan.cluster_path(X, range(1, 6), seed=2, metric="cosine", criteria=CRITERIA, gap_references=2)
+    b = smartigan.cluster_path(scaled, range(1, 6), seed=2, metric="cosine", criteria=CRITERIA, gap_references=2)
     assert a.objectives.tolist() == b.objectives.tolist()
     for name in a.criteria:
         np.testing.assert_array_equal(a.criteria[name], b.criteria[name])
@@ -184,6 +184,24 @@ def test_path_criteria_read_the_unit_rows(X):
         expected = np.mean(np.max((scatter[:, None] + scatter[None]) / between, axis=1))
         assert path.criteria["davies_bouldin"][i] == pytest.approx(expected, rel=1e-9)
         assert davies_bouldin(data, r.labels, r.centroids) == path.criteria["davies_bouldin"][i]
+
+
+def test_sampled_gap_references_are_scored_by_the_spherical_loss(X):
+    # Fresh reference points are scored by 1 - cos at their direction of
+    # largest cosine, whatever their lengths.
+    rng = np.random.default_rng(4)
+    points = rng.normal(size=(300, X.shape[1])) * rng.lognormal(0.0, 1.0, size=(300, 1))
+    weights = rng.uniform(0.5, 2.0, size=300)
+    centroids = unit(rng.normal(size=(5, X.shape[1])))
+    loss = 1.0 - (unit(points) @ centroids.T).max(axis=1)
+    reference = ReferenceSet(points, weights, 3.0, "cosine")
+    assert reference.cost(centroids) == pytest.approx(3.0 * float(weights @ loss), rel=1e-12)
+    # References of fewer points than the data (gap_sample) still find the four directions.
+    many = np.repeat(X, 4, axis=0) * np.random.default_rng(5).lognormal(0.0, 0.2, size=(4 * X.shape[0], 1))
+    path = smartigan.cluster_path(many, range(1, 8), seed=0, metric="cosine", criteria=("gap",),
+                                  gap_references=4, gap_sample=400)
+    assert path.suggested == {"gap": 4}
+    assert np.all(np.isfinite(path.reference_log_objectives))
 
 
 def test_path_refuses_what_the_cosine_cannot_measure(X):

@@ -463,6 +463,66 @@ def test_zero_features_and_unknown_chunks_are_named(client: Any) -> None:
     assert model.predict(unknown).compute().shape == (100,)  # labels need no offsets
 
 
+# -- n_clusters="auto": choosing k on the coreset (issue 62) ------------------------------
+
+N_GROUPS = 6
+
+
+def separated_block(block_id: Any, seed: int, rows: int, d: int, groups: int) -> np.ndarray:
+    """One block of well-separated groups (centres uniform in [0, 60]^d, sigma 1)."""
+    centres = np.random.default_rng(seed).uniform(0.0, 60.0, size=(groups, d))
+    rng = np.random.default_rng([seed, block_id[0]])
+    return centres[rng.integers(0, groups, size=rows)] + rng.standard_normal((rows, d))
+
+
+@pytest.fixture(scope="module")
+def groups() -> Any:
+    rows = 10_000
+    return da.map_blocks(separated_block, seed=5, rows=rows, d=N_FEATURES, groups=N_GROUPS,
+                         chunks=((rows,) * 6, (N_FEATURES,)), dtype=np.float64)
+
+
+def test_auto_chooses_k_on_the_coreset_and_polishes_it(client: Any, groups: Any) -> None:
+    model = KMeans("auto", k_range=(2, 10), coreset_size=4_000, random_state=1).fit(groups)
+    assert model.n_clusters_ == N_GROUPS and model.cluster_centers_.shape == (N_GROUPS, N_FEATURES)
+    assert model.coreset_size_ > 0 and model.path_ is not None
+    assert model.path_.ks.tolist() == list(range(2, 11)) and model.path_.suggested == {"elbow": N_GROUPS}
+    # The chosen k's solution on the coreset, then Lloyd passes on the full data.
+    assert model.coreset_result_ == model.path_.result(N_GROUPS)
+    assert model.history_[-1] == model.inertia_ and np.all(np.diff(model.history_) <= 0)
+    again = KMeans("auto", k_range=(2, 10), coreset_size=4_000, random_state=1).fit(groups)
+    np.testing.assert_array_equal(again.cluster_centers_, model.cluster_centers_)
+    fixed = KMeans(N_GROUPS, coreset_size=4_000, random_state=1).fit(groups)
+    assert fixed.n_clusters_ == N_GROUPS and fixed.path_ is None
+
+
+def test_auto_calinski_harabasz_reads_the_full_datas_totals(client: Any, groups: Any) -> None:
+    from smartigan._criteria import calinski_harabasz
+
+    model = KMeans("auto", k_range=[2, 4, 6, 8], criterion="calinski_harabasz", coreset_size=4_000,
+                   random_state=2).fit(groups)
+    assert model.path_.ks.tolist() == [2, 4, 6, 8] and model.n_clusters_ == N_GROUPS
+    with dask.config.set(scheduler="threads"):
+        local = np.asarray(groups.compute())
+    total = float(((local - local.mean(axis=0)) ** 2).sum())
+    want = calinski_harabasz(model.path_.objectives, model.path_.ks, total, float(len(local)))
+    np.testing.assert_allclose(model.path_.criteria["calinski_harabasz"], want, rtol=1e-9)
+
+
+def test_auto_on_small_data_is_the_path_of_all_of_it(client: Any, local: np.ndarray) -> None:
+    small = local[:4_000]
+    model = KMeans("auto", k_range=range(2, 9, 3), criterion="davies_bouldin", random_state=4).fit(
+        da.from_array(small, chunks=(1_000, N_FEATURES)))
+    assert model.coreset_size_ == 0
+    assert model.path_ == smartigan.cluster_path(small, [2, 5, 8], seed=4, criteria=("davies_bouldin",))
+    with pytest.warns(UserWarning, match=r"criterion 'elbow' suggests no k in 2\.\.3"):
+        assert KMeans("auto", k_range=(2, 3), random_state=4).fit(small).n_clusters_ == 2
+    with pytest.raises(ValueError, match=r"invalid k_range: 5000 \(X has only 4000 rows; the largest k of k_range"):
+        KMeans("auto", k_range=(2, 5_000)).fit(small)
+    with pytest.raises(ValueError, match=r"invalid n_clusters: 'many' \(must be a positive integer or 'auto'\)"):
+        KMeans("many").fit(small)
+
+
 # -- metric="cosine" (issue 60) ------------------------------------------------------
 
 COS_ROWS, COS_BLOCK, COS_K = 60_000, 10_000, 12
@@ -592,3 +652,19 @@ def test_cosine_row_of_zeros_names_the_global_row(client: Any, directions_local:
         cosine_fitted.score(lazy)
     # The Euclidean estimator takes the same data.
     assert KMeans(2, random_state=0, coreset_size=5_000).fit(lazy).inertia_ > 0
+
+
+def test_auto_with_cosine_reads_the_spherical_totals(client: Any, directions_data: Any,
+                                                     directions_local: np.ndarray) -> None:
+    from smartigan._criteria import calinski_harabasz
+
+    model = KMeans("auto", metric="cosine", k_range=[4, 8, 12, 16], criterion="calinski_harabasz",
+                   coreset_size=6_000, random_state=3).fit(directions_data)
+    assert model.coreset_size_ > 0 and model.path_ is not None and model.path_.metric == "cosine"
+    assert model.n_clusters_ == model.path_.suggested["calinski_harabasz"]
+    np.testing.assert_allclose(np.linalg.norm(model.cluster_centers_, axis=1), 1.0, atol=1e-12)
+    # The loss at k = 1 of the full data's unit rows: n - ||sum u||.
+    U = directions_local / np.linalg.norm(directions_local, axis=1, keepdims=True)
+    total = len(U) - float(np.linalg.norm(U.sum(axis=0)))
+    want = calinski_harabasz(model.path_.objectives, model.path_.ks, total, float(len(U)))
+    np.testing.assert_allclose(model.path_.criteria["calinski_harabasz"], want, rtol=1e-9)

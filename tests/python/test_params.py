@@ -161,6 +161,7 @@ VARIANTS = {
     ("smartigan.sklearn.KMeans", "n_clusters"): {"type", "check"},  # also "auto": a path chooses k
     ("smartigan.sklearn.KMeans", "method"): {"type", "default", "check"},  # None: from `algorithm`
     ("smartigan.sklearn.KMeans", "init"): {"type", "check"},  # also scikit-learn's "random" and a callable
+    ("smartigan.dask.KMeans", "n_clusters"): {"type", "check"},  # also "auto": a path on the coreset chooses k
     ("smartigan.dask.KMeans", "tol"): {"type", "default", "summary", "details", "check"},  # the polish's
 }
 
@@ -356,3 +357,30 @@ def test_the_package_imports_without_docstrings():
     out = subprocess.run([sys.executable, "-OO", "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "0.0"
+
+
+def test_docs_choosing_k_table_agrees_with_cluster_path_and_the_estimators():
+    from smartigan import _path
+    from smartigan.cli.parser import build_parser
+
+    text = (ROOT / "docs" / "parameters.md").read_text()
+    section = text.split("## Choosing k\n", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in section.split("\n"):
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 5 and cells[0].startswith("`") and cells[0] != "`cluster_path`":
+            rows[cells[0].strip("`")] = cells[1:4]
+    own = [p.name for p in _path.CLUSTER_PATH.parameters
+           if p.name not in _params.PARAMETERS and p.name not in ("X", "keep", "progress")]
+    assert set(rows) == set(own)
+    for name, (estimators, option, default) in rows.items():
+        # The cell is the default's repr, written with double quotes.
+        assert default.strip("`").replace('"', "'") == repr(_path.CLUSTER_PATH[name].default), name
+    # The estimators' k_range and criterion, with their defaults, and the command line's options.
+    assert rows["ks"][0] == f"`k_range` (default `{_path.K_RANGE.default}`)"
+    assert rows["criteria"][0] == f'`criterion` (one, default `"{_path.CRITERION.default}"`)'
+    choose = build_parser()._subparsers._group_actions[0].choices["choose-k"]
+    options = {o for action in choose._actions for o in action.option_strings}
+    for name, (_, option, _) in rows.items():
+        if option != "—":
+            assert option.strip("`") in options, name

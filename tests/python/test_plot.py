@@ -162,7 +162,8 @@ def test_path_figure_marks_every_suggestion(mpl, tmp_path):
 
     from smartigan import plot
 
-    path = smartigan.cluster_path(X, range(1, 9), seed=0, gap_references=2)
+    every = ("elbow", "calinski_harabasz", "davies_bouldin", "silhouette", "gap")
+    path = smartigan.cluster_path(X, range(1, 9), seed=0, criteria=every, gap_references=2)
     fig = plot.path_figure(path, title="Iris")
     objective, *panels = [ax for ax in fig.axes if ax.get_visible()]
     assert len(panels) == len(path.criteria) == 5

@@ -503,8 +503,10 @@ def test_auto_with_a_range_weights_and_sparse_input():
     [
         (dict(k_range=(5, 2)), "k_min must be at most k_max"),
         (dict(k_range=(0, 3)), "k_range\\[0\\]"),
-        (dict(k_range=range(2, 9, 2)), "step 1"),
-        (dict(k_range="2:5"), "k_range must be a pair \\(k_min, k_max\\) or a range, got '2:5'"),
+        (dict(k_range=range(9, 2, -2)), "invalid k_range"),
+        (dict(k_range=[2, 6, 4]), "strictly increasing"),
+        (dict(k_range="2:5"), "k_range must be a pair \\(k_min, k_max\\), a range or a sequence of increasing k, "
+                              "got '2:5'"),
         (dict(k_range=(2, 500)), "the largest k of k_range=500"),
         (dict(criterion="aic"), "invalid criterion: 'aic'"),
         (dict(init=np.zeros((3, 4))), "needs a named init"),
@@ -546,3 +548,15 @@ def test_auto_without_a_suggestion_warns_and_names_the_k_fitted(iris):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a suggestion: nothing to say
         assert KMeans(n_clusters="auto", k_range=(2, 7), random_state=3).fit(_groups(4, seed=1)).n_clusters_ == 4
+
+
+def test_auto_on_a_grid_of_k():
+    """A range of any step or a list tries those k (the path runs through
+    the whole range); a pair is always its two ends."""
+    X = _groups(6, seed=3)
+    for k_range, ks in ((range(2, 11, 2), [2, 4, 6, 8, 10]), ([3, 6, 9], [3, 6, 9]), ((4, 7), [4, 5, 6, 7])):
+        km = KMeans(n_clusters="auto", k_range=k_range, criterion="calinski_harabasz", random_state=1).fit(X)
+        assert km.path_.ks.tolist() == ks, k_range
+        assert km.n_clusters_ == 6 and km.cluster_centers_.shape == (6, 3)
+        direct = smartigan.cluster_path(X, ks, seed=1, criteria=("calinski_harabasz",))
+        np.testing.assert_array_equal(direct.objectives, km.path_.objectives)

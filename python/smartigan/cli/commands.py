@@ -229,40 +229,43 @@ def compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def _path_status(k_min: int, k_max: int, n_paths: int) -> Callable[[int, int], str]:
+def _path_status(k_min: int, k_max: int, n_refs: int) -> Callable[[int, int], str]:
     """What the progress bar of ``choose-k`` says after ``done`` of ``total``
     units: which path (the data's, or a reference of the gap statistic), and
-    which k it is growing, or that it is refining (see ``PathProgress`` in
-    src/path.rs: each path first grows one k per unit, then refines)."""
+    which k it is growing, or that it is refining. The data's path comes
+    first, each k of its growing one unit, then its refinement (``Progress``
+    in src/control.rs); then each reference path, one unit per k of the
+    range (``cluster_path``'s progress)."""
     n_ks = k_max - k_min + 1
 
     def status(done: int, total: int) -> str:
-        per_path = max(total // n_paths, 1)
-        index, unit = divmod(min(done, total - 1), per_path)
-        which = "data" if index == 0 else f"gap reference {index}/{n_paths - 1}"
-        step = f"k={k_min + unit}/{k_max}" if unit < n_ks else "refining"
-        return f"{which}: {step}"
+        data_units = total - n_refs * n_ks
+        if done < data_units:
+            return f"data: k={k_min + done}/{k_max}" if done < n_ks else "data: refining"
+        index, unit = divmod(min(done - data_units, n_refs * n_ks - 1), n_ks)
+        return f"gap reference {index + 1}/{n_refs}: k={k_min + unit}/{k_max}"
 
     return status
 
 
 def choose_k(args: argparse.Namespace) -> int:
-    k_min, k_max = args.ks
+    ks = tuple(args.ks)
+    k_min, k_max = ks[0], ks[-1]
     table = _prepare(args, k_max)
     X = table.data
     n, d = X.shape
     criteria = tuple(args.criteria)
-    n_paths = 1 + (args.gap_references if "gap" in criteria else 0)
+    n_refs = args.gap_references if "gap" in criteria else 0
     bar = Progress("choose-k", 1, 1, mode=args.progress)
-    status = _path_status(k_min, k_max, n_paths)
+    status = _path_status(k_min, k_max, n_refs)
 
     def progress(done: int, total: int) -> None:
         bar.update_units(done, total, status(done, total))
 
     t0 = time.perf_counter()
     try:
-        path = _path.cluster_path(X, range(k_min, k_max + 1), seed=args.seed, n_threads=args.threads,
-                                  criteria=criteria, gap_references=args.gap_references,
+        path = _path.cluster_path(X, ks, seed=args.seed, n_threads=args.threads,
+                                  criteria=criteria, gap_references=args.gap_references, gap_sample=args.gap_sample,
                                   method=args.method, n_iter=args.n_iter, init=args.init, metric=args.metric,
                                   n_init=args.n_init,
                                   refine=args.refine, tol=args.tol, progress=progress if bar.enabled else None)
@@ -283,7 +286,7 @@ def choose_k(args: argparse.Namespace) -> int:
         from .. import plot
 
         with writing(args.plot, "--plot"):
-            plot.save_path(path, args.plot, title=f"{Path(args.data).name}: choosing k in {k_min}..{k_max}")
+            plot.save_path(path, args.plot, title=f"{Path(args.data).name}: choosing k in {_path.shown_ks(ks)}")
         written.append(args.plot)
     if args.json:
         print(_json(dict(data=args.data, n_samples=n, n_features=d, ks=path.ks.tolist(),
@@ -296,9 +299,9 @@ def choose_k(args: argparse.Namespace) -> int:
                               written=written)))
         return 0
     print(f"data        {args.data}: {n} points, {d} features")
-    print(f"path        k = {k_min}..{k_max}, metric {path.metric}, first k by {args.method} (init {args.init}, "
+    print(f"path        k = {_path.shown_ks(ks)}, metric {path.metric}, first k by {args.method} (init {args.init}, "
           f"n_init {args.n_init}), seed {path.seed}, {elapsed:.3f}s"
-          + (f" ({n_paths - 1} gap reference paths)" if n_paths > 1 else ""))
+          + (f" ({n_refs} gap reference paths)" if n_refs else ""))
     names = list(path.criteria)
     head = f"{'k':>4} {'objective':>14} {'origin':>7}" + "".join(f" {name:>{max(len(name), 10)}}" for name in names)
     print()

@@ -7,7 +7,7 @@ from typing import Any, Callable, Optional, Tuple
 
 from .._checks import number, positive
 from .._core import __version__
-from .._criteria import CRITERIA
+from .._criteria import CRITERIA, DEFAULT_CRITERIA
 from .._params import (AUTO_SMALL_PROBLEM, AUTO_TOL_LARGE, DEFAULT_MAX_ITER, DEFAULT_N_ITER, DEFAULT_N_ITER_LARGE, INITS,
                        METHODS, METRICS)
 from .._params import PARAMETERS as _P
@@ -76,17 +76,23 @@ def _help(name: str, default: str) -> str:
     return f"{summary[0].lower()}{summary[1:]} (default {default})".replace("%", "%%")
 
 
-def _k_range(text: str) -> Tuple[int, int]:
-    """``KMIN:KMAX`` (both included) as a pair."""
-    low, sep, high = text.partition(":")
-    expected = "KMIN:KMAX with 1 <= KMIN <= KMAX, e.g. 2:30"
+def _k_range(text: str) -> Tuple[int, ...]:
+    """``KMIN:KMAX`` (both included), ``KMIN:KMAX:STEP`` or a comma-separated
+    list of increasing k, as the ks."""
+    expected = "KMIN:KMAX[:STEP] with 1 <= KMIN <= KMAX (e.g. 2:30 or 2:40:2), or increasing k such as 3,5,10,20"
     try:
-        k_min, k_max = int(low), int(high)
+        if ":" in text:
+            parts = [int(part) for part in text.split(":")]
+            if len(parts) not in (2, 3) or not 1 <= parts[0] <= parts[1] or (len(parts) == 3 and parts[2] < 1):
+                raise ValueError
+            ks = tuple(range(parts[0], parts[1] + 1, parts[2] if len(parts) == 3 else 1))
+        else:
+            ks = tuple(int(part) for part in text.split(","))
+            if ks[0] < 1 or any(b <= a for a, b in zip(ks, ks[1:])):
+                raise ValueError
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
-    if not sep or not 1 <= k_min <= k_max:
-        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
-    return k_min, k_max
+    return ks
 
 
 def _criteria(text: str) -> Tuple[str, ...]:
@@ -102,8 +108,10 @@ def _add_data_options(p: argparse.ArgumentParser, method: bool, k_range: bool = 
     p.add_argument("data", help="CSV (delimiter and header detected), .npy or .parquet file, one point per row; "
                                 "a pipe works as a file, and - reads standard input (CSV unless --input-format)")
     if k_range:
-        p.add_argument("-k", "--k", dest="ks", type=_k_range, default=(2, 30), metavar="KMIN:KMAX",
-                       help="the numbers of clusters, both ends included (default 2:30)")
+        p.add_argument("-k", "--k", dest="ks", type=_k_range, default=tuple(CLUSTER_PATH["ks"].default), metavar="KS",
+                       help="the numbers of clusters: KMIN:KMAX (both ends included), KMIN:KMAX:STEP, or a list "
+                            "such as 2,4,8,16 (the path runs through the whole range and keeps these; "
+                            "default 2:30)")
     else:
         p.add_argument("-k", type=_option("k", least=positive), required=True, help="number of clusters")
     if method:
@@ -212,12 +220,18 @@ def build_parser() -> argparse.ArgumentParser:
                                         "before), print the objective and the criteria per k and the k each "
                                         "suggests.")
     _add_data_options(choose, method=True, k_range=True)
-    choose.add_argument("--criteria", type=_criteria, default=CRITERIA, metavar="NAMES",
-                        help=f"comma-separated criteria (default all: {','.join(CRITERIA)})")
+    choose.add_argument("--criteria", type=_criteria, default=DEFAULT_CRITERIA, metavar="NAMES",
+                        help=f"comma-separated criteria among {','.join(CRITERIA)} (default "
+                             f"{','.join(DEFAULT_CRITERIA)}; silhouette and gap cost about as much as the path "
+                             "on large data, or more)")
     choose.add_argument("--gap-references", type=_option("gap_references", least=CLUSTER_PATH["gap_references"].check),
                         default=CLUSTER_PATH["gap_references"].default, metavar="B",
                         help=f"{CLUSTER_PATH['gap_references'].summary} "
                              f"(default {CLUSTER_PATH['gap_references'].default})")
+    choose.add_argument("--gap-sample", type=_option("gap_sample", least=CLUSTER_PATH["gap_sample"].check),
+                        default=CLUSTER_PATH["gap_sample"].default, metavar="M",
+                        help=f"{CLUSTER_PATH['gap_sample'].summary} "
+                             f"(default {CLUSTER_PATH['gap_sample'].default})")
     _add_output_options(choose, "PREFIX.criteria.EXT (a row per k: objective, criteria) and PREFIX.labels.EXT "
                                 "(a column per k); a directory: DIR/criteria.EXT and DIR/labels.EXT")
     choose.set_defaults(func=commands.choose_k)

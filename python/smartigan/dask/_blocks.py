@@ -137,10 +137,11 @@ def check_weights(w: Any, index: int, offset: int, n_rows: Optional[int] = None)
     return check_weight_values(weights, first_row=offset, block=index)
 
 
-def weight_totals(w: Any, index: int, offset: int) -> Tuple[float, int]:
-    """Total weight and number of positive weights in a block of ``sample_weight``."""
+def weight_totals(w: Any, index: int, offset: int) -> Tuple[float, int, float]:
+    """Total weight, number of positive weights and sum of squared weights
+    in a block of ``sample_weight``."""
     weights = check_weights(w, index, offset)
-    return math.fsum(weights), int(np.count_nonzero(weights))
+    return math.fsum(weights), int(np.count_nonzero(weights)), math.fsum(weights * weights)
 
 
 def row_at(x: Any, w: Optional[Any], index: int, offset: int, position: float) -> Block:

@@ -1,5 +1,6 @@
 """The Dask estimator: k-means|| seeding, a sensitivity-sampled coreset,
-weighted Smartigan on the client, then Lloyd passes on the full data.
+weighted Smartigan on the client (or, with ``n_clusters="auto"``, a path
+over k on the coreset and its chosen k), then Lloyd passes on the full data.
 
 Its inputs are coerced by :mod:`._coerce`, its passes over the data run by
 :mod:`._runtime` (one task per row block, results added in block order),
@@ -8,17 +9,19 @@ and the functions the workers run are :mod:`._blocks`'. See docs/dask.md.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
 
 import smartigan
 
-from .. import _api, _params
+from .. import _api, _params, _path
 from .._checks import integer, number
+from .._criteria import best_k, calinski_harabasz
 from . import _blocks
 from ._coerce import as_dask_rows, as_dask_weights, is_dask_dataframe
 from ._dask import da, dask
@@ -93,8 +96,8 @@ _CLIENT = "Here for the fits on the client (of the coreset, and of the k-means||
 #: The estimator's parameters: the table's, and those of the estimator alone.
 KMEANS = _params.front_end(
     "smartigan.dask.KMeans",
-    "n_clusters", "method", "metric", "n_init", "max_iter", "random_state", "n_threads", "schedule", "polish",
-    "refine",
+    _path.AUTO_N_CLUSTERS, "method", "metric", "n_init", "max_iter", "random_state", "n_threads", "schedule",
+    "polish", "refine",
     _params.Parameter(
         "tol", "float", 1e-4,
         "Polishing stops after a Lloyd pass over the full data that lowered the objective by less than "
@@ -107,7 +110,7 @@ KMEANS = _params.front_end(
         check=lambda name, value: integer(name, value, least=0)),
     _params.Parameter(
         "coreset_size", "int or None", None,
-        "Rows drawn for the coreset, at least ``n_clusters``.",
+        "Rows drawn for the coreset, at least ``n_clusters`` (the largest k of ``k_range`` with ``\"auto\"``).",
         f"``None``: {CORESET_DRAWS_PER_CLUSTER} per cluster, at most {CORESET_WORK:.0e} / ``n_clusters`` "
         f"and at least {MIN_CORESET_SIZE} (:func:`default_coreset_size`). Data of at most this many rows "
         "are clustered whole on the client instead.",
@@ -120,7 +123,16 @@ KMEANS = _params.front_end(
     _params.Parameter(
         "init_rounds", "int", 2, "k-means|| sampling rounds.",
         check=lambda name, value: integer(name, value, least=1)),
+    _path.K_RANGE,
+    _path.CRITERION,
     notes={
+        "n_clusters": '``"auto"`` chooses it: the seeding and the coreset are drawn for the largest k of '
+                      "``k_range``, one :func:`smartigan.cluster_path` call on the coreset (weighted, on the "
+                      "client) fits every k, ``criterion`` suggests one, and that k's centres are polished on "
+                      "the full data (``n_clusters_`` and ``path_`` say which k and why; see docs/dask.md).",
+        "k_range": "The criteria are read on the coreset's path (its objectives estimate the full data's), "
+                   "but for ``\"calinski_harabasz\"``, whose total sum of squares and number of points are "
+                   "the full data's, added up per block.",
         "method": _CLIENT,
         "metric": 'With ``"cosine"`` every pass reads the rows scaled to unit length (a row of length zero is a '
                   "``ValueError`` naming its global row): k-means|| draws by ``1 - cos`` (spherical k-means++), "
@@ -194,6 +206,13 @@ class KMeans:
         The seed used.
     n_features_in_ : int
         Number of features.
+    n_clusters_ : int
+        The number of clusters fitted: ``n_clusters``, or the k chosen by
+        ``criterion`` with ``n_clusters="auto"``.
+    path_ : smartigan.PathResult or None
+        With ``n_clusters="auto"``, the path over ``k_range`` on the coreset
+        (on the whole data where it was clustered whole), with the
+        criterion's values and suggestion; else None.
 
     Examples
     --------
@@ -206,11 +225,19 @@ class KMeans:
     [0, 9]
     >>> int(model.labels_.compute()[0] != model.labels_.compute()[-1])
     1
+
+    Choosing k (the largest k of ``k_range`` sizes the coreset):
+
+    >>> centres = np.array([[0, 0], [9, 0], [0, 9], [9, 9]])
+    >>> X = da.from_array(np.repeat(centres, 300, axis=0) + rng.normal(size=(1200, 2)), chunks=(300, 2))
+    >>> auto = KMeans("auto", k_range=(2, 8), coreset_size=600, random_state=0).fit(X)
+    >>> auto.n_clusters_, auto.cluster_centers_.shape, auto.path_.suggested
+    (4, (4, 2), {'elbow': 4})
     """
 
     def __init__(
         self,
-        n_clusters: int = KMEANS["n_clusters"].default,
+        n_clusters: Union[int, str] = KMEANS["n_clusters"].default,
         *,
         method: str = KMEANS["method"].default,
         metric: _params.Metric = KMEANS["metric"].default,
@@ -226,6 +253,8 @@ class KMeans:
         coreset_size: Optional[int] = KMEANS["coreset_size"].default,
         oversampling: float = KMEANS["oversampling"].default,
         init_rounds: int = KMEANS["init_rounds"].default,
+        k_range: Union[Tuple[int, int], range, Sequence[int]] = KMEANS["k_range"].default,
+        criterion: str = KMEANS["criterion"].default,
     ) -> None:
         self.n_clusters = n_clusters
         self.method = method
@@ -242,6 +271,8 @@ class KMeans:
         self.coreset_size = coreset_size
         self.oversampling = oversampling
         self.init_rounds = init_rounds
+        self.k_range = k_range
+        self.criterion = criterion
 
     def __repr__(self) -> str:
         return "KMeans(" + ", ".join(f"{name}={getattr(self, name)!r}" for name in KMEANS.names) + ")"
@@ -255,7 +286,12 @@ class KMeans:
         non-negative weight; ``y`` is ignored.
         """
         checked = KMEANS.check({name: getattr(self, name) for name in KMEANS.names})
-        k, tol, rounds = checked["n_clusters"], checked["tol"], checked["init_rounds"]
+        tol, rounds = checked["tol"], checked["init_rounds"]
+        # With "auto" the seeding and the coreset serve every k up to the largest.
+        ks = checked["k_range"] if checked["n_clusters"] == "auto" else None
+        k = ks[-1] if ks is not None else checked["n_clusters"]
+        # The parameter that sets k, as errors name it.
+        k_param, k_name = ("k_range", "the largest k of k_range") if ks is not None else ("n_clusters", "n_clusters")
         metric = _metric(checked["metric"])
         size = None if self.coreset_size is None else integer("coreset_size", self.coreset_size, least=k)
         seed = checked["random_state"]
@@ -271,7 +307,7 @@ class KMeans:
             n_length_passes = 1
         n, d = (int(s) for s in rows.shape)
         if n < k:
-            raise ValueError(f"invalid n_clusters: {k} (X has only {n} rows; n_clusters must be <= n_samples)")
+            raise ValueError(f"invalid {k_param}: {k} (X has only {n} rows; {k_name} must be <= n_samples)")
         if metric == "cosine":
             # Every pass (and the persisted copy of NumPy input) reads the unit rows.
             rows = rows.map_blocks(_blocks.unit_rows, dtype=rows.dtype)
@@ -284,17 +320,22 @@ class KMeans:
         dtype = np.dtype(rows.dtype)
         coreset_size = size if size is not None else default_coreset_size(k)
 
+        # The full data's effective number of points (Kish's; n unweighted).
+        n_effective = float(n)
         if weights is not None:
             totals = blocks.weight_totals()
             n_positive = sum(t[1] for t in totals)
             if n_positive < k:
                 raise ValueError(
-                    f"invalid n_clusters: {k} (sample_weight has only {n_positive} positive weights; "
-                    "need at least n_clusters)"
+                    f"invalid {k_param}: {k} (sample_weight has only {n_positive} positive weights; "
+                    f"need at least {k_name})"
                 )
+            sum_w, sum_w2 = math.fsum(t[0] for t in totals), math.fsum(t[2] for t in totals)
+            n_effective = sum_w * (sum_w / sum_w2)
         clock = _Clock()
+        self.path_: Optional[_path.PathResult] = None
         if n <= coreset_size:
-            result = self._fit_whole(blocks, rows, weights, k, kwargs)
+            result = self._fit_whole(blocks, rows, weights, k, kwargs, ks)
             clock.lap("client_fit")
             self.n_candidates_ = 0
             self.seeding_inertia_ = math.nan
@@ -309,7 +350,15 @@ class KMeans:
             clock.lap("seeding")
             coreset_rows, coreset_weights = self._coreset(blocks, a_centres, coreset_size, seed)
             clock.lap("coreset")
-            result = smartigan.cluster(coreset_rows, k, sample_weight=coreset_weights, **kwargs)
+            if ks is None:
+                result = smartigan.cluster(coreset_rows, k, sample_weight=coreset_weights, **kwargs)
+            else:
+                path = _path.cluster_path(coreset_rows, ks, criteria=(self.criterion,),
+                                          sample_weight=coreset_weights, **kwargs)
+                if self.criterion == "calinski_harabasz":
+                    path = self._full_data_calinski_harabasz(blocks, path, coreset_rows, coreset_weights,
+                                                             n_effective)
+                result = self._chosen(path)
             clock.lap("client_fit")
             self.n_candidates_ = int(candidates.shape[0])
             self.coreset_size_ = int(coreset_rows.shape[0])
@@ -318,6 +367,7 @@ class KMeans:
         self.timings_ = clock.laps
 
         self.coreset_result_ = result
+        self.n_clusters_ = int(centres.shape[0])
         self.cluster_centers_ = centres
         self.inertia_ = float(history[-1])
         self.history_ = np.array(history)
@@ -331,13 +381,48 @@ class KMeans:
         return self
 
     def _fit_whole(self, blocks: RowBlocks, rows: Any, weights: Optional[Any], k: int,
-                   kwargs: Dict[str, Any]) -> smartigan.ClusterResult:
-        """Small data: gather it and run smartigan.cluster on all of it (one pass)."""
+                   kwargs: Dict[str, Any], ks: Optional[Tuple[int, ...]]) -> smartigan.ClusterResult:
+        """Small data: gather it and run smartigan.cluster (or, choosing k,
+        smartigan.cluster_path) on all of it (one pass)."""
         parts = [p for p in blocks.run(_blocks.as_block) if p is not None]
         local = np.concatenate([p[0] for p in parts])
         local_weights = None if weights is None else np.concatenate([p[1] for p in parts])
         self._passes_before_polish = blocks.n_passes
-        return smartigan.cluster(local, k, sample_weight=local_weights, **kwargs)
+        if ks is None:
+            return smartigan.cluster(local, k, sample_weight=local_weights, **kwargs)
+        return self._chosen(_path.cluster_path(local, ks, criteria=(self.criterion,), sample_weight=local_weights,
+                                               **kwargs))
+
+    def _chosen(self, path: _path.PathResult) -> smartigan.ClusterResult:
+        """``path``'s solution at the k ``criterion`` suggests (kept as ``path_``)."""
+        self.path_ = path
+        return path.result(_path.chosen_k(path, self.criterion, stacklevel=4))
+
+    def _full_data_calinski_harabasz(self, blocks: RowBlocks, path: _path.PathResult, coreset: npt.NDArray[Any],
+                                     coreset_weights: npt.NDArray[np.float64],
+                                     n_effective: float) -> _path.PathResult:
+        """``path`` with Calinski-Harabasz from the full data's total sum of
+        squares (one pass: the cost about one centre, the coreset's mean, less
+        ``W * ||mean - centre||^2`` by Huygens, with the full data's mean from
+        the per-block sums; ``metric="cosine"``: ``W - ||sum w u||`` from the
+        per-block sums of the unit rows) and effective number of points; the
+        within sums of squares are the path's."""
+        centre = np.average(coreset.astype(np.float64), axis=0, weights=coreset_weights)
+        if blocks.metric == "cosine":
+            # One direction attracts every unit row; the loss at k = 1 is
+            # ``sum w - ||sum w u||`` whatever that direction.
+            centre = _directions(centre[None, :], np.ones(1), np.zeros((1, centre.size)))[0]
+        cost, attracted, sums, _, _ = blocks.totals(centre[None, :].astype(coreset.dtype), with_sums=True)
+        assert sums is not None
+        if blocks.metric == "cosine":
+            top = float(np.max(np.abs(sums[0])))
+            total = float(attracted[0]) - (top * float(np.linalg.norm(sums[0] / top)) if top > 0 else 0.0)
+        else:
+            mean = sums[0] / attracted[0]
+            total = cost - float(attracted[0]) * float(np.sum((mean - centre.astype(coreset.dtype)) ** 2))
+        values = calinski_harabasz(path.objectives, path.ks, total, n_effective)
+        return dataclasses.replace(path, criteria={**path.criteria, "calinski_harabasz": values},
+                                   suggested={**path.suggested, "calinski_harabasz": best_k(values, path.ks, True)})
 
     def _first_centre(self, blocks: RowBlocks, weights: Optional[Any], seed: int, n: int) -> npt.NDArray[Any]:
         """The first k-means|| centre: a row drawn with probability proportional to its weight."""

@@ -96,8 +96,9 @@ class RowBlocks:
                 sums += block_sums
         return math.fsum(block_costs), weights, sums, block_costs, block_weights
 
-    def weight_totals(self) -> List[Tuple[float, int]]:
-        """Per block of the weights: their total and how many are positive (one pass)."""
+    def weight_totals(self) -> List[Tuple[float, int, float]]:
+        """Per block of the weights: their total, how many are positive, and
+        the total of their squares (one pass)."""
         return self.compute([dask.delayed(_blocks.weight_totals, pure=True)(wb, i, int(self.offsets[i]))
                              for i, wb in enumerate(self.w)])
 
