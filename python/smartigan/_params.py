@@ -109,17 +109,19 @@ def auto_budget(n_samples: int, n_features: int, k: int) -> float:
     multiply-adds; a restart costs its k-means++ start, ``3 + ln k`` passes,
     and one pass per sweep or refinement step).
 
-    The larger of ``2**26`` multiply-adds (what a fit may cost whatever its
-    size: many restarts on small problems) and 25 passes (about one restart
-    on large ones, what scikit-learn's default spends there). The first
-    restart always runs; more run while the work done, plus what a restart
-    has cost on average, stays within the budget, until three restarts end
-    at the lowest objective.
+    The larger of 25 passes (about one restart on large problems, what
+    scikit-learn's default spends there) and a fixed work of ``2**28``
+    multiply-adds while ``n_samples * n_features * k <= 2**20`` (many
+    candidates on small problems), falling as ``1 / (n_samples * n_features
+    * k)`` to ``2**26`` at ``2**22``. The first restart always runs; four
+    restarts, then children of the best, run while the work done, plus what
+    a candidate of the next kind has cost on average, stays within the
+    budget, until 48 children in a row have not lowered the objective.
 
     >>> auto_budget(100_000, 32, 100)
     25.0
     >>> round(auto_budget(150, 4, 3))
-    10168
+    40672
     """
     return float(_core.auto_budget(*_sizes(n_samples, n_features, k)))
 
