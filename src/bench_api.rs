@@ -53,6 +53,7 @@ impl SweepState {
         let engine = Engine {
             accelerated: true,
             spare_threads: false,
+            rounds: false,
         };
         let never = std::sync::atomic::AtomicBool::new(false);
         let part = crate::init::initial_partition(&data, &params, &mut rng, engine, &never);

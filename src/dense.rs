@@ -3,6 +3,7 @@
 //! kernels' [`Cache`].
 
 use crate::accel::lloyd::lloyd_iteration;
+use crate::accel::sweep::rounds::{decides_in_rounds, sweep_rounds};
 use crate::accel::{hartigan_sweep, Cache, Engine};
 use crate::data::{sq_dist, Data, Scalar};
 use crate::init::{assign_to_centroids, initial_partition};
@@ -26,15 +27,18 @@ pub(crate) struct Dense<'a, T: Scalar> {
 
 impl<'a, T: Scalar> Dense<'a, T> {
     /// `rows` fitted with `params`: the accelerated kernels where they apply
-    /// (`accelerated`), and spare threads inside a step when the restarts
-    /// leave some idle.
+    /// (`accelerated`), spare threads inside a step when the restarts
+    /// leave some idle, and sweeps in rounds where the problem is large
+    /// enough for one restart to run alone.
     pub fn new(rows: Data<'a, T>, params: &ValidParams, accelerated: bool) -> Self {
         let spare_threads = crate::multistart::spare_threads(params);
+        let rounds = decides_in_rounds(rows.n, params.k(), rows.d);
         Dense {
             rows,
             engine: Engine {
                 accelerated,
                 spare_threads,
+                rounds,
             },
         }
     }
@@ -45,7 +49,13 @@ impl<'a, T: Scalar> Dense<'a, T> {
     /// exactly the plain sweep's moves, with or without sample weights.
     fn sweep_moves(&self, st: &mut DenseState, order: &[usize], factor: f64) -> usize {
         let (rows, p) = (&self.rows, &mut st.partition);
-        if self.engine.accelerated {
+        if self.engine.rounds {
+            if self.engine.accelerated {
+                sweep_rounds(p, rows, order, factor, &mut st.cache)
+            } else {
+                crate::reference::sweep_rounds(p, rows, order, factor)
+            }
+        } else if self.engine.accelerated {
             let spare = self.engine.spare_threads;
             hartigan_sweep(p, rows, order, factor, &mut st.cache, spare)
         } else {

@@ -72,6 +72,29 @@ pub(crate) fn choose_move(
     (best < own).then_some(best_j)
 }
 
+/// Whether the move rule still moves a point (weight `w`, in cluster `r`)
+/// to `j`, given its squared distances to both centroids as they are now:
+/// [`choose_move`]'s test restricted to those two clusters, with its
+/// expressions (a zero-weight point: `j` strictly nearer). The rounds
+/// sweep proposes a target per point against a round's start and makes
+/// the move only if this still holds at its turn.
+#[inline(always)]
+pub(crate) fn still_moves(
+    counts: &[usize],
+    cluster_weights: &[f64],
+    (r, j): (usize, usize),
+    w: f64,
+    factor: f64,
+    (own_dist, dist): (f64, f64),
+) -> bool {
+    if w == 0.0 {
+        return dist < own_dist;
+    }
+    may_leave(counts, cluster_weights, r, w)
+        && join_weight(w, cluster_weights[j]) * dist
+            < factor * leave_weight(w, cluster_weights[r]) * own_dist
+}
+
 /// The acceptance factor from which point `i` (weight `w`, in cluster `r`)
 /// would move under [`choose_move`]: its lowest join cost over its leave
 /// gain. `+∞` for a point that may not leave (or has no weight, or sits on

@@ -4,8 +4,9 @@
 //! accelerated kernels do not apply (weights, small `k·d`, data the screens
 //! cannot scale) and in the equivalence tests.
 
+use crate::accel::sweep::rounds::round_len;
 use crate::data::{sq_dist, Data, Scalar};
-use crate::move_rule::{choose_move, may_leave};
+use crate::move_rule::{choose_move, may_leave, still_moves};
 use crate::partition::Partition;
 
 /// [`choose_move`] for a dense point `x` (shifted, weight `w`, in cluster
@@ -35,6 +36,50 @@ pub(crate) fn sweep<T: Scalar>(
             p.move_point(i, &buf, w, j);
             moves += 1;
         }
+    }
+    moves
+}
+
+/// One sweep in rounds, with acceptance factor `factor`, visiting `order`:
+/// every point of a round (cut by [`round_len`]) decided against the
+/// partition as the round began, then the proposed moves made in order
+/// where the move rule still accepts them against the current centroids
+/// ([`still_moves`]). The accelerated rounds sweep
+/// ([`crate::accel::sweep::rounds`]) makes exactly these moves.
+pub(crate) fn sweep_rounds<T: Scalar>(
+    p: &mut Partition,
+    data: &Data<'_, T>,
+    order: &[usize],
+    factor: f64,
+) -> usize {
+    let n = order.len();
+    let mut buf = vec![0.0; data.d];
+    let mut proposals = Vec::new();
+    let (mut moves, mut share, mut start) = (0, 1.0, 0);
+    while start < n {
+        let end = (start + round_len(n, share)).min(n);
+        proposals.clear();
+        for &i in &order[start..end] {
+            let (r, w) = (p.labels[i], data.weight(i));
+            if !may_leave(&p.counts, &p.weights, r, w) {
+                continue;
+            }
+            data.load_shifted(i, &mut buf);
+            if let Some(j) = best_move(p, &buf, w, r, factor) {
+                proposals.push((i, j));
+            }
+        }
+        for &(i, j) in &proposals {
+            let (r, w) = (p.labels[i], data.weight(i));
+            data.load_shifted(i, &mut buf);
+            let dists = (sq_dist(&buf, p.centroid(r)), sq_dist(&buf, p.centroid(j)));
+            if still_moves(&p.counts, &p.weights, (r, j), w, factor, dists) {
+                p.move_point(i, &buf, w, j);
+                moves += 1;
+            }
+        }
+        share = 0.5 * share + 0.5 * proposals.len() as f64 / (end - start) as f64;
+        start = end;
     }
     moves
 }

@@ -126,6 +126,7 @@ impl Block {
 /// Loads the rows `idx` shifted into `x64`, scaled to `f32` into `x32`,
 /// with their screen-unit `‖x‖²·scale²/2` in `a`; returns their largest
 /// absolute entry.
+#[inline(always)]
 pub(super) fn gather<T: Scalar>(
     data: &Data<'_, T>,
     idx: &[usize],

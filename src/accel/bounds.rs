@@ -55,6 +55,7 @@
 
 use crate::data::{sq_dist, Data, Scalar};
 use crate::partition::Partition;
+use rayon::prelude::*;
 
 /// Rounds a non-negative quantity up (covers the one or two roundings of the
 /// operation that produced it, with room to spare).
@@ -76,6 +77,9 @@ const MAX_CHECKS: usize = 8;
 const NO_LABEL: u32 = u32::MAX;
 /// Most-drifted clusters whose costs the second test evaluates exactly.
 const TOP: usize = 4;
+/// Least work (clusters × checkpoints × features) for which
+/// [`Bounds::after_moves`] splits its displacements over the pool.
+const PARALLEL_DRIFT_WORK: usize = 1 << 15;
 
 /// Which tests may prove that a point stays.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -404,20 +408,11 @@ impl Bounds {
     /// twice per move).
     #[inline(always)]
     fn moved(&mut self, centroids: &[f64], j: usize) {
-        let d = self.d;
-        let slots = self.ring.len();
+        let (d, slots) = (self.d, self.ring.len());
         let now = &centroids[j * d..(j + 1) * d];
-        let grow = 1.0 + self.gamma;
         let then = &self.snapshots[j * slots * d..(j + 1) * slots * d];
         let drift = &mut self.drift[j * slots..(j + 1) * slots];
-        for (v, then) in drift.iter_mut().zip(then.chunks_exact(d)) {
-            *v = sq_dist(now, then) * grow;
-        }
-        // Upper bounds on the real distances between the stored vectors
-        // (`grow` covers `sq_dist`'s rounding, `UP` the root's).
-        for v in drift.iter_mut() {
-            *v = v.sqrt() * UP;
-        }
+        displacements(now, then, self.gamma, drift);
         for (slot, &v) in self.ring.iter_mut().zip(drift.iter()) {
             slot.raise(j, v);
         }
@@ -546,6 +541,45 @@ impl Bounds {
         true
     }
 
+    /// The bounds that prove point `i` (of weight `w`, in cluster `r`)
+    /// stays, by both tests, without storing them: the rounds sweep finds
+    /// them for a round's points in parallel and stores them with
+    /// [`Bounds::keep`] before the round's moves are applied.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn proves_stay<T: Scalar>(
+        &self,
+        i: usize,
+        r: usize,
+        w: f64,
+        p: &Partition,
+        factor: f64,
+        data: &Data<'_, T>,
+        row: &mut [f64],
+    ) -> Option<(f64, f64)> {
+        self.verdict(i, r, w, p, factor, data, row, SkipTests::Both)
+    }
+
+    /// Stores what [`Bounds::proves_stay`] found for point `i` (cluster
+    /// `r`), while the centroids are still those it was found against.
+    #[inline(always)]
+    pub fn keep(&mut self, i: usize, r: usize, (upper, lower): (f64, f64)) {
+        if !self.off {
+            self.store(i, r, upper, lower);
+        }
+    }
+
+    /// Opens one new checkpoint if one falls due at any position in
+    /// `start..end` (a round of the rounds sweep, processed against one
+    /// state of the centroids).
+    pub fn at_positions(&mut self, start: usize, end: usize, centroids: &[f64]) {
+        let due = end > start && start.div_ceil(self.interval) * self.interval < end;
+        if due {
+            let at = start.div_ceil(self.interval) * self.interval;
+            self.at_position(at, centroids);
+        }
+    }
+
     /// Stores bounds on the current distances of point `i` (cluster `r`)
     /// against the current checkpoint's snapshot.
     #[inline(always)]
@@ -569,14 +603,53 @@ impl Bounds {
         if self.off {
             return;
         }
+        let (upper, lower) = self.measured(own_dist, other_cost);
+        self.store(i, r, upper, lower);
+    }
+
+    /// The bounds [`Bounds::record`] stores for `own_dist` and `other_cost`
+    /// (distances, rounded outwards), to be stored with [`Bounds::keep`].
+    #[inline(always)]
+    pub fn measured(&self, own_dist: f64, other_cost: f64) -> (f64, f64) {
         let g = self.gamma;
         let lower = if other_cost > 0.0 {
             (other_cost * (1.0 - 2.0 * g)).sqrt() * DOWN
         } else {
             0.0
         };
-        let upper = (own_dist * (1.0 + 2.0 * g)).sqrt() * UP;
-        self.store(i, r, upper, lower);
+        ((own_dist * (1.0 + 2.0 * g)).sqrt() * UP, lower)
+    }
+
+    /// After a round of moves that changed the clusters `touched` (each
+    /// once; cluster weights now `cluster_weights`): their displacements,
+    /// computed side by side over the pool when there are many (each
+    /// cluster's on its own, so the split changes nothing), and the weight
+    /// bound. Points moved in the round keep no bounds (their stored label
+    /// is their old cluster), so nothing needed the displacements sooner.
+    pub fn after_moves(&mut self, centroids: &[f64], cluster_weights: &[f64], touched: &[usize]) {
+        if self.off || touched.is_empty() {
+            return;
+        }
+        let (d, slots) = (self.d, self.ring.len());
+        let (snapshots, gamma) = (&self.snapshots, self.gamma);
+        let displacement = |&j: &usize| -> Vec<f64> {
+            let mut drift = vec![0.0; slots];
+            let then = &snapshots[j * slots * d..(j + 1) * slots * d];
+            displacements(&centroids[j * d..(j + 1) * d], then, gamma, &mut drift);
+            drift
+        };
+        let fresh: Vec<Vec<f64>> = if touched.len() * slots * d >= PARALLEL_DRIFT_WORK {
+            touched.par_iter().map(displacement).collect()
+        } else {
+            touched.iter().map(displacement).collect()
+        };
+        for (&j, drift) in touched.iter().zip(&fresh) {
+            self.drift[j * slots..(j + 1) * slots].copy_from_slice(drift);
+            for (slot, &v) in self.ring.iter_mut().zip(drift) {
+                slot.raise(j, v);
+            }
+            self.min_weight = self.min_weight.min(cluster_weights[j]);
+        }
     }
 
     /// After a move from `r` to `j` (cluster weights now
@@ -590,6 +663,22 @@ impl Bounds {
         self.moved(centroids, r);
         self.moved(centroids, j);
         self.min_weight = self.min_weight.min(cluster_weights[r]);
+    }
+}
+
+/// Upper bounds on the real distances from centroid `now` to each of the
+/// snapshots `then` (one after another, `now.len()` long), into `out`: all
+/// squared distances first (one contiguous run), then their roots, so that
+/// the roots vectorise (`1 + gamma` covers `sq_dist`'s rounding, `UP` the
+/// root's).
+#[inline(always)]
+fn displacements(now: &[f64], then: &[f64], gamma: f64, out: &mut [f64]) {
+    let grow = 1.0 + gamma;
+    for (v, then) in out.iter_mut().zip(then.chunks_exact(now.len())) {
+        *v = sq_dist(now, then) * grow;
+    }
+    for v in out.iter_mut() {
+        *v = v.sqrt() * UP;
     }
 }
 

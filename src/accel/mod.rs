@@ -71,9 +71,11 @@ pub(crate) fn hartigan_sweep<T: Scalar>(
     }
 }
 
-/// How a restart's steps are computed. Neither field changes a bit of any
-/// result: the accelerated kernels equal the plain definitions, and the
-/// recomputation sums in chunks that do not depend on the thread count.
+/// How a restart's steps are computed. `accelerated` and `spare_threads`
+/// change no bit of any result: the accelerated kernels equal the plain
+/// definitions, and the recomputation sums in chunks that do not depend on
+/// the thread count. `rounds` chooses the definition of a sweep, from the
+/// problem's size alone ([`sweep::rounds::decides_in_rounds`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Engine {
     /// The kernels of this module where they apply (`true`), or always the
@@ -83,6 +85,10 @@ pub(crate) struct Engine {
     /// Whether a step may split its work over the pool's threads: set when
     /// the restarts leave some of them idle.
     pub spare_threads: bool,
+    /// Whether Hartigan sweeps run in rounds decided over every core
+    /// ([`sweep::rounds`]; [`crate::reference::sweep_rounds`] is their
+    /// plain definition) rather than one point at a time.
+    pub rounds: bool,
 }
 
 /// What the accelerated kernels keep for one restart between its steps

@@ -163,6 +163,32 @@ pub(super) fn prepare<const WEIGHTED: bool>(
     Prepared { own_dist, m, best }
 }
 
+/// The decision of a row against the snapshot alone, from its
+/// [`Prepared`] work (what [`decide`] gives when no cluster is dirty):
+/// the rounds sweep decides every point of a round this way.
+#[inline(always)]
+pub(super) fn decide_at_snapshot<const WEIGHTED: bool>(
+    p: &Partition,
+    panel: &Panel,
+    prepared: Prepared,
+    row_a: f64,
+    (r, weighting): (usize, Weighting<WEIGHTED>),
+    factor: f64,
+) -> Decision {
+    let Prepared { own_dist, m, best } = prepared;
+    let own = weighting.own(p, r, own_dist, factor);
+    let (e, half) = (weighting.bound(panel, row_a), panel.half_scale2());
+    let lower = (m - e) / half;
+    match best {
+        Some((cost, j)) if m - e < weighting.up(own) * half => Decision {
+            to: (cost < own).then_some(j),
+            own_dist,
+            lower: lower.min(weighting.down(cost)),
+        },
+        _ => Decision::stay(own_dist, lower),
+    }
+}
+
 /// A point of weight `w`'s factors `W_j/(W_j + w)` (its join weights over
 /// `w`) for the cluster weights `weights`, as `f32`; `out` keeps its
 /// padding.

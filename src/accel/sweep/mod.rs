@@ -38,6 +38,7 @@ use crate::partition::Partition;
 
 mod decide;
 mod fill;
+pub(crate) mod rounds;
 
 use decide::{decide, decide_prepared, Decision, Weighting, UNIT};
 
