@@ -1,3 +1,5 @@
+#![allow(clippy::unwrap_used)]
+
 use super::*;
 use crate::accel::sweep::tests::random_partition;
 use crate::rng::Xoshiro256PlusPlus;
@@ -100,7 +102,7 @@ fn rounds_give_the_same_bits_for_any_thread_count() {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
-            .unwrap_or_else(|e| panic!("{e}"));
+            .unwrap();
         pool.install(|| {
             let mut p = start.clone();
             let mut cache = Cache::default();
