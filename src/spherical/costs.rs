@@ -61,6 +61,27 @@ pub(crate) fn choose(
     (best < own).then_some(best_j)
 }
 
+/// Whether the rule still moves a row (weight `w`, in cluster `r`) to `j`,
+/// given its squared distances to both directions as they are now: the
+/// test of [`choose`] restricted to those two clusters, with its
+/// expressions (a row of weight zero: `j` strictly nearer). The sweep in
+/// rounds proposes a target per row against a round's start and makes the
+/// move only if this still holds at its turn.
+#[inline(always)]
+pub(crate) fn still_moves(
+    (counts, weights, norms): (&[usize], &[f64], &[f64]),
+    (r, j): (usize, usize),
+    w: f64,
+    factor: f64,
+    (own_d, d): (f64, f64),
+) -> bool {
+    if w == 0.0 {
+        return d < own_d;
+    }
+    crate::move_rule::may_leave(counts, weights, r, w)
+        && join_cost(w, norms[j], d) < factor * leave_gain(w, norms[r], own_d)
+}
+
 /// The lowest join cost over the clusters other than `r`, and its cluster
 /// (ties to the lowest index; `(+∞, r)` with one cluster).
 #[inline(always)]

@@ -2,6 +2,7 @@
 //! ([`UnitSparse`]), behind one trait ([`UnitRows`]), and the checks that
 //! make them ([`checked_spherical`]).
 
+use crate::accel::sweep::rounds::decides_in_rounds;
 use crate::data::{check_finite, checked_weights, sq_dist, Scalar};
 use crate::error::{Error, Result};
 use crate::params::ValidParams;
@@ -141,6 +142,9 @@ impl UnitRows for UnitSparse<'_> {
 pub(crate) struct Spherical<'a, U, T> {
     pub(crate) rows: U,
     weights: Option<Cow<'a, [f64]>>,
+    /// Whether sweeps run in rounds (the problem's size alone decides:
+    /// [`crate::accel::sweep::rounds::decides_in_rounds`]).
+    pub(crate) rounds: bool,
     _input: std::marker::PhantomData<T>,
 }
 
@@ -207,13 +211,16 @@ pub(crate) fn checked_spherical<'a, T: Scalar>(
             ));
         }
     }
+    let rounds = decides_in_rounds(n, params.k(), d);
     Ok(match unit_rows(rows)? {
         UnitInput::Dense(rows) => SphericalInput::Dense(Spherical {
+            rounds,
             rows,
             weights,
             _input: std::marker::PhantomData,
         }),
         UnitInput::Sparse(rows) => SphericalInput::Sparse(Spherical {
+            rounds,
             rows,
             weights,
             _input: std::marker::PhantomData,

@@ -1,9 +1,10 @@
 //! Unit rows as a [`Source`] (what a restart needs) and as refinement's
 //! [`Rows`]; one restart's state on them ([`SphericalState`]).
 
-use super::costs::{improves, ratio};
+use super::costs::{improves, ratio, still_moves};
 use super::rows::{Spherical, UnitDense, UnitRows};
 use super::screen::{choose_screened, nearest_screened, Screen, ScreenScratch};
+use crate::accel::sweep::rounds::round_len;
 use crate::constrained::Points;
 use crate::data::{sq_dist, Data, Scalar};
 use crate::init::{self, Start};
@@ -262,6 +263,9 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
     /// still those of the current state, and whatever else a decision needs
     /// is computed exactly when it is needed.
     fn sweep_moves(&self, st: &mut SphericalState, order: &[usize], factor: f64) -> usize {
+        if self.rounds {
+            return self.sweep_rounds(st, order, factor);
+        }
         let (k, d) = (st.k, self.d());
         // Per row of the block and direction: a distance, exact where
         // `is_exact` says so and a lower bound on it otherwise.
@@ -280,25 +284,10 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
                 .dense()
                 .and_then(|rows| Screen::new(&snap.units, k, d, rows.max_abs()));
             let measure =
-                |scratch: &mut (ScreenScratch, Vec<f64>),
+                |(scratch, lows): &mut (ScreenScratch, Vec<f64>),
                  ((m, e), rows): ((&mut [f64], &mut [bool]), &[usize])| {
-                    let (Some(screen), Some(dense)) = (&screen, self.rows.dense()) else {
-                        for (t, &i) in rows.iter().enumerate() {
-                            for j in 0..k {
-                                m[t * k + j] = self.dist(snap, i, j);
-                            }
-                        }
-                        e.iter_mut().for_each(|v| *v = true);
-                        return;
-                    };
-                    let (scratch, lows) = scratch;
-                    screen.lower_bounds(rows.iter().map(|&i| dense.row(i)), scratch, m);
-                    e.iter_mut().for_each(|v| *v = false);
-                    for (t, &i) in rows.iter().enumerate() {
-                        let m = &mut m[t * k..(t + 1) * k];
-                        let e = &mut e[t * k..(t + 1) * k];
-                        self.decide(snap, i, factor, m, e, lows);
-                    }
+                    let work = (&mut *scratch, &mut *lows);
+                    self.measure(snap, screen.as_ref(), rows, factor, (m, e), work, None);
                 };
             let rows = SCREEN_ROWS * k;
             if block.len() * k * d >= PARALLEL_BLOCK_WORK {
@@ -339,6 +328,100 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
                 }
                 moves += 1;
             }
+        }
+        moves
+    }
+
+    /// Measures `rows` against `snap`: into `m` (row after row, `k` each)
+    /// on dense rows the `f32` screen's lower bounds and then the exact
+    /// distances each row's decision against `snap` needs (`e` marks them),
+    /// elsewhere every distance exactly; each row's decision against `snap`
+    /// goes to `decisions` where given.
+    #[allow(clippy::too_many_arguments)]
+    fn measure(
+        &self,
+        snap: &SphericalState,
+        screen: Option<&Screen>,
+        rows: &[usize],
+        factor: f64,
+        (m, e): (&mut [f64], &mut [bool]),
+        (scratch, lows): (&mut ScreenScratch, &mut Vec<f64>),
+        mut decisions: Option<&mut [Option<usize>]>,
+    ) {
+        let k = snap.k;
+        match (screen, self.rows.dense()) {
+            (Some(screen), Some(dense)) => {
+                screen.lower_bounds(rows.iter().map(|&i| dense.row(i)), scratch, m);
+                e.iter_mut().for_each(|v| *v = false);
+            }
+            _ => {
+                for (t, &i) in rows.iter().enumerate() {
+                    for j in 0..k {
+                        m[t * k + j] = self.dist(snap, i, j);
+                    }
+                }
+                e.iter_mut().for_each(|v| *v = true);
+                if decisions.is_none() {
+                    return;
+                }
+            }
+        }
+        for (t, &i) in rows.iter().enumerate() {
+            let m = &mut m[t * k..(t + 1) * k];
+            let e = &mut e[t * k..(t + 1) * k];
+            let to = self.decide(snap, i, factor, m, e, lows);
+            if let Some(out) = decisions.as_deref_mut() {
+                out[t] = to;
+            }
+        }
+    }
+
+    /// The sweep in rounds (the definition of
+    /// [`crate::accel::sweep::rounds`], on unit rows): the rows of a round
+    /// decided in parallel against the directions as it began, then each
+    /// proposed move made, in order, where the rule still accepts it against
+    /// the current state ([`still_moves`]). Rounds are cut by
+    /// [`round_len`], as there.
+    fn sweep_rounds(&self, st: &mut SphericalState, order: &[usize], factor: f64) -> usize {
+        let (k, d, n) = (st.k, self.d(), order.len());
+        let mut proposals = Vec::new();
+        let (mut moves, mut share, mut start) = (0, 1.0, 0);
+        while start < n {
+            let end = (start + round_len(n, share)).min(n);
+            let round = &order[start..end];
+            proposals.clear();
+            proposals.resize(round.len(), None);
+            let snap = &*st;
+            let screen = self
+                .rows
+                .dense()
+                .and_then(|rows| Screen::new(&snap.units, k, d, rows.max_abs()));
+            round
+                .par_chunks(SCREEN_ROWS)
+                .zip(proposals.par_chunks_mut(SCREEN_ROWS))
+                .for_each_init(
+                    || (ScreenScratch::default(), Vec::new(), Vec::new(), Vec::new()),
+                    |(scratch, lows, m, e), (rows, out)| {
+                        m.resize(rows.len() * k, 0.0);
+                        e.resize(rows.len() * k, false);
+                        let work = (&mut *scratch, &mut *lows);
+                        self.measure(snap, screen.as_ref(), rows, factor, (m, e), work, Some(out));
+                    },
+                );
+            let mut proposed = 0;
+            for (&i, &to) in round.iter().zip(&proposals) {
+                let Some(j) = to else { continue };
+                proposed += 1;
+                let (r, w) = (st.labels[i], self.weight(i));
+                let dists = (self.dist(st, i, r), self.dist(st, i, j));
+                let clusters = (&st.counts[..], &st.weights[..], &st.norms[..]);
+                if still_moves(clusters, (r, j), w, factor, dists) {
+                    self.move_row(st, i, j);
+                    moves += 1;
+                }
+            }
+            share = 0.5 * share + 0.5 * proposed as f64 / round.len() as f64;
+            start = end;
         }
         moves
     }
@@ -749,6 +832,132 @@ mod tests {
             }
             moves
         }
+    }
+
+    impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
+        /// The sweep in rounds by its definition: every row of a round
+        /// decided by [`choose`] against the state as the round began, then
+        /// the proposed moves made in order where the rule still holds.
+        fn rounds_by_definition(
+            &self,
+            st: &mut SphericalState,
+            order: &[usize],
+            factor: f64,
+        ) -> usize {
+            let (mut moves, mut share, mut start) = (0, 1.0, 0);
+            while start < order.len() {
+                let end = (start + round_len(order.len(), share)).min(order.len());
+                let snap = st.clone();
+                let proposals: Vec<(usize, usize)> = order[start..end]
+                    .iter()
+                    .filter_map(|&i| {
+                        let (r, w) = (snap.labels[i], self.weight(i));
+                        if !may_leave(&snap.counts, &snap.weights, r, w) {
+                            return None;
+                        }
+                        choose(&snap.norms, r, w, factor, |j| self.dist(&snap, i, j))
+                            .map(|j| (i, j))
+                    })
+                    .collect();
+                for &(i, j) in &proposals {
+                    let (r, w) = (st.labels[i], self.weight(i));
+                    let dists = (self.dist(st, i, r), self.dist(st, i, j));
+                    let clusters = (&st.counts[..], &st.weights[..], &st.norms[..]);
+                    if still_moves(clusters, (r, j), w, factor, dists) {
+                        self.move_row(st, i, j);
+                        moves += 1;
+                    }
+                }
+                share = 0.5 * share + 0.5 * proposals.len() as f64 / (end - start) as f64;
+                start = end;
+            }
+            moves
+        }
+    }
+
+    /// Rounds (several a sweep), dense and sparse rows, with and without
+    /// weights: the parallel sweep in rounds takes the decisions of its
+    /// definition, bit for bit, for any thread count.
+    #[test]
+    fn the_sweep_in_rounds_is_its_definition() {
+        let (n, d, k) = (4000, 12, 20);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(6);
+        let x = ndarray::Array2::from_shape_fn((n, d), |(i, c)| {
+            ((i % 9) == c % 9) as u8 as f64 + rng.unit_f64() - 0.5
+        });
+        // The entries above 0.3 in magnitude as CSR (every row keeps one).
+        let (mut indptr, mut indices, mut values) = (vec![0], Vec::new(), Vec::new());
+        for row in x.rows() {
+            for (c, &v) in row.iter().enumerate().filter(|(_, v)| v.abs() > 0.3) {
+                indices.push(c);
+                values.push(v);
+            }
+            indptr.push(indices.len());
+        }
+        let csr = crate::sparse::CsrView::new(d, &indptr, &indices, &values).unwrap();
+        let w: Vec<f64> = (0..n)
+            .map(|i| {
+                if i % 13 == 0 {
+                    0.0
+                } else {
+                    0.5 + (i % 3) as f64
+                }
+            })
+            .collect();
+        let params = Params::new(k).metric(Metric::Cosine).check().unwrap();
+        let start: Vec<usize> = (0..n).map(|_| rng.below(k)).collect();
+        let orders: Vec<Vec<usize>> = (0..8)
+            .map(|_| {
+                let mut order: Vec<usize> = (0..n).collect();
+                rng.shuffle(&mut order);
+                order
+            })
+            .collect();
+        let factors = [1.5, 1.3, 1.1, 1.0, 1.0, 1.0, 1.0, 1.0];
+        for weights in [None, Some(ndarray::ArrayView1::from(&w[..]))] {
+            for rows in [Rows::Dense(x.view()), Rows::Sparse(csr)] {
+                let run = |threads: usize| {
+                    let pool = rayon::ThreadPoolBuilder::new()
+                        .num_threads(threads)
+                        .build()
+                        .unwrap();
+                    pool.install(|| {
+                        match checked_spherical(rows, weights, &params, k).unwrap() {
+                            SphericalInput::Dense(s) => sweeps_both(&s, &start, &orders, &factors),
+                            SphericalInput::Sparse(s) => sweeps_both(&s, &start, &orders, &factors),
+                        }
+                    })
+                };
+                let one = run(1);
+                assert!(one.0.iter().sum::<usize>() > 0);
+                for threads in [2, 3, 8] {
+                    assert_eq!(run(threads), one, "{threads} threads");
+                }
+            }
+        }
+    }
+
+    /// Sweeps in rounds and by definition from `start`: the moves of each
+    /// sweep (asserted equal) and the final labels.
+    fn sweeps_both<U: UnitRows, T: Scalar>(
+        s: &Spherical<'_, U, T>,
+        start: &[usize],
+        orders: &[Vec<usize>],
+        factors: &[f64],
+    ) -> (Vec<usize>, Vec<usize>) {
+        let k = start.iter().max().map_or(1, |m| m + 1);
+        let mut fast = s.state_from_labels(k, start.to_vec());
+        let mut plain = fast.clone();
+        let mut moves = Vec::new();
+        for (order, &factor) in orders.iter().zip(factors) {
+            let a = s.sweep_rounds(&mut fast, order, factor);
+            let b = s.rounds_by_definition(&mut plain, order, factor);
+            assert_eq!((a, &fast), (b, &plain), "factor {factor}");
+            s.recompute(&mut fast);
+            s.recompute(&mut plain);
+            moves.push(a);
+        }
+        (moves, fast.labels.clone())
     }
 
     /// Rows in many blocks, with blocks large enough to be measured in
