@@ -29,7 +29,7 @@
 //! **Rounds.** Their lengths follow the share of positions whose points
 //! proposed a move in the rounds before (a quantity of the descent, never
 //! of the machine): about [`ROUND_PROPOSALS`] proposals a round, at least
-//! [`MIN_ROUND`] positions and at most a sixteenth of the points, so that
+//! [`MIN_ROUND`] positions and at most an eighth of the points, so that
 //! a round's stale decisions move any cluster by little.
 //!
 //! **Memory.** Per task: the rows of one chunk in `f64` and `f32` with
@@ -57,8 +57,10 @@ const MIN_ROUND: usize = 1024;
 /// Proposed moves a round aims for: each is decided against centroids up
 /// to a round old, and validated before it is made.
 const ROUND_PROPOSALS: f64 = 256.0;
-/// A round spans at most `1/MAX_ROUND_PARTS` of the points.
-const MAX_ROUND_PARTS: usize = 16;
+/// A round spans at most `1/MAX_ROUND_PARTS` of the points: at most one
+/// of the bounds' checkpoint intervals (a sweep has up to eight), so that
+/// the points of later rounds are still checked against fresh snapshots.
+const MAX_ROUND_PARTS: usize = 8;
 
 /// Fewest points for which the sweeps run in rounds ([`decides_in_rounds`]).
 pub(crate) const ROUNDS_MIN_ROWS: usize = 1 << 14;

@@ -171,7 +171,7 @@ fn rounds_descend_to_a_hartigan_local_optimum() {
 #[test]
 fn round_lengths_follow_the_share_of_proposals() {
     // Short rounds while many points propose, long ones once few do, never
-    // past a sixteenth of the points (or below the shortest round).
+    // past an eighth of the points (or below the shortest round).
     assert_eq!(round_len(100_000, 1.0), MIN_ROUND);
     assert_eq!(round_len(100_000, 0.1), 2560);
     assert_eq!(round_len(100_000, 0.0), 100_000 / MAX_ROUND_PARTS);
