@@ -3,7 +3,7 @@
 //! kernels' [`Cache`].
 
 use crate::accel::lloyd::lloyd_iteration;
-use crate::accel::sweep::rounds::{decides_in_rounds, sweep_rounds};
+use crate::accel::sweep::rounds::sweep_rounds;
 use crate::accel::{hartigan_sweep, Cache, Engine};
 use crate::data::{sq_dist, Data, Scalar};
 use crate::init::{assign_to_centroids, initial_partition};
@@ -13,6 +13,7 @@ use crate::partition::Partition;
 use crate::plus_plus::kmeans_plus_plus_joint;
 use crate::refine::{propose, SplitCache};
 use crate::rng::Xoshiro256PlusPlus;
+use crate::rounds::decides_in_rounds;
 use crate::source::Source;
 use ndarray::Array2;
 use rayon::prelude::*;

@@ -165,7 +165,7 @@ fn fits_in_rounds_equal_reference_fits() {
     // Large enough for the sweeps to run in rounds: the accelerated rounds
     // against their plain definition, through whole default fits (the
     // budget's children, refinement, polish), for any thread count.
-    use crate::accel::sweep::rounds::{decides_in_rounds, ROUNDS_MIN_ROWS};
+    use crate::rounds::{decides_in_rounds, ROUNDS_MIN_ROWS};
     let (n, d, k) = (ROUNDS_MIN_ROWS, 16, 64);
     assert!(decides_in_rounds(n, k, d));
     let x = blobs(n, d, k / 2, 3);

@@ -78,6 +78,7 @@ mod reference;
 mod refine;
 mod restart;
 pub mod rng;
+mod rounds;
 mod rows;
 mod run;
 mod schedule;

@@ -4,10 +4,10 @@
 //! accelerated kernels do not apply (weights, small `k·d`, data the screens
 //! cannot scale) and in the equivalence tests.
 
-use crate::accel::sweep::rounds::round_len;
 use crate::data::{sq_dist, Data, Scalar};
 use crate::move_rule::{choose_move, may_leave, still_moves};
 use crate::partition::Partition;
+use crate::rounds::round_len;
 
 /// [`choose_move`] for a dense point `x` (shifted, weight `w`, in cluster
 /// `r`) against the partition's centroids.

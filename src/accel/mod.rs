@@ -75,7 +75,7 @@ pub(crate) fn hartigan_sweep<T: Scalar>(
 /// change no bit of any result: the accelerated kernels equal the plain
 /// definitions, and the recomputation sums in chunks that do not depend on
 /// the thread count. `rounds` chooses the definition of a sweep, from the
-/// problem's size alone ([`sweep::rounds::decides_in_rounds`]).
+/// problem's size alone ([`crate::rounds::decides_in_rounds`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Engine {
     /// The kernels of this module where they apply (`true`), or always the

@@ -63,7 +63,7 @@ pub(crate) fn choose(
 
 /// Whether the rule still moves a row (weight `w`, in cluster `r`) to `j`,
 /// given its squared distances to both directions as they are now: the
-/// test of [`choose`] restricted to those two clusters, with its
+/// test of `choose` restricted to those two clusters, with its
 /// expressions (a row of weight zero: `j` strictly nearer). The sweep in
 /// rounds proposes a target per row against a round's start and makes the
 /// move only if this still holds at its turn.

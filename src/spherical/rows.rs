@@ -2,10 +2,10 @@
 //! ([`UnitSparse`]), behind one trait ([`UnitRows`]), and the checks that
 //! make them ([`checked_spherical`]).
 
-use crate::accel::sweep::rounds::decides_in_rounds;
 use crate::data::{check_finite, checked_weights, sq_dist, Scalar};
 use crate::error::{Error, Result};
 use crate::params::ValidParams;
+use crate::rounds::decides_in_rounds;
 use crate::rows::Rows;
 use crate::sparse::CsrView;
 use ndarray::ArrayView2;
@@ -143,7 +143,7 @@ pub(crate) struct Spherical<'a, U, T> {
     pub(crate) rows: U,
     weights: Option<Cow<'a, [f64]>>,
     /// Whether sweeps run in rounds (the problem's size alone decides:
-    /// [`crate::accel::sweep::rounds::decides_in_rounds`]).
+    /// [`crate::rounds::decides_in_rounds`]).
     pub(crate) rounds: bool,
     _input: std::marker::PhantomData<T>,
 }

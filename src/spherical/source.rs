@@ -4,7 +4,6 @@
 use super::costs::{improves, ratio, still_moves};
 use super::rows::{Spherical, UnitDense, UnitRows};
 use super::screen::{choose_screened, nearest_screened, Screen, ScreenScratch};
-use crate::accel::sweep::rounds::round_len;
 use crate::constrained::Points;
 use crate::data::{sq_dist, Data, Scalar};
 use crate::init::{self, Start};
@@ -15,6 +14,7 @@ use crate::partition::refill;
 use crate::plus_plus::{kmeans_plus_plus_indices, kmeans_plus_plus_rows};
 use crate::refine::{merge_labels_by, propose_labels, split_labels, Rows, SplitCache};
 use crate::rng::Xoshiro256PlusPlus;
+use crate::rounds::round_len;
 use crate::source::Source;
 use crate::Metric;
 use ndarray::Array2;
@@ -921,12 +921,12 @@ mod tests {
                         .num_threads(threads)
                         .build()
                         .unwrap();
-                    pool.install(|| {
-                        match checked_spherical(rows, weights, &params, k).unwrap() {
+                    pool.install(
+                        || match checked_spherical(rows, weights, &params, k).unwrap() {
                             SphericalInput::Dense(s) => sweeps_both(&s, &start, &orders, &factors),
                             SphericalInput::Sparse(s) => sweeps_both(&s, &start, &orders, &factors),
-                        }
-                    })
+                        },
+                    )
                 };
                 let one = run(1);
                 assert!(one.0.iter().sum::<usize>() > 0);

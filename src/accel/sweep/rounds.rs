@@ -26,11 +26,11 @@
 //! nothing scored every point against the final partition, exactly, so it
 //! certifies a Hartigan local optimum, as a sequential sweep does.
 //!
-//! **Rounds.** Their lengths follow the share of positions whose points
-//! proposed a move in the rounds before (a quantity of the descent, never
-//! of the machine): about [`ROUND_PROPOSALS`] proposals a round, at least
-//! [`MIN_ROUND`] positions and at most an eighth of the points, so that
-//! a round's stale decisions move any cluster by little.
+//! **Rounds.** Which problems sweep in rounds and how long a round is are
+//! the definition's ([`crate::rounds`]): lengths follow the share of
+//! positions whose points proposed a move in the rounds before (a quantity
+//! of the descent, never of the machine), so that a round's stale
+//! decisions move any cluster by little.
 //!
 //! **Memory.** Per task: the rows of one chunk in `f64` and `f32` with
 //! their products (`CHUNK·(12·d + 4·k)` bytes at most) and a few `k`-long
@@ -46,37 +46,12 @@ use super::{keeps_bounds, sweep_bounds, LOOKAHEAD};
 use crate::data::{sq_dist, Data, Scalar};
 use crate::move_rule::{choose_move, join_weight, may_leave, still_moves};
 use crate::partition::Partition;
+use crate::rounds::round_len;
 use rayon::prelude::*;
 
 /// Positions of the visiting order one task scores: a fixed number, so
 /// that the split into tasks does not depend on the pool.
 const CHUNK: usize = 256;
-/// Fewest positions in a round (four tasks' worth): shorter rounds spend
-/// more on handing the round to the pool than on scoring it.
-const MIN_ROUND: usize = 1024;
-/// Proposed moves a round aims for: each is decided against centroids up
-/// to a round old, and validated before it is made.
-const ROUND_PROPOSALS: f64 = 256.0;
-/// A round spans at most `1/MAX_ROUND_PARTS` of the points: at most one
-/// of the bounds' checkpoint intervals (a sweep has up to eight), so that
-/// the points of later rounds are still checked against fresh snapshots.
-const MAX_ROUND_PARTS: usize = 8;
-
-/// Fewest points for which the sweeps run in rounds ([`decides_in_rounds`]).
-pub(crate) const ROUNDS_MIN_ROWS: usize = 1 << 14;
-/// Fewest multiply-adds in a pass (`n·k·d`) for which the sweeps run in
-/// rounds: below it the budget runs several restarts side by side, which
-/// keep the cores busy on their own, and the sequential sweep is the
-/// paper's definition.
-pub(crate) const ROUNDS_MIN_WORK: usize = 1 << 24;
-
-/// Whether a fit of `n` points in `d` dimensions with `k` clusters sweeps in
-/// rounds (a property of the problem, never of the thread count, so that
-/// results do not depend on it).
-pub(crate) fn decides_in_rounds(n: usize, k: usize, d: usize) -> bool {
-    n >= ROUNDS_MIN_ROWS && n.saturating_mul(k).saturating_mul(d) >= ROUNDS_MIN_WORK
-}
-
 /// What scoring found for one position of a round.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Outcome {
@@ -215,15 +190,6 @@ fn rounds_body<T: Scalar>(
         start = end;
     }
     (moves, evaluated)
-}
-
-/// Positions of the next round when a share `share` of the positions
-/// proposed a move in the rounds before (the plain definition,
-/// [`crate::reference::sweep_rounds`], cuts its rounds by the same rule).
-pub(crate) fn round_len(n: usize, share: f64) -> usize {
-    let most = (n / MAX_ROUND_PARTS).max(MIN_ROUND);
-    let len = ROUND_PROPOSALS / share.max(1e-9);
-    (len.min(most as f64) as usize).clamp(MIN_ROUND, most)
 }
 
 multiversion!(score_chunk, dispatch_score, (round: &Round<'_, '_, T>, points: &[usize], out: &mut [Outcome], s: &mut Scratch) -> ());

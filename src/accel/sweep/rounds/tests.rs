@@ -167,21 +167,3 @@ fn rounds_descend_to_a_hartigan_local_optimum() {
         }
     }
 }
-
-#[test]
-fn round_lengths_follow_the_share_of_proposals() {
-    // Short rounds while many points propose, long ones once few do, never
-    // past an eighth of the points (or below the shortest round).
-    assert_eq!(round_len(100_000, 1.0), MIN_ROUND);
-    assert_eq!(round_len(100_000, 0.1), 2560);
-    assert_eq!(round_len(100_000, 0.0), 100_000 / MAX_ROUND_PARTS);
-    assert_eq!(round_len(5000, 0.0), MIN_ROUND);
-}
-
-#[test]
-fn problem_size_alone_chooses_rounds() {
-    assert!(!decides_in_rounds(ROUNDS_MIN_ROWS - 1, 1 << 12, 1 << 12));
-    assert!(!decides_in_rounds(ROUNDS_MIN_ROWS, 8, 8));
-    assert!(decides_in_rounds(ROUNDS_MIN_ROWS, 64, 16));
-    assert!(decides_in_rounds(usize::MAX, usize::MAX, 2));
-}
