@@ -412,16 +412,29 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
             for (&i, &to) in round.iter().zip(&proposals) {
                 let Some(j) = to else { continue };
                 proposed += 1;
-                let (r, w) = (st.labels[i], self.weight(i));
-                let dists = (self.dist(st, i, r), self.dist(st, i, j));
-                let clusters = (&st.counts[..], &st.weights[..], &st.norms[..]);
-                if still_moves(clusters, (r, j), w, factor, dists) {
-                    self.move_row(st, i, j);
-                    moves += 1;
-                }
+                moves += usize::from(self.move_if_still_moves(st, i, j, factor));
             }
             share = 0.5 * share + 0.5 * proposed as f64 / round.len() as f64;
             start = end;
+        }
+        moves
+    }
+
+    /// Moves row `i` to `j` if the rule, against `st` as it is now, still
+    /// moves it ([`still_moves`]); returns whether it moved.
+    fn move_if_still_moves(
+        &self,
+        st: &mut SphericalState,
+        i: usize,
+        j: usize,
+        factor: f64,
+    ) -> bool {
+        let (r, w) = (st.labels[i], self.weight(i));
+        let dists = (self.dist(st, i, r), self.dist(st, i, j));
+        let clusters = (&st.counts[..], &st.weights[..], &st.norms[..]);
+        let moves = still_moves(clusters, (r, j), w, factor, dists);
+        if moves {
+            self.move_row(st, i, j);
         }
         moves
     }
@@ -860,13 +873,7 @@ mod tests {
                     })
                     .collect();
                 for &(i, j) in &proposals {
-                    let (r, w) = (st.labels[i], self.weight(i));
-                    let dists = (self.dist(st, i, r), self.dist(st, i, j));
-                    let clusters = (&st.counts[..], &st.weights[..], &st.norms[..]);
-                    if still_moves(clusters, (r, j), w, factor, dists) {
-                        self.move_row(st, i, j);
-                        moves += 1;
-                    }
+                    moves += usize::from(self.move_if_still_moves(st, i, j, factor));
                 }
                 share = 0.5 * share + 0.5 * proposals.len() as f64 / (end - start) as f64;
                 start = end;

@@ -33,14 +33,14 @@ use super::bounds::{Bounds, SkipTests};
 use super::panel::scale_for;
 use super::Cache;
 use crate::data::{sq_dist, Data, Scalar};
-use crate::move_rule::{choose_move, join_weight, may_leave};
+use crate::move_rule::{join_weight, may_leave};
 use crate::partition::Partition;
 
 mod decide;
 mod fill;
 pub(crate) mod rounds;
 
-use decide::{decide, decide_prepared, Decision, Weighting, UNIT};
+use decide::{decide, decide_exactly, decide_prepared, Decision, Weighting, UNIT};
 
 /// Positions ahead of selection and processing whose bounds and label are
 /// prefetched.
@@ -378,23 +378,9 @@ fn process_block<T: Scalar>(
                 data.load_shifted(i, scratch);
                 &*scratch
             };
-            let (mut own_dist, mut lower) = (0.0, f64::INFINITY);
-            let to = choose_move(&p.weights, r, w, factor, |j| {
-                let dist = sq_dist(x, p.centroid(j));
-                if j == r {
-                    own_dist = dist;
-                } else if dist < lower {
-                    lower = dist;
-                }
-                dist
-            });
             // Distances bound every other cluster's cost over `w` (its
             // join weight over `w` is below 1).
-            let decision = Decision {
-                to,
-                own_dist,
-                lower,
-            };
+            let decision = decide_exactly(p, x, r, w, factor);
             settle(p, live, bounds, i, (x, w), r, decision)
         };
         moves += usize::from(moved);

@@ -41,10 +41,12 @@ use super::super::block::gather;
 use super::super::bounds::Bounds;
 use super::super::panel::{Panel, W};
 use super::super::Cache;
-use super::decide::{decide_at_snapshot, point_factors, prepare, Decision, Row, Weighting, UNIT};
+use super::decide::{
+    decide_at_snapshot, decide_exactly, point_factors, prepare, Row, Weighting, UNIT,
+};
 use super::{keeps_bounds, sweep_bounds, LOOKAHEAD};
 use crate::data::{sq_dist, Data, Scalar};
-use crate::move_rule::{choose_move, join_weight, may_leave, still_moves};
+use crate::move_rule::{join_weight, may_leave, still_moves};
 use crate::partition::Partition;
 use crate::rounds::round_len;
 use rayon::prelude::*;
@@ -257,7 +259,7 @@ fn score_chunk<T: Scalar>(
         // A zero-weight point follows the nearest centroid whatever the
         // factor: decided exactly, as is every point the screen cannot take.
         let decision = if !screened || w == 0.0 {
-            exact(p, row.x, r, w, factor)
+            decide_exactly(p, row.x, r, w, factor)
         } else if data.is_weighted() {
             point_factors(&mut s.point_w, &p.weights, w);
             let weighting = Weighting::<true> { w };
@@ -275,27 +277,6 @@ fn score_chunk<T: Scalar>(
             upper,
             lower,
         };
-    }
-}
-
-/// The move rule against every centroid, exactly (distances bound every
-/// other cluster's cost from below: join weights are below 1).
-#[inline(always)]
-fn exact(p: &Partition, x: &[f64], r: usize, w: f64, factor: f64) -> Decision {
-    let (mut own_dist, mut lower) = (0.0, f64::INFINITY);
-    let to = choose_move(&p.weights, r, w, factor, |j| {
-        let dist = sq_dist(x, p.centroid(j));
-        if j == r {
-            own_dist = dist;
-        } else if dist < lower {
-            lower = dist;
-        }
-        dist
-    });
-    Decision {
-        to,
-        own_dist,
-        lower,
     }
 }
 
