@@ -121,8 +121,9 @@ print(json.dumps(dict(objective=objective(x, r.labels, r.centroids), version=sma
 """
 
 
-def quality(names: List[str], seeds: int, site: str, log: Callable[[str], None]) -> Dict[str, Any]:
-    builds = {"sequential": site, "rounds": str(HERE.parent / "python")}
+def quality(names: List[str], seeds: int, site: str, rounds_site: str,
+            log: Callable[[str], None]) -> Dict[str, Any]:
+    builds = {"sequential": site, "rounds": rounds_site}
     rows: Dict[str, Any] = {}
     for name in names:
         recipe, spec = EXTRA.get(name, (name, WORKLOADS[name]))
@@ -195,6 +196,8 @@ def main() -> None:
     ap.add_argument("--only", choices=["scaling", "quality"], default=None)
     ap.add_argument("--sequential-site", default=None, help="an installed smartigan that sweeps one point at a time")
     ap.add_argument("--seeds", type=int, default=8, help="seeds of the quality comparison")
+    ap.add_argument("--rounds-site", default=str(HERE.parent / "python"),
+                    help="the build that sweeps in rounds (default: this checkout's python/)")
     ap.add_argument("--out", default=str(HERE / "results" / "threads-2core.md"))
     args = ap.parse_args()
     args.load_before = os.getloadavg()[0]
@@ -204,7 +207,7 @@ def main() -> None:
     scale = scaling(names, args.threads, args.reps, args.seed, log) if args.only != "quality" else {}
     qual = {}
     if args.only != "scaling" and args.sequential_site:
-        qual = quality(names, args.seeds, args.sequential_site, log)
+        qual = quality(names, args.seeds, args.sequential_site, args.rounds_site, log)
     out = Path(args.out)
     out.write_text(report(args, scale, qual, time.perf_counter() - started) + "\n")
     for row in scale.values():
