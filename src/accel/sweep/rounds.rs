@@ -32,10 +32,10 @@
 //! of the descent, never of the machine), so that a round's stale
 //! decisions move any cluster by little.
 //!
-//! **Memory.** Per task: the rows of one chunk in `f64` and `f32` with
-//! their products (`CHUNK·(12·d + 4·k)` bytes at most) and a few `k`-long
-//! vectors; per round, one outcome per position (24 bytes). No `n × k`
-//! array.
+//! **Memory.** Per thread of the pool, kept between rounds: the rows of
+//! one chunk in `f64` and `f32` with their products (`CHUNK·(12·d + 4·k)`
+//! bytes at most) and a few `k`-long vectors; per round, one outcome per
+//! position (24 bytes). No `n × k` array.
 
 use super::super::block::gather;
 use super::super::bounds::Bounds;
@@ -80,6 +80,14 @@ struct Round<'s, 'a, T: Scalar> {
     /// The clusters' join weights as `f32`, padded with 1 to the panel.
     join_w: &'s [f32],
     factor: f64,
+}
+
+thread_local! {
+    /// Each thread's scratch for scoring, kept from round to round (a
+    /// task's buffers are up to `CHUNK·(12·d + 4·k)` bytes: allocated
+    /// afresh for every round they cost page faults). Every entry a task
+    /// reads it writes first, so nothing carries over between tasks.
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
 }
 
 /// One task's scratch.
@@ -170,8 +178,9 @@ fn rounds_body<T: Scalar>(
         order[start..end]
             .par_chunks(CHUNK)
             .zip(outcomes.par_chunks_mut(CHUNK))
-            .for_each_init(Scratch::default, |scratch, (points, out)| {
-                dispatch_score(&round, points, out, scratch);
+            .for_each(|(points, out)| {
+                SCRATCH
+                    .with(|scratch| dispatch_score(&round, points, out, &mut scratch.borrow_mut()));
             });
         let positions = &order[start..end];
         let (moved, seen, proposed) =
