@@ -187,6 +187,34 @@ def report(args: argparse.Namespace, scale: Dict[str, Any], qual: Dict[str, Any]
     return "\n".join(lines)
 
 
+def plot(scale: Dict[str, Any], threads: List[int], path: Path) -> None:
+    """Speed-up over one thread against the thread count, one panel per
+    workload, one line per fit (matplotlib, if installed)."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    fig, axes = plt.subplots(1, len(scale), figsize=(4.5 * len(scale), 4), squeeze=False)
+    for ax, (name, row) in zip(axes[0], scale.items()):
+        for label, f in row["fits"].items():
+            med = f["median"]
+            base = med[str(threads[0])] if str(threads[0]) in med else med[threads[0]]
+            ys = [base / (med[str(t)] if str(t) in med else med[t]) for t in threads]
+            ax.plot(threads, ys, marker="o", label=label)
+        ax.plot(threads, [t / threads[0] for t in threads], color="grey", linestyle=":", label="linear")
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(threads, [str(t) for t in threads])
+        ax.set_xlabel("threads")
+        ax.set_ylabel(f"speed-up over {threads[0]} thread{'s' if threads[0] > 1 else ''}")
+        ax.set_title(f"{name} ({row['n']:,} x {row['d']}, k = {row['k']})")
+        ax.grid(alpha=0.3)
+    axes[0][0].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--workloads", default="W2,W5q")
@@ -216,6 +244,8 @@ def main() -> None:
             f["median"] = {str(t): v for t, v in f["median"].items()}
             f["objective"] = {str(t): v for t, v in f["objective"].items()}
     out.with_suffix(".json").write_text(json.dumps(dict(scaling=scale, quality=qual, host=this_machine()), indent=1))
+    if scale:
+        plot(scale, args.threads, out.with_suffix(".png"))
     print(out.read_text())
 
 
