@@ -7,7 +7,7 @@
 use crate::data::{sq_dist, Data, Scalar};
 use crate::move_rule::{choose_move, may_leave, still_moves};
 use crate::partition::Partition;
-use crate::rounds::round_len;
+use crate::rounds::RoundPlan;
 
 /// [`choose_move`] for a dense point `x` (shifted, weight `w`, in cluster
 /// `r`) against the partition's centroids.
@@ -41,7 +41,7 @@ pub(crate) fn sweep<T: Scalar>(
 }
 
 /// One sweep in rounds, with acceptance factor `factor`, visiting `order`:
-/// every point of a round (cut by [`round_len`]) decided against the
+/// every point of a round (cut by a [`RoundPlan`]) decided against the
 /// partition as the round began, then the proposed moves made in order
 /// where the move rule still accepts them against the current centroids
 /// ([`still_moves`]). The accelerated rounds sweep
@@ -55,9 +55,10 @@ pub(crate) fn sweep_rounds<T: Scalar>(
     let n = order.len();
     let mut buf = vec![0.0; data.d];
     let mut proposals = Vec::new();
+    let plan = RoundPlan::new(n, p.k, p.d);
     let (mut moves, mut share, mut start) = (0, 1.0, 0);
     while start < n {
-        let end = (start + round_len(n, share)).min(n);
+        let end = (start + plan.len(share)).min(n);
         proposals.clear();
         for &i in &order[start..end] {
             let (r, w) = (p.labels[i], data.weight(i));

@@ -14,7 +14,7 @@ use crate::partition::refill;
 use crate::plus_plus::{kmeans_plus_plus_indices, kmeans_plus_plus_rows};
 use crate::refine::{merge_labels_by, propose_labels, split_labels, Rows, SplitCache};
 use crate::rng::Xoshiro256PlusPlus;
-use crate::rounds::round_len;
+use crate::rounds::RoundPlan;
 use crate::source::Source;
 use crate::Metric;
 use ndarray::Array2;
@@ -381,13 +381,14 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
     /// decided in parallel against the directions as it began, then each
     /// proposed move made, in order, where the rule still accepts it against
     /// the current state ([`still_moves`]). Rounds are cut by
-    /// [`round_len`], as there.
+    /// a [`RoundPlan`], as there.
     fn sweep_rounds(&self, st: &mut SphericalState, order: &[usize], factor: f64) -> usize {
         let (k, d, n) = (st.k, self.d(), order.len());
         let mut proposals = Vec::new();
+        let plan = RoundPlan::new(n, k, d);
         let (mut moves, mut share, mut start) = (0, 1.0, 0);
         while start < n {
-            let end = (start + round_len(n, share)).min(n);
+            let end = (start + plan.len(share)).min(n);
             let round = &order[start..end];
             proposals.clear();
             proposals.resize(round.len(), None);
@@ -857,9 +858,10 @@ mod tests {
             order: &[usize],
             factor: f64,
         ) -> usize {
+            let plan = RoundPlan::new(order.len(), st.k, self.d());
             let (mut moves, mut share, mut start) = (0, 1.0, 0);
             while start < order.len() {
-                let end = (start + round_len(order.len(), share)).min(order.len());
+                let end = (start + plan.len(share)).min(order.len());
                 let snap = st.clone();
                 let proposals: Vec<(usize, usize)> = order[start..end]
                     .iter()

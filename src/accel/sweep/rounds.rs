@@ -48,12 +48,21 @@ use super::{keeps_bounds, sweep_bounds, LOOKAHEAD};
 use crate::data::{sq_dist, Data, Scalar};
 use crate::move_rule::{join_weight, may_leave, still_moves};
 use crate::partition::Partition;
-use crate::rounds::round_len;
+use crate::rounds::RoundPlan;
 use rayon::prelude::*;
 
-/// Positions of the visiting order one task scores: a fixed number, so
-/// that the split into tasks does not depend on the pool.
+/// Positions of the visiting order one task scores: enough for about
+/// [`CHUNK_WORK`] multiply-adds while every point is scored, from 16 to
+/// 256 (only speed depends on it; each point is scored on its own).
+fn chunk_len(k: usize, d: usize) -> usize {
+    CHUNK_WORK
+        .div_ceil(k.saturating_mul(d).max(1))
+        .clamp(16, CHUNK)
+}
+/// Most positions one task scores.
 const CHUNK: usize = 256;
+/// Multiply-adds a task of the rounds' scoring aims for.
+const CHUNK_WORK: usize = 1 << 20;
 /// What scoring found for one position of a round.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Outcome {
@@ -160,10 +169,11 @@ fn rounds_body<T: Scalar>(
     let (mut moves, mut evaluated) = (0, 0);
     // Proposals per position, smoothed over rounds; a sweep starts as if
     // every point proposed (short rounds until it knows better).
+    let (plan, chunk) = (RoundPlan::new(n, k, d), chunk_len(k, d));
     let mut share = 1.0;
     let mut start = 0;
     while start < n {
-        let end = (start + round_len(n, share)).min(n);
+        let end = (start + plan.len(share)).min(n);
         bounds.at_positions(start, end, &p.centroids);
         outcomes.clear();
         outcomes.resize(end - start, Outcome::Fixed);
@@ -176,8 +186,8 @@ fn rounds_body<T: Scalar>(
             factor,
         };
         order[start..end]
-            .par_chunks(CHUNK)
-            .zip(outcomes.par_chunks_mut(CHUNK))
+            .par_chunks(chunk)
+            .zip(outcomes.par_chunks_mut(chunk))
             .for_each(|(points, out)| {
                 SCRATCH
                     .with(|scratch| dispatch_score(&round, points, out, &mut scratch.borrow_mut()));
