@@ -58,7 +58,7 @@ SKLEARN = "scikit-learn default"
 
 
 def workload(name: str) -> Tuple[np.ndarray, int]:
-    recipe, spec = EXTRA.get(name, (name, WORKLOADS[name]))
+    recipe, spec = EXTRA[name] if name in EXTRA else (name, WORKLOADS[name])
     return make_data(recipe, dict(spec)), spec["k"]
 
 
@@ -126,7 +126,7 @@ def quality(names: List[str], seeds: int, site: str, rounds_site: str,
     builds = {"sequential": site, "rounds": rounds_site}
     rows: Dict[str, Any] = {}
     for name in names:
-        recipe, spec = EXTRA.get(name, (name, WORKLOADS[name]))
+        recipe, spec = EXTRA[name] if name in EXTRA else (name, WORKLOADS[name])
         objectives: Dict[str, List[float]] = {b: [] for b in builds}
         for seed in range(seeds):
             for build in (builds if seed % 2 == 0 else list(builds)[::-1]):
