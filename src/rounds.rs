@@ -6,9 +6,10 @@
 //! rounds by a [`RoundPlan`].
 
 /// Multiply-adds of scoring a round should hold at least (`positions·k·d`
-/// while every point is scored), so that handing the round to the pool
-/// and back weighs little against it.
-const ROUND_WORK: usize = 1 << 22;
+/// while every point is scored; about a millisecond of one core), so that
+/// handing the round to the pool and back, and bringing the snapshot up to
+/// date after it, weigh little against it.
+const ROUND_WORK: usize = 1 << 26;
 /// Bounds on the shortest round (positions), whatever `k·d`.
 const MIN_ROUND: (usize, usize) = (64, 1024);
 /// Bounds on the proposed moves a round aims for: each is decided against
@@ -79,9 +80,11 @@ mod tests {
         // 100 × 32) make a round's work; short rounds while many points
         // propose, long ones once few do, never past an eighth of the points.
         let wide = RoundPlan::new(100_000, 256, 384);
-        assert_eq!((wide.shortest, wide.proposals), (64, 43.0));
-        assert_eq!(wide.len(1.0), 64);
-        assert_eq!(wide.len(0.01), 4300);
+        assert_eq!((wide.shortest, wide.proposals), (683, 256.0));
+        assert_eq!(wide.len(1.0), 683);
+        assert_eq!(wide.len(0.01), 12_500);
+        let widest = RoundPlan::new(100_000, 4096, 1024);
+        assert_eq!((widest.shortest, widest.proposals), (64, 32.0));
         let narrow = RoundPlan::new(100_000, 100, 32);
         assert_eq!((narrow.shortest, narrow.proposals), (1024, 256.0));
         assert_eq!(narrow.len(1.0), 1024);

@@ -64,9 +64,9 @@ fn rounds_equal_their_plain_definition() {
             14
         ));
     }
-    // Costly points: rounds of 64 positions, tasks of 16.
+    // Costly points: rounds of 256 positions, tasks of 16.
     let x = blobs(2000, 256, 40, 17);
-    check_against_plain(x.view(), None, 256, 6);
+    check_against_plain(x.view(), None, 1024, 4);
     // Exact duplicates (ties everywhere), and far from the origin.
     let x = Array2::from_shape_fn((3000, 2), |(i, j)| ((i * (j + 3)) % 7) as f64);
     check_against_plain(x.view(), None, 5, 8);
