@@ -37,8 +37,10 @@
 //! what [`gains::Gains`] names: the change of a transfer and of a swap
 //! from the rows' scores in the clusters, and a lower bound on a swap's
 //! change with one part per row. [`gains::SquaredEuclidean`] is the
-//! k-means objective; another objective brings its scores ([`Points`]) and
-//! its gains.
+//! k-means objective, [`crate::spherical::SphericalLoss`] the spherical
+//! one (`metric="cosine"`: scores are squared distances between unit rows
+//! and the clusters' directions); each source names its objective's gains
+//! ([`crate::source::Source::Gains`]).
 //!
 //! Merge-split refinement does not run on bounded restarts (a merge empties
 //! a cluster, a split fills one: neither keeps the bounds); restarts and
@@ -54,10 +56,10 @@ mod start;
 mod tests;
 
 pub(crate) use clusters::Clusters;
+pub(crate) use gains::{Gains, SquaredEuclidean};
 pub(crate) use points::Points;
 
 use crate::params::{Method, SizeBounds, ValidParams, MAX_POLISH_SWEEPS};
-use gains::SquaredEuclidean;
 
 /// How a bounded descent runs, from the fit's parameters.
 #[derive(Debug, Clone, PartialEq)]
@@ -133,17 +135,18 @@ pub(crate) struct Step {
 }
 
 impl Descent {
-    /// A descent from the feasible start for the centres `centres` (`k ×
-    /// d`, in the rows' coordinates).
-    pub fn start<P: Points>(
+    /// A descent of the objective `G` from the feasible start for the
+    /// centres `centres` (`k × d`, in the rows' coordinates). Every step
+    /// must name the same `G` (the source's, [`crate::source::Source::Gains`]).
+    pub fn start<P: Points, G: Gains>(
         points: &P,
         centres: &[f64],
         bounds: SizeBounds,
         settings: Settings,
     ) -> Self {
         let labels = start::feasible_labels(points, centres, &bounds);
-        let clusters = Clusters::from_labels(points, bounds.k(), labels);
-        let objective = clusters.objective(points);
+        let clusters = Clusters::from_labels::<P, G>(points, bounds.k(), labels);
+        let objective = clusters.objective::<P, G>(points);
         let stage = match (settings.factors.is_empty(), settings.descend) {
             (false, _) => Stage::Relaxed(0),
             (true, true) => Stage::Exact(0),
@@ -191,7 +194,7 @@ impl Descent {
     }
 
     /// One step: a sweep in `order`, or the exhaustive check.
-    pub fn step<P: Points>(&mut self, points: &P, order: &[usize]) -> Step {
+    pub fn step<P: Points, G: Gains>(&mut self, points: &P, order: &[usize]) -> Step {
         let previous = self.objective;
         let (moved, exact) = match self.stage {
             Stage::Done => {
@@ -202,16 +205,16 @@ impl Descent {
             }
             Stage::Relaxed(t) => {
                 let factor = self.settings.factors[t];
-                (self.sweep(points, order, factor), None)
+                (self.sweep::<P, G>(points, order, factor), None)
             }
-            Stage::Exact(s) => (self.sweep(points, order, 1.0), Some((s, false))),
+            Stage::Exact(s) => (self.sweep::<P, G>(points, order, 1.0), Some((s, false))),
             Stage::Check(s) => {
-                let moved = certify::certify::<P, SquaredEuclidean>(&mut self.clusters, points);
+                let moved = certify::certify::<P, G>(&mut self.clusters, points);
                 (moved, Some((s, true)))
             }
         };
         self.clusters.recompute(points);
-        let objective = self.clusters.objective(points);
+        let objective = self.clusters.objective::<P, G>(points);
         self.objective = objective;
         let settled = |moved: usize| {
             // Rows moved without lowering the recomputed objective: the
@@ -252,13 +255,7 @@ impl Descent {
         Step { moved, objective }
     }
 
-    fn sweep<P: Points>(&mut self, points: &P, order: &[usize], factor: f64) -> usize {
-        descent::sweep::<P, SquaredEuclidean>(
-            &mut self.clusters,
-            points,
-            &self.bounds,
-            order,
-            factor,
-        )
+    fn sweep<P: Points, G: Gains>(&mut self, points: &P, order: &[usize], factor: f64) -> usize {
+        descent::sweep::<P, G>(&mut self.clusters, points, &self.bounds, order, factor)
     }
 }
