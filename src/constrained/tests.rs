@@ -127,10 +127,13 @@ fn spherical_data(n: usize, d: usize, dupes: bool, rng: &mut Xoshiro256PlusPlus)
 /// `x`'s rows scaled to unit length, with weights `w`.
 fn unit_points<'a>(x: &'a Array2<f64>, w: &'a [f64], k: usize) -> Spherical<'a, UnitDense, f64> {
     let params = Params::new(k).metric(Metric::Cosine).check().unwrap();
-    match checked_spherical(Rows::Dense(x.view()), Some(ArrayView1::from(w)), &params, k) {
-        Ok(SphericalInput::Dense(s)) => s,
-        _ => panic!("dense unit rows expected"),
-    }
+    let rows = Rows::Dense(x.view());
+    let SphericalInput::Dense(s) =
+        checked_spherical(rows, Some(ArrayView1::from(w)), &params, k).unwrap()
+    else {
+        unreachable!()
+    };
+    s
 }
 
 /// Bounds for `k` clusters of `n` rows that some clustering meets: random
@@ -214,11 +217,11 @@ fn small_case(
 ) -> (Array2<f64>, Vec<f64>, Vec<usize>, usize) {
     let (n, d, k) = (6 + rng.below(10), 1 + rng.below(4), 2 + rng.below(3));
     let x = if spherical {
-        spherical_data(n, d, case % 3 == 0, rng)
+        spherical_data(n, d, case.is_multiple_of(3), rng)
     } else {
-        data(n, d, case % 3 == 0, rng)
+        data(n, d, case.is_multiple_of(3), rng)
     };
-    let w = if case % 2 == 0 {
+    let w = if case.is_multiple_of(2) {
         vec![1.0; n]
     } else {
         weights(n, k, rng)
@@ -462,15 +465,9 @@ fn check_descent<P: Points, G: Gains>(
     let dim = points.dim();
     let centres: Vec<f64> = (0..k)
         .flat_map(|_| {
-            let c = Clusters::from_labels::<P, G>(points, 1, vec![0; n]);
-            // A row's own coordinates: its distances to the one centroid
-            // do not matter, only that the centre is a row.
-            let i = rng.below(n);
-            let mut row = vec![0.0; dim];
-            let mut buf = vec![0.0; dim];
-            let r = points.row(i, &mut buf);
-            P::add_to(&r, 1.0, &mut row);
-            drop(c);
+            // A random row, in the coordinates the descent reads.
+            let (mut row, mut buf) = (vec![0.0; dim], vec![0.0; dim]);
+            P::add_to(&points.row(rng.below(n), &mut buf), 1.0, &mut row);
             row
         })
         .collect();
@@ -495,9 +492,9 @@ fn check_descent<P: Points, G: Gains>(
     for &l in descent.labels() {
         sizes[l] += 1;
     }
-    for j in 0..k {
+    for (j, &size) in sizes.iter().enumerate() {
         assert!(
-            bounds.min[j] <= sizes[j] && sizes[j] <= bounds.max[j],
+            bounds.min[j] <= size && size <= bounds.max[j],
             "case {case}"
         );
     }
