@@ -49,6 +49,7 @@
 mod certify;
 mod clusters;
 mod descent;
+mod exchange;
 pub(crate) mod gains;
 mod points;
 mod start;
@@ -113,6 +114,9 @@ enum Stage {
     Exact(usize),
     /// The exhaustive swap check; the field counts exact steps so far.
     Check(usize),
+    /// The bounded assignment step ([`exchange`]); the field counts exact
+    /// steps so far.
+    Exchange(usize),
     Done,
 }
 
@@ -207,10 +211,14 @@ impl Descent {
                 let factor = self.settings.factors[t];
                 (self.sweep::<P, G>(points, order, factor), None)
             }
-            Stage::Exact(s) => (self.sweep::<P, G>(points, order, 1.0), Some((s, false))),
-            Stage::Check(s) => {
-                let moved = certify::certify::<P, G>(&mut self.clusters, points);
-                (moved, Some((s, true)))
+            Stage::Exact(s) => (self.sweep::<P, G>(points, order, 1.0), Some(s)),
+            Stage::Check(s) => (
+                certify::certify::<P, G>(&mut self.clusters, points),
+                Some(s),
+            ),
+            Stage::Exchange(s) => {
+                let moved = exchange::exchange::<P, G>(&mut self.clusters, points, &self.bounds);
+                (moved, Some(s))
             }
         };
         self.clusters.recompute(points);
@@ -236,18 +244,26 @@ impl Descent {
                     Stage::Done
                 }
             }
-            (_, Some((s, check))) => {
-                let quiet = moved == 0;
-                if check && (quiet || settled(moved)) {
-                    self.converged = true;
-                    Stage::Done
-                } else if s + 1 >= self.settings.cap {
+            // An exact step: sweeps until one is quiet (or settled), then
+            // the check, then the assignment step; a step that moves rows
+            // sends the descent back to the sweeps, and the assignment step
+            // ends it where it moves nothing.
+            (stage, Some(s)) => {
+                let quiet = moved == 0 || settled(moved);
+                if s + 1 >= self.settings.cap && !(quiet && matches!(stage, Stage::Exchange(_))) {
                     self.converged = false;
                     Stage::Done
-                } else if check || !(quiet || settled(moved)) {
+                } else if !quiet {
                     Stage::Exact(s + 1)
                 } else {
-                    Stage::Check(s + 1)
+                    match stage {
+                        Stage::Exact(_) => Stage::Check(s + 1),
+                        Stage::Check(_) => Stage::Exchange(s + 1),
+                        _ => {
+                            self.converged = true;
+                            Stage::Done
+                        }
+                    }
                 }
             }
             (stage, None) => stage,

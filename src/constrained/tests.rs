@@ -659,3 +659,144 @@ fn points_distances_agree_with_one_at_a_time() {
         }
     }
 }
+
+/// Every assignment of `n` rows to `k` clusters within `bounds`, by
+/// brute force: the lowest cost, each row's cost in each cluster read from
+/// `cost(i, j)`.
+fn best_bounded_assignment(
+    n: usize,
+    k: usize,
+    bounds: &SizeBounds,
+    cost: &dyn Fn(usize, usize) -> f64,
+) -> f64 {
+    let mut best = f64::INFINITY;
+    let mut labels = vec![0usize; n];
+    loop {
+        let mut sizes = vec![0; k];
+        for &l in &labels {
+            sizes[l] += 1;
+        }
+        if (0..k).all(|j| bounds.min[j] <= sizes[j] && sizes[j] <= bounds.max[j]) {
+            let total: f64 = labels.iter().enumerate().map(|(i, &l)| cost(i, l)).sum();
+            best = best.min(total);
+        }
+        // The next assignment, as a number in base `k`.
+        let mut at = 0;
+        while at < n && labels[at] == k - 1 {
+            labels[at] = 0;
+            at += 1;
+        }
+        if at == n {
+            return best;
+        }
+        labels[at] += 1;
+    }
+}
+
+/// The assignment step against brute force: with the centroids it starts
+/// from, the labels it leaves are an optimal assignment within the bounds
+/// (unit weights and minimums of at least 2, so that no cluster's weight
+/// is all in one row), and the objective after the centroids move is no
+/// higher than before.
+fn check_exchange<P: Points, G: Gains>(
+    points: &P,
+    labels: Vec<usize>,
+    bounds: &SizeBounds,
+) -> usize {
+    let (n, k) = (points.len(), bounds.k());
+    let mut c = Clusters::from_labels::<P, G>(points, k, labels);
+    let before = c.clone();
+    let objective = c.objective::<P, G>(points);
+    let mut buf = vec![0.0; c.d];
+    let mut costs = vec![0.0; n * k];
+    for i in 0..n {
+        for j in 0..k {
+            costs[i * k + j] = G::loss(
+                points.weight(i),
+                before.distance(points, i, j, &mut buf),
+                before.side(j),
+            );
+        }
+    }
+    let moved = super::exchange::exchange::<P, G>(&mut c, points, bounds);
+    let got: f64 = c
+        .labels
+        .iter()
+        .enumerate()
+        .map(|(i, &l)| costs[i * k + l])
+        .sum();
+    let best = best_bounded_assignment(n, k, bounds, &|i, j| costs[i * k + j]);
+    let scale = objective.max(1e-12);
+    assert!(
+        got <= best + 1e-9 * scale,
+        "assignment {got} above the best {best}"
+    );
+    assert!(c.objective::<P, G>(points) <= objective + 1e-12 * scale);
+    let mut sizes = vec![0; k];
+    for &l in &c.labels {
+        sizes[l] += 1;
+    }
+    for (j, &size) in sizes.iter().enumerate() {
+        assert!(bounds.min[j] <= size && size <= bounds.max[j]);
+    }
+    moved
+}
+
+#[test]
+fn the_assignment_step_is_an_optimal_bounded_assignment() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(41);
+    let (mut moved, mut spherical_moved) = (0, 0);
+    for case in 0..80 {
+        let k = 2 + rng.below(2);
+        let n = 2 * k + rng.below(9 - 2 * k);
+        let d = 1 + rng.below(3);
+        // Minimums of at least 2, maximums around a random partition's sizes.
+        let mut bounds = random_bounds(n, k, &mut rng);
+        for j in 0..k {
+            bounds.min[j] = bounds.min[j].max(2);
+            bounds.max[j] = bounds.max[j].max(bounds.min[j]);
+        }
+        if bounds.min.iter().sum::<usize>() > n || bounds.max.iter().sum::<usize>() < n {
+            continue;
+        }
+        let w = vec![1.0; n];
+        let x = data(n, d, case % 3 == 0, &mut rng);
+        let centres: Vec<f64> = (0..k * d).map(|_| rng.unit_f64() * 6.0 - 2.0).collect();
+        let points = data_points(&x, &w);
+        let labels = feasible_labels(&points, &centres, &bounds);
+        moved += check_exchange::<_, SquaredEuclidean>(&points, labels.clone(), &bounds);
+        let x = spherical_data(n, d + 1, case % 3 == 0, &mut rng);
+        let points = unit_points(&x, &w, k);
+        spherical_moved += check_exchange::<_, SphericalLoss>(&points, labels, &bounds);
+    }
+    assert!(moved > 20, "{moved}");
+    assert!(spherical_moved > 20, "{spherical_moved}");
+}
+
+/// With weights (some 0) and any bounds: the step keeps the bounds and
+/// every cluster's weight, and never raises the objective.
+#[test]
+fn the_assignment_step_keeps_bounds_and_weights_and_lowers_the_objective() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(43);
+    for case in 0..80 {
+        let (n, d) = (4 + rng.below(40), 1 + rng.below(3));
+        let k = 2 + rng.below((n - 2).min(6));
+        let x = data(n, d, case % 3 == 0, &mut rng);
+        let w = weights(n, k, &mut rng);
+        let bounds = random_bounds(n, k, &mut rng);
+        let points = data_points(&x, &w);
+        let centres: Vec<f64> = (0..k * d).map(|_| rng.unit_f64() * 6.0 - 2.0).collect();
+        let labels = feasible_labels(&points, &centres, &bounds);
+        let mut c = Clusters::from_labels::<_, SquaredEuclidean>(&points, k, labels);
+        let before = c.objective::<_, SquaredEuclidean>(&points);
+        super::exchange::exchange::<_, SquaredEuclidean>(&mut c, &points, &bounds);
+        assert!(c.objective::<_, SquaredEuclidean>(&points) <= before * (1.0 + 1e-12) + 1e-12);
+        for j in 0..k {
+            assert!(
+                c.weights[j] > 0.0,
+                "case {case}: cluster {j} without weight"
+            );
+            assert!(bounds.min[j] <= c.counts[j] && c.counts[j] <= bounds.max[j]);
+        }
+    }
+}
