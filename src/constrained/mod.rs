@@ -18,11 +18,16 @@
 //!   a row's improving transfer is blocked by a bound ([`descent`]).
 //!
 //! Smartigan's schedule relaxes both tests by its factor; exact sweeps
-//! (factor 1) follow. Once a sweep moves nothing, an exhaustive check
-//! ([`certify`]) looks at every pair of rows in different clusters; the
-//! swaps it finds are taken and the sweeps resume. The descent ends when a
-//! check takes nothing (or, with a tolerance, when a step gains less than
-//! it, or at the cap on steps).
+//! (factor 1) follow. Once a sweep moves nothing, the **assignment step**
+//! ([`exchange`]) holds the centroids fixed and moves rows around cycles
+//! of clusters until the labels are an optimal assignment within the
+//! bounds for those centroids (what Lloyd's algorithm with a min-cost-flow
+//! assignment does at each iteration); where it moves rows, the sweeps
+//! resume. Once it moves nothing, an exhaustive check ([`certify`]) looks
+//! at every pair of rows in different clusters; the swaps it finds are
+//! taken and the sweeps resume. The descent ends when a check takes
+//! nothing (or, with a tolerance, when a step gains less than it, or at
+//! the cap on steps).
 //!
 //! **What a result is.** Every clustering a bounded restart holds meets the
 //! bounds exactly (each move keeps them). With `tol = 0`, a restart that
@@ -30,7 +35,11 @@
 //! transfer the bounds allow and no exchange of two rows between clusters
 //! lowers the objective by more than a relative `2^-40` of the terms it is
 //! computed from (the margin of [`gains::MOVE_MARGIN`], against rounding).
-//! The tests check this by brute force on small inputs.
+//! Its labels are also a fixed point of Lloyd's algorithm with bounds: an
+//! optimal assignment within the bounds for its own centroids (up to the
+//! same margin, and among the assignments that move no row holding all of
+//! its cluster's weight). The tests check both by brute force on small
+//! inputs.
 //!
 //! **Other objectives.** The move logic (which moves the bounds allow, the
 //! sweeps, the partners, the exhaustive check) asks an objective only for
@@ -245,20 +254,21 @@ impl Descent {
                 }
             }
             // An exact step: sweeps until one is quiet (or settled), then
-            // the check, then the assignment step; a step that moves rows
-            // sends the descent back to the sweeps, and the assignment step
-            // ends it where it moves nothing.
+            // the assignment step, then the check; a step that moves rows
+            // sends the descent back to the sweeps, and the check ends it
+            // where it takes nothing (the labels have not changed since the
+            // quiet sweep and the quiet assignment step).
             (stage, Some(s)) => {
                 let quiet = moved == 0 || settled(moved);
-                if s + 1 >= self.settings.cap && !(quiet && matches!(stage, Stage::Exchange(_))) {
+                if s + 1 >= self.settings.cap && !(quiet && matches!(stage, Stage::Check(_))) {
                     self.converged = false;
                     Stage::Done
                 } else if !quiet {
                     Stage::Exact(s + 1)
                 } else {
                     match stage {
-                        Stage::Exact(_) => Stage::Check(s + 1),
-                        Stage::Check(_) => Stage::Exchange(s + 1),
+                        Stage::Exact(_) => Stage::Exchange(s + 1),
+                        Stage::Exchange(_) => Stage::Check(s + 1),
                         _ => {
                             self.converged = true;
                             Stage::Done

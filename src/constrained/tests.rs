@@ -499,6 +499,14 @@ fn check_descent<P: Points, G: Gains>(
         );
     }
     assert_local_optimum(x, w, descent.labels(), k, bounds, loss);
+    // A fixed point of the assignment step too: at its own centroids no
+    // cycle of moves within the bounds pays.
+    let mut end = Clusters::from_labels::<P, G>(points, k, descent.labels().to_vec());
+    assert_eq!(
+        super::exchange::exchange::<P, G>(&mut end, points, bounds),
+        0,
+        "case {case}"
+    );
     let recomputed = loss(x, w, descent.labels(), k);
     assert!((descent.objective() - recomputed).abs() <= 1e-9 * descent.objective() + 1e-12);
 }
