@@ -102,7 +102,7 @@ def kmc(x: np.ndarray, k: int, seed: int, limit: float) -> Optional[Dict[str, An
 
 
 def run_cell(name: str, x: np.ndarray, k: int, seeds: List[int], limit: float, peer: bool,
-             log: Any) -> Dict[str, Any]:
+             log: Any, starts: Optional[int] = None) -> Dict[str, Any]:
     n = len(x)
     lo, hi = balanced(n, k)
     cell: Dict[str, Any] = dict(name=name, n=n, d=x.shape[1], k=k, dtype=str(x.dtype), bounds=[lo, hi], runs=[])
@@ -111,6 +111,10 @@ def run_cell(name: str, x: np.ndarray, k: int, seeds: List[int], limit: float, p
         b = ours(x, k, s, size_min="balanced", size_max="balanced")
         row["ours"] = dict(time=b["time"], sse=sse(x, b["labels"], k), met=check_sizes(b["labels"], k, lo, hi),
                            restarts=b["restarts"], converged=b["converged"])
+        if starts is not None:
+            b = ours(x, k, s, size_min="balanced", size_max="balanced", n_init=starts)
+            row["ours_starts"] = dict(time=b["time"], sse=sse(x, b["labels"], k), n_init=starts,
+                                      met=check_sizes(b["labels"], k, lo, hi))
         f = ours(x, k, s)
         row["free"] = dict(time=f["time"], sse=sse(x, f["labels"], k),
                            smallest=int(np.bincount(f["labels"], minlength=k).min()),
@@ -124,6 +128,22 @@ def run_cell(name: str, x: np.ndarray, k: int, seeds: List[int], limit: float, p
                                                if isinstance(v, dict) else v
                                                for key, v in row.items() if key != 'seed'}))
         cell["runs"].append(row)
+    return cell
+
+
+def cosine_cell(name: str, x: np.ndarray, k: int, seed: int, log: Any) -> Dict[str, Any]:
+    """metric="cosine": the balanced fit against the unconstrained one (no peer takes bounds with cosine)."""
+    n = len(x)
+    lo, hi = balanced(n, k)
+    t = time.perf_counter()
+    b = smartigan.cluster(x, k, seed=seed, metric="cosine", size_min="balanced", size_max="balanced")
+    tb = time.perf_counter() - t
+    t = time.perf_counter()
+    f = smartigan.cluster(x, k, seed=seed, metric="cosine")
+    tf = time.perf_counter() - t
+    cell = dict(name=name, n=n, d=x.shape[1], k=k, seed=seed, time=tb, loss=b.objective, met=check_sizes(b.labels, k, lo, hi),
+                free_time=tf, free_loss=f.objective, smallest=int(f.cluster_sizes.min()), largest=int(f.cluster_sizes.max()))
+    log(f"{name}: {cell}")
     return cell
 
 
@@ -191,6 +211,33 @@ def render(report: Dict[str, Any]) -> str:
             verdicts.append(f"{c['name']}: balanced {t_ours:.2f} s against the unconstrained default's "
                             f"{t_free:.2f} s ({t_ours / t_free:.2f}x; target at most 3x)")
     out += [""]
+    with_starts = [c for c in report["cells"] if c["runs"] and "ours_starts" in c["runs"][0]]
+    if with_starts:
+        starts = with_starts[0]["runs"][0]["ours_starts"]["n_init"]
+        out += [f"## The same number of starts as k-means-constrained (`n_init={starts}`)", "",
+                "| cell | smartigan balanced: time (s) | bounds met | k-means-constrained's objective vs smartigan's "
+                "| time ratio (k-m-c / smartigan) |", "|---|---:|---|---:|---:|"]
+        for c in with_starts:
+            runs = c["runs"]
+            t_s = median([r["ours_starts"]["time"] for r in runs])
+            peers = [r.get("kmc") for r in runs]
+            if all(p is not None for p in peers):
+                rel = [100 * (p["sse"] / r["ours_starts"]["sse"] - 1) for p, r in zip(peers, runs)]
+                t_k = median([p["time"] for p in peers])
+                out.append(f"| {c['name']} | {t_s:.3f} | {'yes' if all(r['ours_starts']['met'] for r in runs) else 'NO'} "
+                           f"| {' / '.join(f'{v:+.3f} %' for v in rel)} | {t_k / t_s:.1f} |")
+                lower = all(r["ours_starts"]["sse"] < p["sse"] * (1 - 1e-12) for p, r in zip(peers, runs))
+                verdicts.append(f"{c['name']} with n_init={starts}: objective "
+                                f"{'lower on every seed' if lower else 'NOT lower on every seed'} "
+                                f"({', '.join(f'{v:+.3f} %' for v in rel)} for k-means-constrained); "
+                                f"k-means-constrained {t_k / t_s:.1f}x smartigan's time")
+        out += [""]
+    for c in report.get("cosine", []):
+        out += ["## `metric=\"cosine\"` with balanced bounds", "",
+                f"{c['name']} ({c['n']:,} × {c['d']}, k = {c['k']}, seed {c['seed']}): balanced {c['time']:.3f} s, "
+                f"loss {c['loss']:.6g}, bounds met: {'yes' if c['met'] else 'NO'}; unconstrained {c['free_time']:.3f} s "
+                f"({c['time'] / c['free_time']:.2f}x), loss {100 * (c['free_loss'] / c['loss'] - 1):+.3f} % of the "
+                f"balanced one, cluster sizes {c['smallest']}–{c['largest']}.", ""]
     if "loose" in report:
         lo = report["loose"]
         out += ["## Bounds that do not bind", "",
@@ -237,24 +284,25 @@ def main() -> None:
     load0 = os.getloadavg()[0]
     cells = []
     blobs = make_blobs(int(20_000 * scale), 16, 50, 11)
-    cells.append(run_cell("blobs", blobs, 50, seeds, args.limit, True, log))
+    cells.append(run_cell("blobs", blobs, 50, seeds, args.limit, True, log, starts=10))
     loose = loose_check(blobs, 50, 0, 3)
     log(f"loose bounds: {loose}")
     for name, k in (("pendigits", 10), ("letter", 26)):
         x = load_mssc(name)
         if args.quick:
             x = x[: len(x) // 10]
-        cells.append(run_cell(name, x, k, seeds, args.limit, True, log))
+        cells.append(run_cell(name, x, k, seeds, args.limit, True, log, starts=10))
     w2 = make_blobs(int(100_000 * scale), 32, 100, 12)
     cells.append(run_cell("W2 recipe", w2, 100, seeds[:1], args.limit, True, log))
     n5 = int(100_000 * (0.02 if args.quick else args.w5_scale))
     w5 = make_embeddings(n5, 384, 256)
     cells.append(run_cell(f"W5 recipe ({n5:,} rows)", w5, 256, seeds[:1], args.limit, False, log))
+    cosine = [cosine_cell(f"W5 recipe ({n5:,} rows)", w5, 256, 0, log)]
     report = dict(command="python benches/sizes.py " + " ".join(sys.argv[1:]), host=host(),
                   versions=f"Python {platform.python_version()}, smartigan {smartigan.__version__}, "
                            f"k-means-constrained {k_means_constrained.__version__}, scikit-learn {sklearn.__version__}",
                   commit=commit(), when=time.strftime("%Y-%m-%d %H:%M"), load=[load0, os.getloadavg()[0]],
-                  limit=args.limit, cells=cells, loose=loose, loose_cell="the blobs cell (seed 0)")
+                  limit=args.limit, cells=cells, cosine=cosine, loose=loose, loose_cell="the blobs cell (seed 0)")
     out.with_suffix(".json").write_text(json.dumps(report, indent=1, default=lambda v: v.tolist()))
     out.write_text(render(report))
     print(f"wrote {out}")

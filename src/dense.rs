@@ -5,6 +5,7 @@
 use crate::accel::lloyd::lloyd_iteration;
 use crate::accel::sweep::rounds::sweep_rounds;
 use crate::accel::{hartigan_sweep, Cache, Engine};
+use crate::constrained::SquaredEuclidean;
 use crate::data::{sq_dist, Data, Scalar};
 use crate::init::{assign_to_centroids, initial_partition};
 use crate::move_rule::{improves_beyond_rounding, move_ratio};
@@ -89,6 +90,7 @@ impl<'a, T: Scalar> Source for Dense<'a, T> {
     type State = DenseState;
     type Out = T;
     type Points = Data<'a, T>;
+    type Gains = SquaredEuclidean;
 
     fn points(&self) -> &Data<'a, T> {
         &self.rows

@@ -3,7 +3,7 @@
 //! shifted coordinates, or centroid sums with cached norms), but one restart
 //! state machine ([`crate::restart`]) drives both, so the methods' logic exists once.
 
-use crate::constrained::Points;
+use crate::constrained::{Gains, Points};
 use crate::data::Scalar;
 use crate::error::Result;
 use crate::params::ValidParams;
@@ -22,6 +22,9 @@ pub(crate) trait Source: Sync {
     /// The rows as the bounded descent reads them ([`crate::constrained`]),
     /// in the coordinates of [`Source::centroids`].
     type Points: Points;
+    /// The bounded descent's transfer and swap gains for this source's
+    /// objective.
+    type Gains: Gains;
     /// The rows, for the bounded descent.
     fn points(&self) -> &Self::Points;
     /// How points are compared: the objective this source's states

@@ -10,9 +10,9 @@
 //! the rows whose part, with the other cluster's lowest, stays below 0, and
 //! their pairs whose parts add up to less than 0 are evaluated exactly and
 //! taken where they lower the objective (beyond the margin of
-//! [`super::gains::Change::taken`]). Clusters whose weight is all in one
-//! row (a single row, or one row of positive weight among rows of weight
-//! 0) have no such bound: their pairs are all evaluated.
+//! [`super::gains::Change::taken`]). Clusters the objective's bound does
+//! not cover ([`Gains::degenerate`]: for k-means, those whose weight is all
+//! in one row) have their pairs all evaluated.
 //!
 //! A check that takes no swap proves that none lowers the objective: the
 //! bound holds for every pair, and every pair it does not rule out was
@@ -20,7 +20,7 @@
 
 use super::clusters::Clusters;
 use super::descent::swap_change;
-use super::gains::{degenerate, floor, Gains, Screen, Side};
+use super::gains::{floor, Gains};
 use super::points::Points;
 use rayon::prelude::*;
 
@@ -39,7 +39,7 @@ struct Part {
 pub(crate) fn certify<P: Points, G: Gains>(c: &mut Clusters, points: &P) -> usize {
     let (n, k) = (points.len(), c.k);
     let alpha = c.heaviest(points);
-    let flat: Vec<bool> = (0..k).map(|j| degenerate(c.weights[j], alpha[j])).collect();
+    let flat: Vec<bool> = (0..k).map(|j| G::degenerate(c.side(j), alpha[j])).collect();
     let screens = Screens {
         alpha,
         floor: floor(points.sq_norm_bound()),
@@ -191,15 +191,8 @@ impl Screens {
         d_other: f64,
     ) -> f64 {
         let (lo, hi) = (own.min(other), own.max(other));
-        let (sa, sb) = (
-            Side {
-                weight: c.weights[lo],
-            },
-            Side {
-                weight: c.weights[hi],
-            },
-        );
-        let screen: Screen = G::screen(sa, sb, self.alpha[lo], self.alpha[hi]);
+        let (sa, sb) = (c.side(lo), c.side(hi));
+        let screen = G::screen(sa, sb, self.alpha[lo], self.alpha[hi]);
         if own < other {
             G::x_part(w, sa, sb, &screen, d_own, d_other, self.floor)
         } else {

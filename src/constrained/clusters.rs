@@ -1,7 +1,9 @@
 //! The state of a bounded descent: labels and, per cluster, its size,
-//! weight, weighted sum, centroid and the centroid's squared norm, for any
-//! representation of the rows ([`Points`]).
+//! weight, weighted sum and its norm, centroid (the mean, or the direction
+//! for the spherical loss: [`Centre`]) and the centroid's squared norm, for
+//! any representation of the rows ([`Points`]).
 
+use super::gains::{Centre, Gains, Side};
 use super::points::Points;
 use crate::move_rule::may_leave;
 
@@ -17,7 +19,12 @@ pub(crate) struct Clusters {
     pub weights: Vec<f64>,
     /// `k × d`: each cluster's weighted sum of rows.
     pub sums: Vec<f64>,
-    /// `k × d`: `sums / weights`.
+    /// `‖s_j‖` (the spherical gains read it).
+    pub sum_norms: Vec<f64>,
+    /// What a centroid is.
+    pub centre: Centre,
+    /// `k × d`: `sums / weights` ([`Centre::Mean`]) or `sums / ‖sums‖`
+    /// ([`Centre::Direction`]).
     pub centroids: Vec<f64>,
     /// `‖μ_j‖²` (sparse rows' distances use it).
     pub norms: Vec<f64>,
@@ -25,8 +32,9 @@ pub(crate) struct Clusters {
 
 impl Clusters {
     /// The clusters `labels` give (every cluster non-empty, with positive
-    /// weight: the start guarantees it and every move keeps it).
-    pub fn from_labels<P: Points>(points: &P, k: usize, labels: Vec<usize>) -> Self {
+    /// weight: the start guarantees it and every move keeps it), with the
+    /// centroids of the objective `G`.
+    pub fn from_labels<P: Points, G: Gains>(points: &P, k: usize, labels: Vec<usize>) -> Self {
         let d = points.dim();
         let mut c = Clusters {
             k,
@@ -35,6 +43,8 @@ impl Clusters {
             counts: vec![0; k],
             weights: vec![0.0; k],
             sums: vec![0.0; k * d],
+            sum_norms: vec![0.0; k],
+            centre: G::CENTRE,
             centroids: vec![0.0; k * d],
             norms: vec![0.0; k],
         };
@@ -72,19 +82,34 @@ impl Clusters {
 
     fn update_centroid(&mut self, j: usize) {
         let d = self.d;
-        let w = self.weights[j];
         let (sums, centroid) = (
             &self.sums[j * d..(j + 1) * d],
             &mut self.centroids[j * d..(j + 1) * d],
         );
+        let sum_norm = sums.iter().map(|v| v * v).sum::<f64>().sqrt();
+        self.sum_norms[j] = sum_norm;
+        // A cluster without weight has no mean, a sum of length 0 no
+        // direction: the centroid is then 0 (no cluster is left without
+        // weight; a direction of 0 is the spherical engine's convention).
+        let divisor = match self.centre {
+            Centre::Mean => self.weights[j],
+            Centre::Direction => sum_norm,
+        };
         let mut norm = 0.0;
         for (c, s) in centroid.iter_mut().zip(sums) {
-            // A cluster without weight has no mean; its centroid is never
-            // read (no cluster is left without weight).
-            *c = if w > 0.0 { s / w } else { 0.0 };
+            *c = if divisor > 0.0 { s / divisor } else { 0.0 };
             norm += *c * *c;
         }
         self.norms[j] = norm;
+    }
+
+    /// Cluster `j` as the gains read it.
+    #[inline(always)]
+    pub fn side(&self, j: usize) -> Side {
+        Side {
+            weight: self.weights[j],
+            norm: self.sum_norms[j],
+        }
     }
 
     /// Moves row `i` to cluster `to`, updating both clusters' statistics.
@@ -115,12 +140,16 @@ impl Clusters {
         P::sq_dist_to(&row, self.centroid(j), self.norms[j])
     }
 
-    /// The objective: every row's weighted squared distance to its
-    /// centroid, summed in index order.
-    pub fn objective<P: Points>(&self, points: &P) -> f64 {
+    /// The objective `G`: every row's share ([`Gains::loss`]) from its
+    /// squared distance to its centroid, summed in index order.
+    pub fn objective<P: Points, G: Gains>(&self, points: &P) -> f64 {
         let mut buf = vec![0.0; self.d];
         (0..self.labels.len())
-            .map(|i| points.weight(i) * self.distance(points, i, self.labels[i], &mut buf))
+            .map(|i| {
+                let l = self.labels[i];
+                let score = self.distance(points, i, l, &mut buf);
+                G::loss(points.weight(i), score, self.side(l))
+            })
             .sum()
     }
 

@@ -19,7 +19,7 @@
 //! ([`super::certify`]) once a sweep moves nothing.
 
 use super::clusters::Clusters;
-use super::gains::{floor, Change, Gains, Side};
+use super::gains::{floor, Change, Gains};
 use super::points::Points;
 use crate::params::SizeBounds;
 use rayon::prelude::*;
@@ -139,21 +139,11 @@ impl<P: Points> Visit<'_, P> {
         if !c.may_leave(a, w) {
             return (0, [None, None]);
         }
-        let from = Side {
-            weight: c.weights[a],
-        };
+        let from = c.side(a);
         let mut best: Option<(f64, usize)> = None;
         let mut blocked: Vec<(f64, usize)> = Vec::new();
         for j in (0..c.k).filter(|&j| j != a) {
-            let change = G::transfer(
-                w,
-                from,
-                Side {
-                    weight: c.weights[j],
-                },
-                dist[a],
-                dist[j],
-            );
+            let change = G::transfer(w, from, c.side(j), dist[a], dist[j]);
             if !change.taken(self.factor, self.floor) {
                 continue;
             }
@@ -238,14 +228,7 @@ pub(crate) fn swap_change<P: Points, G: Gains>(
     let ya = c.distance(points, y, a, buf);
     let yb = c.distance(points, y, b, buf);
     let pair = points.pair_sq_dist(x, y);
-    let (sa, sb) = (
-        Side {
-            weight: c.weights[a],
-        },
-        Side {
-            weight: c.weights[b],
-        },
-    );
+    let (sa, sb) = (c.side(a), c.side(b));
     G::swap(
         points.weight(x),
         points.weight(y),

@@ -1,10 +1,11 @@
 //! The exact change of the objective under the two moves of a bounded
 //! descent, a transfer and a swap, and the lower bound on a swap's change
 //! that lets the exhaustive check skip most pairs. [`Gains`] is what the
-//! move logic asks of an objective; [`SquaredEuclidean`] (the k-means
-//! objective) is the one there is. The quantities each move is computed
-//! from are a row's squared distances to centroids (its *scores*), the
-//! clusters' weights and, for a swap, the two rows' squared distance.
+//! move logic asks of an objective; [`SquaredEuclidean`] is the k-means
+//! objective, [`crate::spherical::SphericalLoss`] the spherical one. The
+//! quantities each move is computed from are a row's squared distances to
+//! centroids (its *scores*), the clusters' weights (and the norms of their
+//! sums) and, for a swap, the two rows' squared distance.
 
 use crate::move_rule::{join_weight, leave_weight};
 
@@ -65,17 +66,28 @@ pub(crate) fn floor(sq_norm_bound: f64) -> f64 {
     MOVE_MARGIN * sq_norm_bound
 }
 
-/// One cluster as the gains read it: its weight.
+/// One cluster as the gains read it: its weight and the norm of its
+/// weighted sum of rows (`‖s_j‖`, which the spherical loss reads).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Side {
     pub weight: f64,
+    pub norm: f64,
+}
+
+/// What a cluster's centroid is, from its weighted sum `s` and weight `W`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Centre {
+    /// The mean `s/W` (k-means).
+    Mean,
+    /// The direction `s/‖s‖` (spherical k-means; zero where `s` is).
+    Direction,
 }
 
 /// The constants of the swap screen for the cluster pair `(A, B)`, from
 /// their weights `W` and their heaviest rows' weights `α`:
 /// `γ_A = min(1, α_B/(W_A − α_A))`, `γ_B = min(1, α_A/(W_B − α_B))`. Only
 /// for clusters whose weight is not all in one row (`W > α`, see
-/// [`degenerate`]).
+/// [`SquaredEuclidean::degenerate`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Screen {
     pub gamma_a: f64,
@@ -84,18 +96,30 @@ pub(crate) struct Screen {
     pub alpha_b: f64,
 }
 
-/// Whether a cluster of weight `weight` whose heaviest row weighs `alpha`
-/// holds all its weight in one row: the screen's bound does not hold for
-/// its pairs, which the exhaustive check then evaluates one by one.
-pub(crate) fn degenerate(weight: f64, alpha: f64) -> bool {
-    // Also where the difference is NaN.
-    (weight - alpha).partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater)
+/// Whether `value` is not above 0 (also where it is NaN).
+pub(crate) fn not_positive(value: f64) -> bool {
+    value.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater)
 }
 
 /// What the move logic asks of an objective: the exact change of a
 /// transfer and of a swap from the rows' scores, and a lower bound on a
 /// swap's change that is a sum of one part per row.
 pub(crate) trait Gains {
+    /// The constants of the swap screen for one pair of clusters.
+    type Screen;
+
+    /// What a cluster's centroid is, the point scores are distances to.
+    const CENTRE: Centre;
+
+    /// A row's share of the objective: weight `w`, score `score` in its
+    /// own cluster `side`.
+    fn loss(w: f64, score: f64, side: Side) -> f64;
+
+    /// Whether the screen's bound does not hold for the pairs of a cluster
+    /// `side` whose heaviest row weighs `alpha`: the exhaustive check then
+    /// evaluates them one by one.
+    fn degenerate(side: Side, alpha: f64) -> bool;
+
     /// Row `x` (weight `w`, score `own` in its cluster `from`, `to` in
     /// cluster `to`) moved to `to`. The caller has checked that `from`
     /// keeps positive weight.
@@ -118,17 +142,36 @@ pub(crate) trait Gains {
         pair: f64,
     ) -> Option<Change>;
 
-    /// The constants of the screen of pair `(A, B)`, neither degenerate.
-    fn screen(sa: Side, sb: Side, alpha_a: f64, alpha_b: f64) -> Screen;
+    /// The constants of the screen of pair `(A, B)` (heaviest rows'
+    /// weights `alpha_a`, `alpha_b`), neither degenerate.
+    fn screen(sa: Side, sb: Side, alpha_a: f64, alpha_b: f64) -> Self::Screen;
 
     /// `x ∈ A`'s part of the screen's lower bound on the change of a swap
     /// with a row of `B` (scores `xa`, `xb`), lowered for rounding by
     /// `floor` per unit of its weight factors.
-    fn x_part(a: f64, sa: Side, sb: Side, screen: &Screen, xa: f64, xb: f64, floor: f64) -> f64;
+    #[allow(clippy::too_many_arguments)]
+    fn x_part(
+        a: f64,
+        sa: Side,
+        sb: Side,
+        screen: &Self::Screen,
+        xa: f64,
+        xb: f64,
+        floor: f64,
+    ) -> f64;
 
     /// `y ∈ B`'s part of the same bound (scores `ya`, `yb`). For any
     /// `x ∈ A`, `y ∈ B`: the swap's change ≥ `x_part + y_part`.
-    fn y_part(b: f64, sa: Side, sb: Side, screen: &Screen, ya: f64, yb: f64, floor: f64) -> f64;
+    #[allow(clippy::too_many_arguments)]
+    fn y_part(
+        b: f64,
+        sa: Side,
+        sb: Side,
+        screen: &Self::Screen,
+        ya: f64,
+        yb: f64,
+        floor: f64,
+    ) -> f64;
 }
 
 /// The k-means objective `Σ w_i‖x_i − μ_{c(i)}‖²`; a row's score in a
@@ -136,6 +179,20 @@ pub(crate) trait Gains {
 pub(crate) struct SquaredEuclidean;
 
 impl Gains for SquaredEuclidean {
+    type Screen = Screen;
+
+    const CENTRE: Centre = Centre::Mean;
+
+    #[inline]
+    fn loss(w: f64, score: f64, _side: Side) -> f64 {
+        w * score
+    }
+
+    /// A cluster whose weight is all in one row (`W ≤ α`).
+    fn degenerate(side: Side, alpha: f64) -> bool {
+        not_positive(side.weight - alpha)
+    }
+
     /// Hartigan's transfer test with weights ([`join_weight`],
     /// [`leave_weight`]): the change is `w·W_B/(W_B+w)·‖x−μ_B‖² −
     /// w·W_A/(W_A−w)·‖x−μ_A‖²`.

@@ -18,11 +18,16 @@
 //!   a row's improving transfer is blocked by a bound ([`descent`]).
 //!
 //! Smartigan's schedule relaxes both tests by its factor; exact sweeps
-//! (factor 1) follow. Once a sweep moves nothing, an exhaustive check
-//! ([`certify`]) looks at every pair of rows in different clusters; the
-//! swaps it finds are taken and the sweeps resume. The descent ends when a
-//! check takes nothing (or, with a tolerance, when a step gains less than
-//! it, or at the cap on steps).
+//! (factor 1) follow. Once a sweep moves nothing, the **assignment step**
+//! ([`exchange`]) holds the centroids fixed and moves rows around cycles
+//! of clusters until the labels are an optimal assignment within the
+//! bounds for those centroids (what Lloyd's algorithm with a min-cost-flow
+//! assignment does at each iteration); where it moves rows, the sweeps
+//! resume. Once it moves nothing, an exhaustive check ([`certify`]) looks
+//! at every pair of rows in different clusters; the swaps it finds are
+//! taken and the sweeps resume. The descent ends when a check takes
+//! nothing (or, with a tolerance, when a step gains less than it, or at
+//! the cap on steps).
 //!
 //! **What a result is.** Every clustering a bounded restart holds meets the
 //! bounds exactly (each move keeps them). With `tol = 0`, a restart that
@@ -30,15 +35,21 @@
 //! transfer the bounds allow and no exchange of two rows between clusters
 //! lowers the objective by more than a relative `2^-40` of the terms it is
 //! computed from (the margin of [`gains::MOVE_MARGIN`], against rounding).
-//! The tests check this by brute force on small inputs.
+//! Its labels are also a fixed point of Lloyd's algorithm with bounds: an
+//! optimal assignment within the bounds for its own centroids (up to the
+//! same margin, and among the assignments that move no row holding all of
+//! its cluster's weight). The tests check both by brute force on small
+//! inputs.
 //!
 //! **Other objectives.** The move logic (which moves the bounds allow, the
 //! sweeps, the partners, the exhaustive check) asks an objective only for
 //! what [`gains::Gains`] names: the change of a transfer and of a swap
 //! from the rows' scores in the clusters, and a lower bound on a swap's
 //! change with one part per row. [`gains::SquaredEuclidean`] is the
-//! k-means objective; another objective brings its scores ([`Points`]) and
-//! its gains.
+//! k-means objective, [`crate::spherical::SphericalLoss`] the spherical
+//! one (`metric="cosine"`: scores are squared distances between unit rows
+//! and the clusters' directions); each source names its objective's gains
+//! ([`crate::source::Source::Gains`]).
 //!
 //! Merge-split refinement does not run on bounded restarts (a merge empties
 //! a cluster, a split fills one: neither keeps the bounds); restarts and
@@ -47,6 +58,7 @@
 mod certify;
 mod clusters;
 mod descent;
+mod exchange;
 pub(crate) mod gains;
 mod points;
 mod start;
@@ -54,10 +66,10 @@ mod start;
 mod tests;
 
 pub(crate) use clusters::Clusters;
+pub(crate) use gains::{Gains, SquaredEuclidean};
 pub(crate) use points::Points;
 
 use crate::params::{Method, SizeBounds, ValidParams, MAX_POLISH_SWEEPS};
-use gains::SquaredEuclidean;
 
 /// How a bounded descent runs, from the fit's parameters.
 #[derive(Debug, Clone, PartialEq)]
@@ -111,6 +123,9 @@ enum Stage {
     Exact(usize),
     /// The exhaustive swap check; the field counts exact steps so far.
     Check(usize),
+    /// The bounded assignment step ([`exchange`]); the field counts exact
+    /// steps so far.
+    Exchange(usize),
     Done,
 }
 
@@ -133,17 +148,18 @@ pub(crate) struct Step {
 }
 
 impl Descent {
-    /// A descent from the feasible start for the centres `centres` (`k ×
-    /// d`, in the rows' coordinates).
-    pub fn start<P: Points>(
+    /// A descent of the objective `G` from the feasible start for the
+    /// centres `centres` (`k × d`, in the rows' coordinates). Every step
+    /// must name the same `G` (the source's, [`crate::source::Source::Gains`]).
+    pub fn start<P: Points, G: Gains>(
         points: &P,
         centres: &[f64],
         bounds: SizeBounds,
         settings: Settings,
     ) -> Self {
         let labels = start::feasible_labels(points, centres, &bounds);
-        let clusters = Clusters::from_labels(points, bounds.k(), labels);
-        let objective = clusters.objective(points);
+        let clusters = Clusters::from_labels::<P, G>(points, bounds.k(), labels);
+        let objective = clusters.objective::<P, G>(points);
         let stage = match (settings.factors.is_empty(), settings.descend) {
             (false, _) => Stage::Relaxed(0),
             (true, true) => Stage::Exact(0),
@@ -191,7 +207,7 @@ impl Descent {
     }
 
     /// One step: a sweep in `order`, or the exhaustive check.
-    pub fn step<P: Points>(&mut self, points: &P, order: &[usize]) -> Step {
+    pub fn step<P: Points, G: Gains>(&mut self, points: &P, order: &[usize]) -> Step {
         let previous = self.objective;
         let (moved, exact) = match self.stage {
             Stage::Done => {
@@ -202,16 +218,20 @@ impl Descent {
             }
             Stage::Relaxed(t) => {
                 let factor = self.settings.factors[t];
-                (self.sweep(points, order, factor), None)
+                (self.sweep::<P, G>(points, order, factor), None)
             }
-            Stage::Exact(s) => (self.sweep(points, order, 1.0), Some((s, false))),
-            Stage::Check(s) => {
-                let moved = certify::certify::<P, SquaredEuclidean>(&mut self.clusters, points);
-                (moved, Some((s, true)))
+            Stage::Exact(s) => (self.sweep::<P, G>(points, order, 1.0), Some(s)),
+            Stage::Check(s) => (
+                certify::certify::<P, G>(&mut self.clusters, points),
+                Some(s),
+            ),
+            Stage::Exchange(s) => {
+                let moved = exchange::exchange::<P, G>(&mut self.clusters, points, &self.bounds);
+                (moved, Some(s))
             }
         };
         self.clusters.recompute(points);
-        let objective = self.clusters.objective(points);
+        let objective = self.clusters.objective::<P, G>(points);
         self.objective = objective;
         let settled = |moved: usize| {
             // Rows moved without lowering the recomputed objective: the
@@ -233,18 +253,27 @@ impl Descent {
                     Stage::Done
                 }
             }
-            (_, Some((s, check))) => {
-                let quiet = moved == 0;
-                if check && (quiet || settled(moved)) {
-                    self.converged = true;
-                    Stage::Done
-                } else if s + 1 >= self.settings.cap {
+            // An exact step: sweeps until one is quiet (or settled), then
+            // the assignment step, then the check; a step that moves rows
+            // sends the descent back to the sweeps, and the check ends it
+            // where it takes nothing (the labels have not changed since the
+            // quiet sweep and the quiet assignment step).
+            (stage, Some(s)) => {
+                let quiet = moved == 0 || settled(moved);
+                if s + 1 >= self.settings.cap && !(quiet && matches!(stage, Stage::Check(_))) {
                     self.converged = false;
                     Stage::Done
-                } else if check || !(quiet || settled(moved)) {
+                } else if !quiet {
                     Stage::Exact(s + 1)
                 } else {
-                    Stage::Check(s + 1)
+                    match stage {
+                        Stage::Exact(_) => Stage::Exchange(s + 1),
+                        Stage::Exchange(_) => Stage::Check(s + 1),
+                        _ => {
+                            self.converged = true;
+                            Stage::Done
+                        }
+                    }
                 }
             }
             (stage, None) => stage,
@@ -252,13 +281,7 @@ impl Descent {
         Step { moved, objective }
     }
 
-    fn sweep<P: Points>(&mut self, points: &P, order: &[usize], factor: f64) -> usize {
-        descent::sweep::<P, SquaredEuclidean>(
-            &mut self.clusters,
-            points,
-            &self.bounds,
-            order,
-            factor,
-        )
+    fn sweep<P: Points, G: Gains>(&mut self, points: &P, order: &[usize], factor: f64) -> usize {
+        descent::sweep::<P, G>(&mut self.clusters, points, &self.bounds, order, factor)
     }
 }

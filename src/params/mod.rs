@@ -232,18 +232,6 @@ impl Params {
             crate::data::check_finite("init", c.view())?;
         }
         sizes::check_bounds(self.size_min.as_ref(), self.size_max.as_ref(), self.k)?;
-        // The bounded descent's transfer and swap gains are those of the
-        // k-means objective; the spherical loss would need its own.
-        if self.metric == Metric::Cosine {
-            let given = [("size_min", &self.size_min), ("size_max", &self.size_max)];
-            if let Some((name, Some(bound))) = given.into_iter().find(|(_, b)| b.is_some()) {
-                return Err(Error::invalid(
-                    name,
-                    bound,
-                    "size bounds are supported with metric=euclidean only, not with metric=cosine",
-                ));
-            }
-        }
         Ok(ValidParams {
             seed: self.seed.unwrap_or_else(crate::rng::entropy_seed),
             n_threads,

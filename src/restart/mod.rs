@@ -107,7 +107,12 @@ impl<St> Restart<St> {
         let bounded = params.size_bounds(n).map(|bounds| {
             let centres = data.centroids(&part);
             let settings = Settings::of(params, n, d);
-            Box::new(Descent::start(data.points(), &centres, bounds, settings))
+            Box::new(Descent::start::<_, S::Gains>(
+                data.points(),
+                &centres,
+                bounds,
+                settings,
+            ))
         });
         let mut restart = Self::starting(
             data,
@@ -405,7 +410,7 @@ impl<St> Restart<St> {
             self.phase = Phase::Done;
             return;
         };
-        let step = descent.step(data.points(), &self.order);
+        let step = descent.step::<_, S::Gains>(data.points(), &self.order);
         self.n_sweeps += 1;
         self.moves.push(step.moved);
         self.history.push(step.objective);

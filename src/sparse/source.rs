@@ -3,7 +3,7 @@
 
 use super::centroids::{rows_sq_dist, sparse_sq_dist};
 use super::{cancelled, SparseCentroids, SparseData, SparseState, POLL_POINTS};
-use crate::constrained::Points;
+use crate::constrained::{Points, SquaredEuclidean};
 use crate::data::Scalar;
 use crate::error::Result;
 use crate::init::{self, Start};
@@ -68,6 +68,7 @@ impl<'a, T: Scalar> Source for SparseData<'a, T> {
     type State = SparseState;
     type Out = T;
     type Points = SparseData<'a, T>;
+    type Gains = SquaredEuclidean;
 
     fn points(&self) -> &SparseData<'a, T> {
         self

@@ -41,11 +41,13 @@
 //! Euclidean geometry of the unit rows (a proposal is a guess); whether a
 //! proposal is kept is decided by this loss, exactly as for k-means.
 
+mod bounded;
 mod costs;
 mod rows;
 mod screen;
 mod source;
 
+pub(crate) use bounded::SphericalLoss;
 pub(crate) use rows::{
     checked_spherical, unit_centroids, unit_rows, Spherical, SphericalInput, UnitDense, UnitInput,
     UnitRows, UnitSparse,

@@ -540,9 +540,9 @@ impl<U: UnitRows, T: Scalar> Rows for Spherical<'_, U, T> {
     }
 }
 
-/// The unit rows in the Euclidean geometry refinement's proposals use.
-/// The bounded descent never runs on them: [`crate::Params::check`]
-/// refuses size bounds with [`Metric::Cosine`].
+/// The unit rows as the bounded descent reads them (with the spherical
+/// gains, [`super::SphericalLoss`]), in the Euclidean geometry of unit
+/// vectors that refinement's proposals also use.
 impl<U: UnitRows, T: Scalar> Points for Spherical<'_, U, T> {
     fn len(&self) -> usize {
         self.rows.n()
@@ -565,6 +565,7 @@ impl<U: UnitRows, T: Scalar> Source for Spherical<'_, U, T> {
     type State = SphericalState;
     type Out = T;
     type Points = Self;
+    type Gains = super::SphericalLoss;
 
     fn points(&self) -> &Self {
         self

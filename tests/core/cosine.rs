@@ -7,9 +7,7 @@
 use crate::common::{blobs, Csr};
 use ndarray::{Array1, Array2, ArrayView2};
 use smartigan::rng::Xoshiro256PlusPlus;
-use smartigan::{
-    Clustering, Dataset, Error, Init, Method, Metric, NInit, Params, PathKeep, SizeBound,
-};
+use smartigan::{Clustering, Dataset, Init, Method, Metric, NInit, Params, PathKeep, SizeBound};
 
 /// Directions around `groups` random axes-mixtures, with rows of very
 /// different lengths (which the cosine loss must not see).
@@ -357,26 +355,169 @@ fn the_euclidean_metric_is_the_default_and_unchanged() {
     assert_eq!(plain.metric, Metric::Euclidean);
 }
 
-/// The bounded descent's gains are the k-means objective's: size bounds
-/// with the cosine objective are refused by the check, naming the bound.
-#[test]
-fn size_bounds_are_refused_with_the_cosine_objective() {
-    for (p, name) in [
-        (cosine(3).size_min(2), "size_min"),
-        (cosine(3).size_max(SizeBound::Balanced), "size_max"),
-        (cosine(3).balanced(), "size_min"),
-    ] {
-        match p.check() {
-            Err(Error::InvalidParameter {
-                name: got,
-                expected,
-                ..
-            }) => {
-                assert_eq!(got, name);
-                assert!(expected.contains("cosine"), "{expected}");
-            }
-            other => panic!("expected an error naming {name}, got {other:?}"),
+/// The sizes of the clusters of `r`, each within `min..=max`.
+fn assert_within(r: &Clustering<f64>, min: &[usize], max: &[usize]) {
+    for (j, &size) in r.cluster_sizes.iter().enumerate() {
+        assert!(
+            min[j] <= size && size <= max[j],
+            "cluster {j}: {size} rows, bounds {}..={}",
+            min[j],
+            max[j]
+        );
+    }
+}
+
+/// No transfer the bounds `min`, `max` allow and no exchange of two rows
+/// between clusters lowers the loss by more than `1e-10` of it: every move
+/// tried on the cluster sums themselves.
+fn assert_bounded_spherical_optimum(
+    x: ArrayView2<'_, f64>,
+    w: Option<&[f64]>,
+    r: &Clustering<f64>,
+    min: &[usize],
+    max: &[usize],
+) {
+    let (d, k) = (x.ncols(), r.centroids.nrows());
+    let units: Vec<Vec<f64>> = x
+        .rows()
+        .into_iter()
+        .map(|row| unit(row.as_slice().unwrap()))
+        .collect();
+    let weight = |i: usize| w.map_or(1.0, |w| w[i]);
+    let mut sums = vec![vec![0.0; d]; k];
+    let mut weights = vec![0.0; k];
+    for (i, ui) in units.iter().enumerate() {
+        let l = r.labels[i];
+        weights[l] += weight(i);
+        for (s, u) in sums[l].iter_mut().zip(ui) {
+            *s += weight(i) * u;
         }
     }
-    assert!(Params::new(3).balanced().check().is_ok());
+    let before = loss_of_sums(&sums, &weights);
+    assert!((before - r.objective).abs() <= 1e-9 * before.max(1.0));
+    let slack = 1e-10 * before.max(1.0);
+    // The loss after moving row `i` (weight `wi`) from `from` to `to`.
+    let moved = |sums: &mut [Vec<f64>], weights: &mut [f64], i: usize, from: usize, to: usize| {
+        let wi = weight(i);
+        for c in 0..d {
+            sums[from][c] -= wi * units[i][c];
+            sums[to][c] += wi * units[i][c];
+        }
+        weights[from] -= wi;
+        weights[to] += wi;
+    };
+    let n = x.nrows();
+    for i in 0..n {
+        let a = r.labels[i];
+        for b in (0..k).filter(|&b| b != a) {
+            if r.cluster_sizes[a] > min[a] && r.cluster_sizes[b] < max[b] {
+                let (mut s, mut ws) = (sums.clone(), weights.clone());
+                moved(&mut s, &mut ws, i, a, b);
+                let after = loss_of_sums(&s, &ws);
+                assert!(
+                    after >= before - slack,
+                    "transfer {i}: {a}->{b} lowers the loss"
+                );
+            }
+        }
+        for y in (i + 1..n).filter(|&y| r.labels[y] != a) {
+            let b = r.labels[y];
+            let (mut s, mut ws) = (sums.clone(), weights.clone());
+            moved(&mut s, &mut ws, i, a, b);
+            moved(&mut s, &mut ws, y, b, a);
+            let after = loss_of_sums(&s, &ws);
+            assert!(
+                after >= before - slack,
+                "swap {i}<->{y} lowers the loss by {}",
+                before - after
+            );
+        }
+    }
+}
+
+/// Size bounds with the cosine objective: every fit meets them and ends,
+/// with `tol = 0`, where no transfer the bounds allow and no swap lowers
+/// the spherical loss (dense and sparse rows, weights, per-cluster and
+/// balanced bounds).
+#[test]
+fn bounded_cosine_fits_meet_the_bounds_at_a_local_optimum_under_transfers_and_swaps() {
+    let x = directions(150, 5, 4, 31);
+    let w: Vec<f64> = (0..x.nrows()).map(|i| 0.5 + (i % 3) as f64).collect();
+    let csr = Csr::from_dense(&x);
+    let bounds: [(SizeBound, SizeBound, [usize; 4], [usize; 4]); 3] = [
+        (
+            SizeBound::Balanced,
+            SizeBound::Balanced,
+            [37, 37, 37, 37],
+            [38, 38, 38, 38],
+        ),
+        (
+            SizeBound::PerCluster(vec![10, 20, 30, 40]),
+            SizeBound::PerCluster(vec![15, 35, 45, 60]),
+            [10, 20, 30, 40],
+            [15, 35, 45, 60],
+        ),
+        (SizeBound::Each(30), SizeBound::Each(45), [30; 4], [45; 4]),
+    ];
+    for (size_min, size_max, min, max) in bounds {
+        for method in [Method::Hartigan, Method::Smartigan] {
+            let p = cosine(4)
+                .method(method)
+                .size_min(size_min.clone())
+                .size_max(size_max.clone())
+                .tol(0.0)
+                .n_init(NInit::Count(2))
+                .seed(3)
+                .check()
+                .unwrap();
+            for weights in [None, Some(&w[..])] {
+                let r = p
+                    .fit(Dataset::new(&x).maybe_weights(weights.map(|w| w.into())))
+                    .unwrap();
+                assert!(r.converged, "{method}");
+                assert_within(&r, &min, &max);
+                assert_bounded_spherical_optimum(x.view(), weights, &r, &min, &max);
+            }
+            let sparse = p.fit(csr.view()).unwrap();
+            assert_within(&sparse, &min, &max);
+            assert_bounded_spherical_optimum(x.view(), None, &sparse, &min, &max);
+        }
+    }
+}
+
+/// With the cosine objective too: bounded fits do not depend on the thread
+/// count, and bounds every clustering meets leave the fit unconstrained,
+/// bit for bit.
+#[test]
+fn bounded_cosine_fits_are_the_same_for_any_thread_count_and_loose_bounds_change_nothing() {
+    let x = directions(900, 8, 6, 13);
+    let w: Vec<f64> = (0..x.nrows()).map(|i| 0.5 + (i % 5) as f64).collect();
+    let csr = Csr::from_dense(&x);
+    let dense = Dataset::new(&x).weights((&w[..]).into());
+    for method in [Method::Hartigan, Method::Smartigan] {
+        let p = cosine(12)
+            .method(method)
+            .balanced()
+            .n_init(NInit::Count(3))
+            .seed(5);
+        let one = p.clone().n_threads(1).check().unwrap();
+        let (d1, s1) = (one.fit(dense).unwrap(), one.fit(csr.view()).unwrap());
+        assert!(
+            d1.cluster_sizes.iter().all(|&s| s == 75),
+            "{:?}",
+            d1.cluster_sizes
+        );
+        for threads in [2, 3] {
+            let other = p.clone().n_threads(threads).check().unwrap();
+            assert_eq!(other.fit(dense).unwrap(), d1, "{method} {threads}");
+            assert_eq!(other.fit(csr.view()).unwrap(), s1, "{method} {threads}");
+        }
+        let plain = cosine(12).method(method).seed(5);
+        let loose = plain.clone().size_min(1).size_max(x.nrows());
+        assert_eq!(
+            loose.check().unwrap().fit(dense).unwrap(),
+            plain.check().unwrap().fit(dense).unwrap(),
+            "{method}"
+        );
+    }
 }

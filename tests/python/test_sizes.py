@@ -83,7 +83,6 @@ def test_clusterer_and_estimator_take_the_bounds():
     (dict(size_max=[[1, 2, 3]]), TypeError, "size_max"),
     (dict(size_min=True), TypeError, "size_min"),
     (dict(size_min=-1), ValueError, "size_min"),
-    (dict(size_min="balanced", metric="cosine"), ValueError, "cosine"),
     (dict(size_max="balanced", method="lloyd"), ValueError, "lloyd"),
 ])
 def test_bad_bounds_name_the_parameter(kwargs, error, words):
@@ -116,3 +115,32 @@ def test_command_line_bounds(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["fit", str(p), "-k", "3", "--size-min", "x"])
     assert "expected an integer, comma-separated integers or 'balanced'" in capsys.readouterr().err
+
+
+def _cosine_loss(X: np.ndarray, labels: np.ndarray, k: int, w: np.ndarray) -> float:
+    """``sum_j (W_j - |s_j|)`` over the rows scaled to unit length."""
+    U = X / np.linalg.norm(X, axis=1, keepdims=True)
+    return float(sum(w[labels == j].sum() - np.linalg.norm((w[labels == j, None] * U[labels == j]).sum(axis=0))
+                     for j in range(k)))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_cosine_takes_the_bounds_on_every_front_end(dtype, tmp_path, capsys):
+    X = (_unequal(9) + np.array([3.0, 3.0])).astype(dtype)  # directions that differ between the blobs
+    w = np.random.default_rng(3).uniform(0.5, 2.0, size=len(X))
+    for data in (X, sp.csr_matrix(X)):
+        r = smartigan.cluster(data, 3, seed=0, metric="cosine", size_min="balanced", size_max="balanced",
+                              sample_weight=w)
+        assert sorted(r.cluster_sizes.tolist()) == [33, 33, 34]
+        assert r.objective == pytest.approx(_cosine_loss(X.astype(np.float64), r.labels, 3, w), rel=1e-6)
+        free = smartigan.cluster(data, 3, seed=0, metric="cosine", sample_weight=w)
+        assert r.objective >= free.objective * (1 - 1e-6)
+    loose = smartigan.cluster(X, 3, seed=4, metric="cosine", size_min=1, size_max=len(X))
+    free = smartigan.cluster(X, 3, seed=4, metric="cosine")
+    assert np.array_equal(loose.labels, free.labels) and loose.objective == free.objective
+    km = KMeans(3, random_state=0, metric="cosine", size_min=30, size_max=36).fit(X)
+    assert all(30 <= s <= 36 for s in np.bincount(km.labels_, minlength=3))
+    p = tmp_path / "d.npy"
+    np.save(p, X)
+    assert main(["fit", str(p), "-k", "3", "--seed", "0", "--metric", "cosine", "--balanced", "--json"]) == 0
+    assert sorted(json.loads(capsys.readouterr().out)["sizes"]) == [33, 33, 34]
