@@ -94,9 +94,8 @@ def scaling(names: List[str], threads: List[int], reps: int, seed: int, log: Cal
             log(f"{name}: rep {rep + 1}/{reps} done")
         row: Dict[str, Any] = dict(n=x.shape[0], d=x.shape[1], k=k, dtype=str(x.dtype), fits={})
         for label, by_t in runs.items():
-            same = all(np.array_equal(a["labels"], b["labels"])
-                       for r in range(reps) for a, b in zip([by_t[threads[0]][r]] * len(threads),
-                                                            [by_t[t][r] for t in threads]))
+            same = all(np.array_equal(by_t[threads[0]][r]["labels"], by_t[t][r]["labels"])
+                       for r in range(reps) for t in threads[1:])
             row["fits"][label] = dict(
                 times={t: [r["time"] for r in by_t[t]] for t in threads},
                 median={t: median(r["time"] for r in by_t[t]) for t in threads},
@@ -200,8 +199,7 @@ def plot(scale: Dict[str, Any], threads: List[int], path: Path) -> None:
     for ax, (name, row) in zip(axes[0], scale.items()):
         for label, f in row["fits"].items():
             med = f["median"]
-            base = med[str(threads[0])] if str(threads[0]) in med else med[threads[0]]
-            ys = [base / (med[str(t)] if str(t) in med else med[t]) for t in threads]
+            ys = [med[threads[0]] / med[t] for t in threads]
             ax.plot(threads, ys, marker="o", label=label)
         ax.plot(threads, [t / threads[0] for t in threads], color="grey", linestyle=":", label="linear")
         ax.set_xscale("log", base=2)
@@ -238,14 +236,14 @@ def main() -> None:
         qual = quality(names, args.seeds, args.sequential_site, args.rounds_site, log)
     out = Path(args.out)
     out.write_text(report(args, scale, qual, time.perf_counter() - started) + "\n")
+    if scale:
+        plot(scale, args.threads, out.with_suffix(".png"))
     for row in scale.values():
         for f in row["fits"].values():
             f["times"] = {str(t): v for t, v in f["times"].items()}
             f["median"] = {str(t): v for t, v in f["median"].items()}
             f["objective"] = {str(t): v for t, v in f["objective"].items()}
     out.with_suffix(".json").write_text(json.dumps(dict(scaling=scale, quality=qual, host=this_machine()), indent=1))
-    if scale:
-        plot(scale, args.threads, out.with_suffix(".png"))
     print(out.read_text())
 
 

@@ -500,24 +500,6 @@ impl Bounds {
         crate::data::prefetch(std::slice::from_ref(&self.points[i]));
     }
 
-    /// Whether point `i` (of weight `w`) provably stays (nothing updated):
-    /// predicts which points of the next block need products.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    pub fn predicts_stay<T: Scalar>(
-        &self,
-        i: usize,
-        r: usize,
-        w: f64,
-        p: &Partition,
-        factor: f64,
-        data: &Data<'_, T>,
-        row: &mut [f64],
-    ) -> bool {
-        self.verdict(i, r, w, p, factor, data, row, SkipTests::Both)
-            .is_some()
-    }
-
     /// Whether point `i` (of weight `w`) provably stays, by `tests`; if so
     /// its bounds are brought up to date (so they never grow older than one
     /// sweep).
@@ -542,9 +524,11 @@ impl Bounds {
     }
 
     /// The bounds that prove point `i` (of weight `w`, in cluster `r`)
-    /// stays, by both tests, without storing them: the rounds sweep finds
-    /// them for a round's points in parallel and stores them with
-    /// [`Bounds::keep`] before the round's moves are applied.
+    /// stays, by both tests, without storing them (`None` where they
+    /// cannot): the blocked sweep's selection predicts from them which
+    /// points need products; the rounds sweep finds them for a round's
+    /// points in parallel and stores them with [`Bounds::keep`] before the
+    /// round's moves are applied.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub fn proves_stay<T: Scalar>(
@@ -573,10 +557,9 @@ impl Bounds {
     /// `start..end` (a round of the rounds sweep, processed against one
     /// state of the centroids).
     pub fn at_positions(&mut self, start: usize, end: usize, centroids: &[f64]) {
-        let due = end > start && start.div_ceil(self.interval) * self.interval < end;
-        if due {
-            let at = start.div_ceil(self.interval) * self.interval;
-            self.at_position(at, centroids);
+        let due = start.div_ceil(self.interval) * self.interval;
+        if due < end {
+            self.at_position(due, centroids);
         }
     }
 
@@ -829,30 +812,30 @@ mod tests {
         b.begin_sweep(&p.centroids, &p.weights);
         b.at_position(0, &p.centroids);
         b.record(0, 0, 0.0025, 25.0);
-        assert!(b.predicts_stay(0, 0, 1.0, &p, 1.0, &data, &mut row));
+        assert!(b.proves_stay(0, 0, 1.0, &p, 1.0, &data, &mut row).is_some());
         // Wrong cluster: unknown.
-        assert!(!b.predicts_stay(0, 1, 1.0, &p, 1.0, &data, &mut row));
+        assert!(b.proves_stay(0, 1, 1.0, &p, 1.0, &data, &mut row).is_none());
         // (Coordinates are shifted by the mean, 3.04: the point is at −3.04,
         // its centroid at −2.99, the other at 1.99.)
         // A large move of the other cluster removes the first guarantee; the
         // second test evaluates that cluster exactly and still proves it.
         p.centroids[1] = -1.0;
         b.moved(&p.centroids, 1);
-        assert!(b.predicts_stay(0, 0, 1.0, &p, 1.0, &data, &mut row));
+        assert!(b.proves_stay(0, 0, 1.0, &p, 1.0, &data, &mut row).is_some());
         // The other centroid right next to the point: it would move.
         p.centroids[1] = p.centroids[0] - 0.04;
         b.moved(&p.centroids, 1);
-        assert!(!b.predicts_stay(0, 0, 1.0, &p, 1.0, &data, &mut row));
+        assert!(b.proves_stay(0, 0, 1.0, &p, 1.0, &data, &mut row).is_none());
         // Too many checkpoints later the bounds are forgotten.
         // In a new checkpoint (the old one remembers how far cluster 1 went).
         p.centroids[1] = 6.0;
         b.moved(&p.centroids, 1);
         b.at_position(b.interval, &p.centroids);
         b.record(0, 0, 0.0025, 25.0);
-        assert!(b.predicts_stay(0, 0, 1.0, &p, 1.0, &data, &mut row));
+        assert!(b.proves_stay(0, 0, 1.0, &p, 1.0, &data, &mut row).is_some());
         for pos in 2..=b.ring.len() + 1 {
             b.at_position(pos * b.interval, &p.centroids);
         }
-        assert!(!b.predicts_stay(0, 0, 1.0, &p, 1.0, &data, &mut row));
+        assert!(b.proves_stay(0, 0, 1.0, &p, 1.0, &data, &mut row).is_none());
     }
 }

@@ -135,9 +135,7 @@ pub(crate) fn sweep_columns<T: Scalar>(
     let (moves, evaluated) = dispatch_sweep(p, data, order, factor, &mut bounds);
     bounds.end_sweep(&p.centroids);
     cache.bounds = (!bounds.is_off()).then_some(bounds);
-    cache.rate = (moves as f64 / evaluated.max(1) as f64).max(1e-6);
-    cache.moved_share = moves as f64 / order.len().max(1) as f64;
-    cache.evaluated = evaluated;
+    cache.count_sweep(moves, evaluated, order.len());
     moves
 }
 

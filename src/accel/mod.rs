@@ -110,6 +110,15 @@ pub(crate) struct Cache {
 }
 
 impl Cache {
+    /// Records a finished sweep over `positions` positions that evaluated
+    /// `evaluated` points and moved `moves`: what the next sweep's choice of
+    /// kernel, bounds and block sizes reads.
+    pub fn count_sweep(&mut self, moves: usize, evaluated: usize, positions: usize) {
+        self.rate = (moves as f64 / evaluated.max(1) as f64).max(1e-6);
+        self.moved_share = moves as f64 / positions.max(1) as f64;
+        self.evaluated = evaluated;
+    }
+
     /// Takes `share` as the share of points the last sweep moved (and of
     /// evaluated points that moved), before any sweep ran: the first
     /// sweep then keeps bounds, chooses its kernel and sizes its blocks

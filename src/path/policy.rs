@@ -93,7 +93,7 @@ pub(super) fn fitted_ks(
 /// path's own steps at that `k` many times over, and would make the path
 /// cost more than a fit at every `k` of its range; one restart still
 /// gives each such `k` a second, independent draw beside the path's own
-/// splits and merges (see benches/journal/issue-62.md).
+/// splits and merges.
 pub(super) fn searched_fits(given_n_init: bool, (n, d): (usize, usize), k_top: usize) -> bool {
     given_n_init || defaults::is_small(n, d, k_top)
 }

@@ -179,8 +179,10 @@ pub(super) fn decide_at_snapshot<const WEIGHTED: bool>(
     let own = weighting.own(p, r, own_dist, factor);
     let (e, half) = (weighting.bound(panel, row_a), panel.half_scale2());
     let lower = (m - e) / half;
+    // `prepare` costs candidates exactly where the screen cannot show the
+    // point stays (`m − e` below its own cost), and only there.
     match best {
-        Some((cost, j)) if m - e < weighting.up(own) * half => Decision {
+        Some((cost, j)) => Decision {
             to: (cost < own).then_some(j),
             own_dist,
             lower: lower.min(weighting.down(cost)),

@@ -57,7 +57,7 @@ impl Block {
             let i = order[pos];
             let (r, w) = (p.labels[i], data.weight(i));
             if may_leave(&p.counts, &p.weights, r, w)
-                && !bounds.predicts_stay(i, r, w, p, factor, data, row)
+                && bounds.proves_stay(i, r, w, p, factor, data, row).is_none()
             {
                 self.members.push(pos);
                 self.points.push(i);

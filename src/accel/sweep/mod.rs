@@ -81,14 +81,26 @@ pub(super) struct Live {
     clean_start: bool,
 }
 
+/// The screen's join weight of a cluster of `count` points, as `f32`.
+#[inline(always)]
+pub(super) fn join_weight32(count: usize) -> f32 {
+    join_weight(1.0, count as f64) as f32
+}
+
+/// [`join_weight32`] of every cluster, padded with 1 to whole panels.
+pub(super) fn join_weights32(counts: &[usize]) -> Vec<f32> {
+    let mut w: Vec<f32> = counts.iter().map(|&c| join_weight32(c)).collect();
+    w.resize(
+        counts.len().div_ceil(super::panel::W) * super::panel::W,
+        1.0,
+    );
+    w
+}
+
 impl Live {
     fn new(counts: &[usize]) -> Self {
         let k = counts.len();
-        let mut w: Vec<f32> = counts
-            .iter()
-            .map(|&c| join_weight(1.0, c as f64) as f32)
-            .collect();
-        w.resize(k.div_ceil(super::panel::W) * super::panel::W, 1.0);
+        let w = join_weights32(counts);
         Live {
             point_w: vec![1.0; w.len()],
             w,
@@ -144,7 +156,7 @@ impl Live {
     }
 
     fn touch(&mut self, j: usize, counts: &[usize]) {
-        self.w[j] = join_weight(1.0, counts[j] as f64) as f32;
+        self.w[j] = join_weight32(counts[j]);
         if self.h[j] != f32::INFINITY {
             self.h[j] = f32::INFINITY;
             self.dirty.push(j);
@@ -304,9 +316,7 @@ fn sweep_body<T: Scalar>(
         }
         std::mem::swap(&mut cur, &mut next);
     }
-    cache.rate = (moves as f64 / evaluated.max(1) as f64).max(1e-6);
-    cache.moved_share = moves as f64 / order.len().max(1) as f64;
-    cache.evaluated = evaluated;
+    cache.count_sweep(moves, evaluated, order.len());
     moves
 }
 

@@ -39,14 +39,14 @@
 
 use super::super::block::gather;
 use super::super::bounds::Bounds;
-use super::super::panel::{Panel, W};
+use super::super::panel::Panel;
 use super::super::Cache;
 use super::decide::{
     decide_at_snapshot, decide_exactly, point_factors, prepare, Row, Weighting, UNIT,
 };
-use super::{keeps_bounds, sweep_bounds, LOOKAHEAD};
+use super::{join_weight32, join_weights32, keeps_bounds, sweep_bounds, LOOKAHEAD};
 use crate::data::{sq_dist, Data, Scalar};
-use crate::move_rule::{join_weight, may_leave, still_moves};
+use crate::move_rule::{may_leave, still_moves};
 use crate::partition::Partition;
 use crate::rounds::RoundPlan;
 use rayon::prelude::*;
@@ -133,9 +133,7 @@ pub(crate) fn sweep_rounds<T: Scalar>(
     let (moves, evaluated) = dispatch_rounds(p, data, order, factor, &mut bounds);
     bounds.end_sweep(&p.centroids);
     cache.bounds = (!bounds.is_off()).then_some(bounds);
-    cache.rate = (moves as f64 / evaluated.max(1) as f64).max(1e-6);
-    cache.moved_share = moves as f64 / order.len().max(1) as f64;
-    cache.evaluated = evaluated;
+    cache.count_sweep(moves, evaluated, order.len());
     moves
 }
 
@@ -153,12 +151,7 @@ fn rounds_body<T: Scalar>(
     let (k, d, n) = (p.k, p.d, order.len());
     let mut panel = Panel::default();
     panel.pack(&p.centroids, k, d, data.max_abs_shifted());
-    let mut join_w: Vec<f32> = p
-        .counts
-        .iter()
-        .map(|&c| join_weight(1.0, c as f64) as f32)
-        .collect();
-    join_w.resize(k.div_ceil(W) * W, 1.0);
+    let mut join_w = join_weights32(&p.counts);
     let mut outcomes = Vec::new();
     let mut applying = Applying {
         row: vec![0.0; d],
@@ -201,7 +194,7 @@ fn rounds_body<T: Scalar>(
         // The next round's snapshot: only the clusters this one changed.
         let touched = &mut applying.touched;
         for &j in touched.iter() {
-            join_w[j] = join_weight(1.0, p.counts[j] as f64) as f32;
+            join_w[j] = join_weight32(p.counts[j]);
             applying.is_touched[j] = false;
         }
         if !panel.refresh_clusters(&p.centroids, touched.iter().copied()) {
