@@ -156,6 +156,11 @@ impl<St: Clone> Search<St> {
         let k = params.k();
         let mode = match params.n_init() {
             NInit::Count(count) => Mode::Count(count),
+            // Where size bounds bind, independent restarts
+            // ([`defaults::bounded_restarts`]).
+            NInit::Auto if params.size_bounds(n).is_some() => {
+                Mode::Count(defaults::bounded_restarts(n, d, k))
+            }
             NInit::Auto => Mode::Population(Plan {
                 budget: defaults::auto_budget(n, d, k),
                 population: AUTO_POPULATION,

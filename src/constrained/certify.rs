@@ -19,7 +19,7 @@
 //! evaluated against the same centroids.
 
 use super::clusters::Clusters;
-use super::descent::swap_change;
+use super::descent::swap_change_at;
 use super::gains::{floor, Gains};
 use super::points::Points;
 use rayon::prelude::*;
@@ -136,6 +136,9 @@ pub(crate) fn certify<P: Points, G: Gains>(c: &mut Clusters, points: &P) -> usiz
             let by_value = |p: &Part, q: &Part| p.value.total_cmp(&q.value).then(p.row.cmp(&q.row));
             xs.sort_by(by_value);
             ys.sort_by(by_value);
+            // The rows of `B`'s distances to `A` and `B`, computed when
+            // first asked and kept until a swap moves the two centroids.
+            let mut y_dists: Vec<Option<(f64, f64)>> = vec![None; ys.len()];
             for x in &xs {
                 if c.labels[x.row] != a {
                     continue;
@@ -143,14 +146,21 @@ pub(crate) fn certify<P: Points, G: Gains>(c: &mut Clusters, points: &P) -> usiz
                 let xa = c.distance(points, x.row, a, &mut buf);
                 let xb = c.distance(points, x.row, b, &mut buf);
                 let mut best: Option<(f64, usize)> = None;
-                for y in ys
+                for (y, cached) in ys
                     .iter()
-                    .take_while(|y| x.value + y.value < 0.0 || x.value == f64::NEG_INFINITY)
+                    .zip(y_dists.iter_mut())
+                    .take_while(|(y, _)| x.value + y.value < 0.0 || x.value == f64::NEG_INFINITY)
                 {
                     if c.labels[y.row] != b {
                         continue;
                     }
-                    let change = swap_change::<P, G>(c, points, x.row, y.row, (xa, xb), &mut buf);
+                    let yd = *cached.get_or_insert_with(|| {
+                        (
+                            c.distance(points, y.row, a, &mut buf),
+                            c.distance(points, y.row, b, &mut buf),
+                        )
+                    });
+                    let change = swap_change_at::<P, G>(c, points, x.row, y.row, (xa, xb), yd);
                     if let Some(change) = change.filter(|ch| ch.taken(1.0, screens.floor)) {
                         let excess = change.excess(1.0);
                         if best.is_none_or(|(e, _)| excess < e) {
@@ -161,6 +171,7 @@ pub(crate) fn certify<P: Points, G: Gains>(c: &mut Clusters, points: &P) -> usiz
                 if let Some((_, y)) = best {
                     c.move_point(points, x.row, b, &mut buf);
                     c.move_point(points, y, a, &mut buf);
+                    y_dists.iter_mut().for_each(|v| *v = None);
                     moved += 2;
                 }
             }

@@ -221,12 +221,24 @@ pub(crate) fn swap_change<P: Points, G: Gains>(
     points: &P,
     x: usize,
     y: usize,
-    (xa, xb): (f64, f64),
+    x_dists: (f64, f64),
     buf: &mut [f64],
 ) -> Option<Change> {
     let (a, b) = (c.labels[x], c.labels[y]);
-    let ya = c.distance(points, y, a, buf);
-    let yb = c.distance(points, y, b, buf);
+    let y_dists = (c.distance(points, y, a, buf), c.distance(points, y, b, buf));
+    swap_change_at::<P, G>(c, points, x, y, x_dists, y_dists)
+}
+
+/// [`swap_change`] with `y`'s distances to `A` and `B` given too.
+pub(crate) fn swap_change_at<P: Points, G: Gains>(
+    c: &Clusters,
+    points: &P,
+    x: usize,
+    y: usize,
+    (xa, xb): (f64, f64),
+    (ya, yb): (f64, f64),
+) -> Option<Change> {
+    let (a, b) = (c.labels[x], c.labels[y]);
     let pair = points.pair_sq_dist(x, y);
     let (sa, sb) = (c.side(a), c.side(b));
     G::swap(

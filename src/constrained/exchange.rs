@@ -30,9 +30,12 @@
 //! row whose weight is all its cluster's is never moved, so no cluster is
 //! left without weight.
 //!
-//! Cycles are found by Bellman–Ford from every node at once (`O(k³)` each);
-//! the costs of every row in every cluster are kept (`n × k` numbers), so
-//! that after a cycle only the arcs out of its clusters are recomputed.
+//! Cycles are found by Bellman–Ford from every node at once, stopped at the
+//! first round whose predecessors close cycles (`O(k²)` a round; the
+//! cycles of one search share no cluster and are taken together); the
+//! costs of every row in every cluster are kept (`n × k` numbers), so that
+//! after a search only the arcs out of the clusters it moved rows between
+//! are recomputed.
 
 use super::clusters::Clusters;
 use super::gains::{floor, not_positive, Gains, MOVE_MARGIN};
@@ -81,67 +84,32 @@ pub(crate) fn exchange<P: Points, G: Gains>(
         });
     let mut labels = c.labels.clone();
     let mut counts = c.counts.clone();
-    let mut weights = c.weights.clone();
-    let mut members: Vec<Vec<usize>> = vec![Vec::new(); k];
-    for (i, &l) in labels.iter().enumerate() {
-        members[l].push(i);
-    }
-    let weight_floor: Vec<f64> = (0..n).map(|i| points.weight(i) * floor).collect();
-    let arcs_from = |a: usize, members: &[usize], weight: f64, out: &mut [Option<Arc>]| {
-        out.iter_mut().for_each(|v| *v = None);
-        for &i in members {
-            let w = points.weight(i);
-            // Its cluster's only weight: it stays (module documentation).
-            if not_positive(weight - w) {
-                continue;
-            }
-            let row = &costs[i * k..(i + 1) * k];
-            for (b, slot) in out.iter_mut().enumerate() {
-                if b == a {
-                    continue;
-                }
-                let cost = row[b] - row[a] + MOVE_MARGIN * (row[b] + row[a]) + weight_floor[i];
-                if slot.is_none_or(|s| cost < s.cost) {
-                    *slot = Some(Arc { cost, row: i });
-                }
-            }
-        }
-    };
-    let mut arcs: Vec<Option<Arc>> = vec![None; k * k];
-    for a in 0..k {
-        arcs_from(a, &members[a], weights[a], &mut arcs[a * k..(a + 1) * k]);
-    }
+    let mut graph = Graph::new(points, &costs, k, floor, &labels, c.weights.clone());
     let mut moved = 0;
-    // Each cycle lowers the fixed-centroid objective; the cap only guards
-    // against rounding beyond the margins.
+    // Each search's cycles lower the fixed-centroid objective; the cap only
+    // guards against rounding beyond the margins.
     for _ in 0..n {
-        let Some(cycle) = negative_cycle(&arcs, &counts, bounds, k) else {
+        let cycles = negative_cycles(&graph.arcs, &counts, bounds, k);
+        if cycles.is_empty() {
             break;
-        };
-        let mut touched = Vec::with_capacity(cycle.len());
-        // The slack node's arcs move no row; they change the counts of the
-        // clusters at the ends of a path, which the moves record.
-        for &(a, b) in cycle.iter().filter(|&&(a, b)| a < k && b < k) {
-            let Some(arc) = arcs[a * k + b] else {
-                continue;
-            };
-            let (i, w) = (arc.row, points.weight(arc.row));
+        }
+        // The cycles share no cluster, so their rows are distinct and each
+        // cluster's count changes by at most one: they are taken together,
+        // every row read before any moves (a move changes its clusters'
+        // arcs). The slack node's arcs move no row; they change the counts
+        // of the clusters at the ends of a path, which the moves record.
+        let moves: Vec<(usize, usize, usize)> = cycles
+            .into_iter()
+            .flatten()
+            .filter(|&(a, b)| a < k && b < k)
+            .filter_map(|(a, b)| graph.arcs[a * k + b].map(|arc| (arc.row, a, b)))
+            .collect();
+        for (i, a, b) in moves {
             labels[i] = b;
             counts[a] -= 1;
             counts[b] += 1;
-            weights[a] -= w;
-            weights[b] += w;
-            members[a].retain(|&r| r != i);
-            members[b].push(i);
+            graph.move_row(i, a, b);
             moved += 1;
-            touched.push(a);
-            touched.push(b);
-        }
-        touched.sort_unstable();
-        touched.dedup();
-        for &a in &touched {
-            members[a].sort_unstable();
-            arcs_from(a, &members[a], weights[a], &mut arcs[a * k..(a + 1) * k]);
         }
     }
     if moved > 0 {
@@ -151,16 +119,154 @@ pub(crate) fn exchange<P: Points, G: Gains>(
     moved
 }
 
-/// A cycle of negative total cost in the graph of the clusters and the
-/// slack node `k` (module documentation), as its arcs `(from, to)`; `None`
-/// where there is none. Bellman–Ford from every node at once, in a fixed
-/// order (the same cycle for the same arcs).
-fn negative_cycle(
+/// The arcs between the clusters at fixed centroids, kept current as rows
+/// move: the arc `a → b` is the cheapest move of a row of `a` to `b`, its
+/// cost raised by the margins, ties to the lowest row index (so the arcs do
+/// not depend on the order rows moved in), `None` where `a` has no row that
+/// may leave.
+struct Graph<'g, P> {
+    points: &'g P,
+    /// Every row's cost in every cluster (`n × k`).
+    costs: &'g [f64],
+    k: usize,
+    /// The absolute part of each row's margin ([`floor`] times its weight).
+    weight_floor: Vec<f64>,
+    /// Each cluster's rows, in no particular order, and each row's place
+    /// in its cluster's list.
+    members: Vec<Vec<usize>>,
+    place: Vec<usize>,
+    weights: Vec<f64>,
+    arcs: Vec<Option<Arc>>,
+}
+
+impl<'g, P: Points> Graph<'g, P> {
+    fn new(
+        points: &'g P,
+        costs: &'g [f64],
+        k: usize,
+        floor: f64,
+        labels: &[usize],
+        weights: Vec<f64>,
+    ) -> Self {
+        let n = labels.len();
+        let mut members: Vec<Vec<usize>> = vec![Vec::new(); k];
+        let mut place = vec![0; n];
+        for (i, &l) in labels.iter().enumerate() {
+            place[i] = members[l].len();
+            members[l].push(i);
+        }
+        let mut graph = Graph {
+            points,
+            costs,
+            k,
+            weight_floor: (0..n).map(|i| points.weight(i) * floor).collect(),
+            members,
+            place,
+            weights,
+            arcs: vec![None; k * k],
+        };
+        for a in 0..k {
+            graph.scan(a, None);
+        }
+        graph
+    }
+
+    /// The cost, margins included, of moving row `i` from `a` to `b`.
+    fn cost(&self, i: usize, a: usize, b: usize) -> f64 {
+        let row = &self.costs[i * self.k..(i + 1) * self.k];
+        row[b] - row[a] + MOVE_MARGIN * (row[b] + row[a]) + self.weight_floor[i]
+    }
+
+    /// Whether row `i` of cluster `a` may leave it: not where it holds all
+    /// of the cluster's weight (module documentation).
+    fn may_leave(&self, i: usize, a: usize) -> bool {
+        !not_positive(self.weights[a] - self.points.weight(i))
+    }
+
+    /// Whether some row of `a` may not leave it.
+    fn holds_back(&self, a: usize) -> bool {
+        self.members[a].iter().any(|&i| !self.may_leave(i, a))
+    }
+
+    /// Row `i` of `a` offered as the arc `a → b`.
+    fn offer(&mut self, i: usize, a: usize, b: usize) {
+        let cost = self.cost(i, a, b);
+        let slot = &mut self.arcs[a * self.k + b];
+        if slot.is_none_or(|s| cost < s.cost || (cost == s.cost && i < s.row)) {
+            *slot = Some(Arc { cost, row: i });
+        }
+    }
+
+    /// The arcs out of `a` from its rows: towards `only`, or every other
+    /// cluster.
+    fn scan(&mut self, a: usize, only: Option<usize>) {
+        let targets: Vec<usize> = match only {
+            Some(b) => vec![b],
+            None => (0..self.k).filter(|&b| b != a).collect(),
+        };
+        for &b in &targets {
+            self.arcs[a * self.k + b] = None;
+        }
+        for at in 0..self.members[a].len() {
+            let i = self.members[a][at];
+            if self.may_leave(i, a) {
+                for &b in &targets {
+                    self.offer(i, a, b);
+                }
+            }
+        }
+    }
+
+    /// Row `i` moved from `a` to `b`; the arcs out of both made current.
+    /// Only the arcs `i` held are searched again in `a`, and `b`'s are
+    /// offered `i`, unless a row's right to leave changed with the weights
+    /// (then the cluster's arcs are all recomputed).
+    fn move_row(&mut self, i: usize, a: usize, b: usize) {
+        let w = self.points.weight(i);
+        let b_held_back = self.holds_back(b);
+        let at = self.place[i];
+        self.members[a].swap_remove(at);
+        if let Some(&last) = self.members[a].get(at) {
+            self.place[last] = at;
+        }
+        self.place[i] = self.members[b].len();
+        self.members[b].push(i);
+        self.weights[a] -= w;
+        self.weights[b] += w;
+        if self.holds_back(a) {
+            self.scan(a, None);
+        } else {
+            for t in (0..self.k).filter(|&t| t != a) {
+                if self.arcs[a * self.k + t].is_some_and(|arc| arc.row == i) {
+                    self.scan(a, Some(t));
+                }
+            }
+        }
+        if b_held_back || self.holds_back(b) {
+            self.scan(b, None);
+        } else {
+            for t in (0..self.k).filter(|&t| t != b) {
+                self.offer(i, b, t);
+            }
+        }
+    }
+}
+
+/// Cycles of negative total cost in the graph of the clusters and the
+/// slack node `k` (module documentation), each as its arcs `(from, to)`;
+/// none where the graph has none. Bellman–Ford from every node at once, in
+/// a fixed order (the same cycles for the same arcs); after each round the
+/// graph of the latest predecessors is searched for cycles, which appear
+/// there long before the `k + 1` rounds that prove one exists. A cycle of
+/// predecessors has negative total cost in exact arithmetic; each is summed
+/// afresh and kept only where that sum is below 0. The cycles of a graph
+/// with one predecessor per node share no node.
+fn negative_cycles(
     arcs: &[Option<Arc>],
     counts: &[usize],
     bounds: &SizeBounds,
     k: usize,
-) -> Option<Vec<(usize, usize)>> {
+) -> Vec<Vec<(usize, usize)>> {
     let slack = k;
     let nodes = k + 1;
     let weight = |u: usize, v: usize| -> Option<f64> {
@@ -175,44 +281,70 @@ fn negative_cycle(
     };
     let mut dist = vec![0.0f64; nodes];
     let mut pred: Vec<Option<usize>> = vec![None; nodes];
-    let mut last = None;
     for _ in 0..nodes {
-        last = None;
+        let mut relaxed = false;
         for u in 0..nodes {
             for v in (0..nodes).filter(|&v| v != u) {
                 if let Some(w) = weight(u, v) {
                     if dist[u] + w < dist[v] {
                         dist[v] = dist[u] + w;
                         pred[v] = Some(u);
-                        last = Some(v);
+                        relaxed = true;
                     }
                 }
             }
         }
-        last?;
-    }
-    // Still relaxing after `nodes` rounds: walking back `nodes` steps from
-    // the last node relaxed lands on a cycle.
-    let mut v = last?;
-    for _ in 0..nodes {
-        v = pred[v]?;
-    }
-    let start = v;
-    let mut cycle = Vec::new();
-    let mut at = start;
-    loop {
-        let u = pred[at]?;
-        cycle.push((u, at));
-        at = u;
-        if at == start {
-            break;
+        if !relaxed {
+            return Vec::new();
+        }
+        let cycles: Vec<_> = predecessor_cycles(&pred)
+            .into_iter()
+            .filter(|cycle| {
+                let total: f64 = cycle
+                    .iter()
+                    .map(|&(u, v)| weight(u, v).unwrap_or(f64::INFINITY))
+                    .sum();
+                total < 0.0
+            })
+            .collect();
+        if !cycles.is_empty() {
+            return cycles;
         }
     }
-    cycle.reverse();
-    // Its cost summed afresh: taken only where it is below 0.
-    let total: f64 = cycle
-        .iter()
-        .map(|&(u, v)| weight(u, v).unwrap_or(f64::INFINITY))
-        .sum();
-    (total < 0.0).then_some(cycle)
+    Vec::new()
+}
+
+/// The cycles of the graph whose arcs are `pred[v] → v`, each as its arcs
+/// in order along the cycle, found by walking back from every node once.
+fn predecessor_cycles(pred: &[Option<usize>]) -> Vec<Vec<(usize, usize)>> {
+    let nodes = pred.len();
+    // The walk that first reached each node (`usize::MAX`: none yet).
+    let mut walk = vec![usize::MAX; nodes];
+    let mut cycles = Vec::new();
+    for start in 0..nodes {
+        let mut v = start;
+        while walk[v] == usize::MAX {
+            walk[v] = start;
+            match pred[v] {
+                Some(u) => v = u,
+                None => break,
+            }
+        }
+        // Back on a node of this walk: it closes a cycle through `v`.
+        if walk[v] == start && pred[v].is_some() {
+            let mut cycle = Vec::new();
+            let mut at = v;
+            loop {
+                let u = pred[at].unwrap_or(at);
+                cycle.push((u, at));
+                at = u;
+                if at == v {
+                    break;
+                }
+            }
+            cycle.reverse();
+            cycles.push(cycle);
+        }
+    }
+    cycles
 }

@@ -126,6 +126,10 @@ enum Stage {
     /// The bounded assignment step ([`exchange`]); the field counts exact
     /// steps so far.
     Exchange(usize),
+    /// Lloyd's algorithm with bounds, before the sweeps: the assignment
+    /// step, then the centroids moved to the new means; the field counts
+    /// its steps.
+    Lloyd(usize),
     Done,
 }
 
@@ -160,10 +164,10 @@ impl Descent {
         let labels = start::feasible_labels(points, centres, &bounds);
         let clusters = Clusters::from_labels::<P, G>(points, bounds.k(), labels);
         let objective = clusters.objective::<P, G>(points);
-        let stage = match (settings.factors.is_empty(), settings.descend) {
-            (false, _) => Stage::Relaxed(0),
-            (true, true) => Stage::Exact(0),
-            (true, false) => Stage::Done,
+        let stage = if settings.factors.is_empty() && !settings.descend {
+            Stage::Done
+        } else {
+            Stage::Lloyd(0)
         };
         Descent {
             clusters,
@@ -225,10 +229,8 @@ impl Descent {
                 certify::certify::<P, G>(&mut self.clusters, points),
                 Some(s),
             ),
-            Stage::Exchange(s) => {
-                let moved = exchange::exchange::<P, G>(&mut self.clusters, points, &self.bounds);
-                (moved, Some(s))
-            }
+            Stage::Exchange(s) => (self.exchange::<P, G>(points), Some(s)),
+            Stage::Lloyd(_) => (self.exchange::<P, G>(points), None),
         };
         self.clusters.recompute(points);
         let objective = self.clusters.objective::<P, G>(points);
@@ -243,6 +245,17 @@ impl Descent {
                         && previous - objective <= self.settings.tol * objective))
         };
         self.stage = match (self.stage, exact) {
+            // Lloyd's steps until one moves nothing (or settles), at most
+            // `cap` of them; then the schedule's sweeps.
+            (Stage::Lloyd(t), _) => {
+                if moved > 0 && !settled(moved) && t + 1 < self.settings.cap {
+                    Stage::Lloyd(t + 1)
+                } else if !self.settings.factors.is_empty() {
+                    Stage::Relaxed(0)
+                } else {
+                    Stage::Exact(0)
+                }
+            }
             (Stage::Relaxed(t), _) => {
                 if t + 1 < self.settings.factors.len() && moved > 0 {
                     Stage::Relaxed(t + 1)
@@ -268,6 +281,12 @@ impl Descent {
                 } else {
                     match stage {
                         Stage::Exact(_) => Stage::Exchange(s + 1),
+                        // With a tolerance the descent ends here (module
+                        // documentation).
+                        Stage::Exchange(_) if self.settings.tol > 0.0 => {
+                            self.converged = true;
+                            Stage::Done
+                        }
                         Stage::Exchange(_) => Stage::Check(s + 1),
                         _ => {
                             self.converged = true;
@@ -279,6 +298,10 @@ impl Descent {
             (stage, None) => stage,
         };
         Step { moved, objective }
+    }
+
+    fn exchange<P: Points, G: Gains>(&mut self, points: &P) -> usize {
+        exchange::exchange::<P, G>(&mut self.clusters, points, &self.bounds)
     }
 
     fn sweep<P: Points, G: Gains>(&mut self, points: &P, order: &[usize], factor: f64) -> usize {

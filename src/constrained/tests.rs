@@ -397,8 +397,8 @@ fn every_start_meets_its_bounds_and_gives_every_cluster_weight() {
     }
 }
 
-/// Every transfer the bounds allow and every swap, by brute force: none
-/// lowers `loss` by more than the margin's share of it.
+/// Every transfer the bounds allow and (with `swaps`) every swap, by brute
+/// force: none lowers `loss` by more than the margin's share of it.
 fn assert_local_optimum(
     x: &Array2<f64>,
     w: &[f64],
@@ -406,6 +406,7 @@ fn assert_local_optimum(
     k: usize,
     bounds: &SizeBounds,
     loss: Loss,
+    swaps: bool,
 ) {
     let n = labels.len();
     let now = loss(x, w, labels, k);
@@ -430,7 +431,7 @@ fn assert_local_optimum(
                 moved[i] = a;
             }
         }
-        for y in (0..n).filter(|&y| labels[y] != a) {
+        for y in (0..n).filter(|&y| swaps && labels[y] != a) {
             let b = labels[y];
             if weight[a] - w[i] + w[y] > 0.0 && weight[b] - w[y] + w[i] > 0.0 {
                 moved[i] = b;
@@ -448,8 +449,9 @@ fn assert_local_optimum(
 }
 
 /// A descent of `G` on `points` (the rows of `x`) from centres at random
-/// rows, to its end: it ends converged, at a local optimum under transfers
-/// and swaps, within the bounds, its objective that of its labels.
+/// rows, to its end: it ends converged, within the bounds, at a fixed point
+/// of the assignment step, at a local optimum under transfers and (without
+/// a tolerance) swaps, its objective that of its labels.
 #[allow(clippy::too_many_arguments)]
 fn check_descent<P: Points, G: Gains>(
     x: &Array2<f64>,
@@ -471,6 +473,8 @@ fn check_descent<P: Points, G: Gains>(
             row
         })
         .collect();
+    // Every fifth case with a tolerance: no exhaustive check then.
+    let tol = if case % 5 == 4 { 1e-15 } else { 0.0 };
     let settings = Settings {
         factors: if case % 4 == 1 {
             vec![1.4, 1.2]
@@ -479,7 +483,7 @@ fn check_descent<P: Points, G: Gains>(
         },
         descend: true,
         cap: 1000,
-        tol: 0.0,
+        tol,
     };
     let mut descent = Descent::start::<P, G>(points, &centres, bounds.clone(), settings);
     let mut order: Vec<usize> = (0..n).collect();
@@ -498,7 +502,7 @@ fn check_descent<P: Points, G: Gains>(
             "case {case}"
         );
     }
-    assert_local_optimum(x, w, descent.labels(), k, bounds, loss);
+    assert_local_optimum(x, w, descent.labels(), k, bounds, loss, tol == 0.0);
     // A fixed point of the assignment step too: at its own centroids no
     // cycle of moves within the bounds pays.
     let mut end = Clusters::from_labels::<P, G>(points, k, descent.labels().to_vec());
@@ -594,7 +598,7 @@ fn check_certify<P: Points, G: Gains>(
         min: sizes.clone(),
         max: sizes,
     };
-    assert_local_optimum(x, w, &c.labels, k, &fixed, loss);
+    assert_local_optimum(x, w, &c.labels, k, &fixed, loss, true);
     taken
 }
 

@@ -153,6 +153,32 @@ pub fn auto_budget(n: usize, d: usize, k: usize) -> f64 {
         .clamp(AUTO_FIXED_WORK_LARGE, AUTO_FIXED_WORK);
     (fixed / pass_work(n, d, k)).max(AUTO_PASSES)
 }
+/// The most restarts `n_init = "auto"` runs where size bounds bind: as
+/// many as k-means-constrained's default, the solver a bounded fit
+/// replaces. Balanced bounds block most transfers, so a bounded descent
+/// ends in a poor local optimum far more often than an unconstrained one,
+/// and merge-split refinement, whose gains let one unconstrained restart
+/// suffice on large problems, cannot keep the bounds: independent restarts
+/// are what lowers the objective there.
+pub(crate) const BOUNDED_RESTARTS: usize = 10;
+/// The multiply-adds of one pass (`n·d·k`) times the restarts, up to which
+/// a bounded fit runs [`BOUNDED_RESTARTS`]: `2^28`, a few tenths of a
+/// second of distances. Beyond, the count falls as `1/(n·d·k)` to one.
+pub(crate) const BOUNDED_WORK: f64 = (1u64 << 28) as f64;
+/// The restarts `n_init = "auto"` runs where size bounds bind, for `n`
+/// rows of `d` features and `k` clusters: `2^28 / (n·d·k)`, at least one
+/// and at most [`BOUNDED_RESTARTS`].
+///
+/// ```
+/// use smartigan::defaults;
+/// assert_eq!(defaults::bounded_restarts(20_000, 16, 26), 10);
+/// assert_eq!(defaults::bounded_restarts(50_000, 32, 50), 3);
+/// assert_eq!(defaults::bounded_restarts(100_000, 384, 256), 1);
+/// ```
+pub fn bounded_restarts(n: usize, d: usize, k: usize) -> usize {
+    let size = (n as f64 * d as f64 * k as f64).max(1.0);
+    ((BOUNDED_WORK / size).floor() as usize).clamp(1, BOUNDED_RESTARTS)
+}
 /// Restarts of `n_init = "auto"` before children, and its most members.
 pub(crate) const AUTO_POPULATION: usize = 4;
 /// Children of one generation of `n_init = "auto"`, at most.
