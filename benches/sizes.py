@@ -102,7 +102,7 @@ def kmc(x: np.ndarray, k: int, seed: int, limit: float) -> Optional[Dict[str, An
 
 
 def run_cell(name: str, x: np.ndarray, k: int, seeds: List[int], limit: float, peer: bool,
-             log: Any, starts: Optional[int] = None) -> Dict[str, Any]:
+             log: Any) -> Dict[str, Any]:
     n = len(x)
     lo, hi = balanced(n, k)
     cell: Dict[str, Any] = dict(name=name, n=n, d=x.shape[1], k=k, dtype=str(x.dtype), bounds=[lo, hi], runs=[])
@@ -111,10 +111,6 @@ def run_cell(name: str, x: np.ndarray, k: int, seeds: List[int], limit: float, p
         b = ours(x, k, s, size_min="balanced", size_max="balanced")
         row["ours"] = dict(time=b["time"], sse=sse(x, b["labels"], k), met=check_sizes(b["labels"], k, lo, hi),
                            restarts=b["restarts"], converged=b["converged"])
-        if starts is not None:
-            b = ours(x, k, s, size_min="balanced", size_max="balanced", n_init=starts)
-            row["ours_starts"] = dict(time=b["time"], sse=sse(x, b["labels"], k), n_init=starts,
-                                      met=check_sizes(b["labels"], k, lo, hi))
         f = ours(x, k, s)
         row["free"] = dict(time=f["time"], sse=sse(x, f["labels"], k),
                            smallest=int(np.bincount(f["labels"], minlength=k).min()),
@@ -174,10 +170,10 @@ def render(report: Dict[str, Any]) -> str:
            "cluster means, recomputed here from each tool's labels. Times: medians over the seeds of one call "
            "each; k-means-constrained with its defaults (10 k-means++ starts, up to 300 iterations, each a "
            "min-cost-flow assignment), stopped after the time limit where it had not finished.", "",
-           "| cell | n × d, k | smartigan balanced: time (s) | objective | bounds met | k-means-constrained: time (s) "
+           "| cell | n × d, k | smartigan balanced: time (s) | restarts | objective | bounds met | k-means-constrained: time (s) "
            "| objective vs smartigan's | bounds met | time ratio (k-m-c / smartigan) | unconstrained default: "
            "time (s), objective vs balanced, cluster sizes |",
-           "|---|---|---:|---:|---|---:|---:|---|---:|---|"]
+           "|---|---|---:|---:|---:|---|---:|---:|---|---:|---|"]
     verdicts = []
     for c in report["cells"]:
         runs = c["runs"]
@@ -204,34 +200,14 @@ def render(report: Dict[str, Any]) -> str:
         t_free = median([r["free"]["time"] for r in runs])
         s_free = median([r["free"]["sse"] for r in runs])
         sizes = f"{min(r['free']['smallest'] for r in runs)}–{max(r['free']['largest'] for r in runs)}"
-        out.append(f"| {c['name']} | {c['n']:,} × {c['d']}, {c['k']} | {t_ours:.3f} | {s_ours:.7g} | "
+        restarts = "/".join(str(r["ours"]["restarts"]) for r in runs)
+        out.append(f"| {c['name']} | {c['n']:,} × {c['d']}, {c['k']} | {t_ours:.3f} | {restarts} | {s_ours:.7g} | "
                    f"{'yes' if met else 'NO'} | {kcol} | {t_free:.3f}, {100 * (s_free / s_ours - 1):+.3f} %, "
                    f"{sizes} |")
         if c["name"].startswith("W5"):
             verdicts.append(f"{c['name']}: balanced {t_ours:.2f} s against the unconstrained default's "
                             f"{t_free:.2f} s ({t_ours / t_free:.2f}x; target at most 3x)")
     out += [""]
-    with_starts = [c for c in report["cells"] if c["runs"] and "ours_starts" in c["runs"][0]]
-    if with_starts:
-        starts = with_starts[0]["runs"][0]["ours_starts"]["n_init"]
-        out += [f"## The same number of starts as k-means-constrained (`n_init={starts}`)", "",
-                "| cell | smartigan balanced: time (s) | bounds met | k-means-constrained's objective vs smartigan's "
-                "| time ratio (k-m-c / smartigan) |", "|---|---:|---|---:|---:|"]
-        for c in with_starts:
-            runs = c["runs"]
-            t_s = median([r["ours_starts"]["time"] for r in runs])
-            peers = [r.get("kmc") for r in runs]
-            if all(p is not None for p in peers):
-                rel = [100 * (p["sse"] / r["ours_starts"]["sse"] - 1) for p, r in zip(peers, runs)]
-                t_k = median([p["time"] for p in peers])
-                out.append(f"| {c['name']} | {t_s:.3f} | {'yes' if all(r['ours_starts']['met'] for r in runs) else 'NO'} "
-                           f"| {' / '.join(f'{v:+.3f} %' for v in rel)} | {t_k / t_s:.1f} |")
-                lower = all(r["ours_starts"]["sse"] < p["sse"] * (1 - 1e-12) for p, r in zip(peers, runs))
-                verdicts.append(f"{c['name']} with n_init={starts}: objective "
-                                f"{'lower on every seed' if lower else 'NOT lower on every seed'} "
-                                f"({', '.join(f'{v:+.3f} %' for v in rel)} for k-means-constrained); "
-                                f"k-means-constrained {t_k / t_s:.1f}x smartigan's time")
-        out += [""]
     for c in report.get("cosine", []):
         out += ["## `metric=\"cosine\"` with balanced bounds", "",
                 f"{c['name']} ({c['n']:,} × {c['d']}, k = {c['k']}, seed {c['seed']}): balanced {c['time']:.3f} s, "
@@ -284,14 +260,14 @@ def main() -> None:
     load0 = os.getloadavg()[0]
     cells = []
     blobs = make_blobs(int(20_000 * scale), 16, 50, 11)
-    cells.append(run_cell("blobs", blobs, 50, seeds, args.limit, True, log, starts=10))
+    cells.append(run_cell("blobs", blobs, 50, seeds, args.limit, True, log))
     loose = loose_check(blobs, 50, 0, 3)
     log(f"loose bounds: {loose}")
     for name, k in (("pendigits", 10), ("letter", 26)):
         x = load_mssc(name)
         if args.quick:
             x = x[: len(x) // 10]
-        cells.append(run_cell(name, x, k, seeds, args.limit, True, log, starts=10))
+        cells.append(run_cell(name, x, k, seeds, args.limit, True, log))
     w2 = make_blobs(int(100_000 * scale), 32, 100, 12)
     cells.append(run_cell("W2 recipe", w2, 100, seeds[:1], args.limit, True, log))
     n5 = int(100_000 * (0.02 if args.quick else args.w5_scale))
