@@ -32,10 +32,12 @@
 //!
 //! Cycles are found by Bellman–Ford from every node at once, stopped at the
 //! first round whose predecessors close cycles (`O(k²)` a round; the
-//! cycles of one search share no cluster and are taken together); the
-//! costs of every row in every cluster are kept (`n × k` numbers), so that
-//! after a search only the arcs out of the clusters it moved rows between
-//! are recomputed.
+//! cycles of one search share no cluster and are taken together). Every
+//! row's cost in every cluster is kept (`n × k` numbers), and the arcs are
+//! kept current as rows move: a row leaving `a` sends only the arcs out of
+//! `a` that it held to a search of `a`'s rows, a row joining `b` is offered to the
+//! arcs out of `b`, ties going to the lowest row index, so the arcs are
+//! those a full recomputation would give.
 
 use super::clusters::Clusters;
 use super::gains::{floor, not_positive, Gains, MOVE_MARGIN};
@@ -48,8 +50,8 @@ const TASK: usize = 256;
 
 /// The cheapest move out of one cluster into another: its cost (margins
 /// included) and its row.
-#[derive(Debug, Clone, Copy)]
-struct Arc {
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Arc {
     cost: f64,
     row: usize,
 }
@@ -124,7 +126,7 @@ pub(crate) fn exchange<P: Points, G: Gains>(
 /// cost raised by the margins, ties to the lowest row index (so the arcs do
 /// not depend on the order rows moved in), `None` where `a` has no row that
 /// may leave.
-struct Graph<'g, P> {
+pub(super) struct Graph<'g, P> {
     points: &'g P,
     /// Every row's cost in every cluster (`n × k`).
     costs: &'g [f64],
@@ -135,12 +137,12 @@ struct Graph<'g, P> {
     /// in its cluster's list.
     members: Vec<Vec<usize>>,
     place: Vec<usize>,
-    weights: Vec<f64>,
-    arcs: Vec<Option<Arc>>,
+    pub(super) weights: Vec<f64>,
+    pub(super) arcs: Vec<Option<Arc>>,
 }
 
 impl<'g, P: Points> Graph<'g, P> {
-    fn new(
+    pub(super) fn new(
         points: &'g P,
         costs: &'g [f64],
         k: usize,
@@ -221,7 +223,7 @@ impl<'g, P: Points> Graph<'g, P> {
     /// Only the arcs `i` held are searched again in `a`, and `b`'s are
     /// offered `i`, unless a row's right to leave changed with the weights
     /// (then the cluster's arcs are all recomputed).
-    fn move_row(&mut self, i: usize, a: usize, b: usize) {
+    pub(super) fn move_row(&mut self, i: usize, a: usize, b: usize) {
         let w = self.points.weight(i);
         let b_held_back = self.holds_back(b);
         let at = self.place[i];

@@ -8,38 +8,51 @@
 //! centroids), turned into a first partition as usual; that partition's
 //! centroids are then the centres of a feasible start ([`start`]: greedy
 //! by regret, then repairs that provably end, so that every start meets the
-//! bounds). From there it descends by two moves, each decided from exact
-//! current distances ([`gains`]):
+//! bounds). From there:
 //!
-//! * a **transfer** of one row to another cluster, Hartigan's test with
-//!   weights, allowed only where its cluster stays at or above its minimum
-//!   and the target at or below its maximum;
-//! * a **swap** of two rows between two clusters (sizes unchanged), where
-//!   a row's improving transfer is blocked by a bound ([`descent`]).
+//! 1. **Lloyd's algorithm with bounds**: the **assignment step**
+//!    ([`exchange`]) holds the centroids fixed and moves rows around cycles
+//!    of clusters until the labels are an optimal assignment within the
+//!    bounds for those centroids (what a min-cost-flow assignment gives),
+//!    then the centroids move to the new means; repeated until a step moves
+//!    nothing or gains less than the tolerance. From a greedy start one
+//!    such step moves many rows at once, which a descent by single moves
+//!    would take many sweeps to do.
+//! 2. **Sweeps** of two moves, each decided from exact current distances
+//!    ([`gains`]): a **transfer** of one row to another cluster, Hartigan's
+//!    test with weights, allowed only where its cluster stays at or above
+//!    its minimum and the target at or below its maximum; a **swap** of two
+//!    rows between two clusters (sizes unchanged), where a row's improving
+//!    transfer is blocked by a bound ([`descent`]). Smartigan's schedule
+//!    relaxes both tests by its factor; exact sweeps (factor 1) follow.
+//! 3. Once an exact sweep moves nothing, the assignment step again; where
+//!    it moves rows, the sweeps resume.
+//! 4. Without a tolerance (`tol = 0`, the default where one pass costs at
+//!    most `2^20` multiply-adds), once the assignment step moves nothing an
+//!    exhaustive check ([`certify`]) looks at every pair of rows in
+//!    different clusters; the swaps it finds are taken and the sweeps
+//!    resume, and a check that takes nothing ends the descent. With a
+//!    tolerance the descent ends at the quiet assignment step: the check's
+//!    pairs that its screen cannot rule out grow with the square of the
+//!    clusters' sizes (on unit embeddings, whose distances are all alike,
+//!    it rules out few), so that on larger problems one check costs more
+//!    than the rest of the descent, for gains the tolerance would end
+//!    anyway.
 //!
-//! Smartigan's schedule relaxes both tests by its factor; exact sweeps
-//! (factor 1) follow. Once a sweep moves nothing, the **assignment step**
-//! ([`exchange`]) holds the centroids fixed and moves rows around cycles
-//! of clusters until the labels are an optimal assignment within the
-//! bounds for those centroids (what Lloyd's algorithm with a min-cost-flow
-//! assignment does at each iteration); where it moves rows, the sweeps
-//! resume. Once it moves nothing, an exhaustive check ([`certify`]) looks
-//! at every pair of rows in different clusters; the swaps it finds are
-//! taken and the sweeps resume. The descent ends when a check takes
-//! nothing (or, with a tolerance, when a step gains less than it, or at
-//! the cap on steps).
+//! The descent also ends at the cap on steps.
 //!
 //! **What a result is.** Every clustering a bounded restart holds meets the
-//! bounds exactly (each move keeps them). With `tol = 0`, a restart that
-//! ends converged holds a local optimum under transfers and swaps: no
-//! transfer the bounds allow and no exchange of two rows between clusters
-//! lowers the objective by more than a relative `2^-40` of the terms it is
-//! computed from (the margin of [`gains::MOVE_MARGIN`], against rounding).
-//! Its labels are also a fixed point of Lloyd's algorithm with bounds: an
-//! optimal assignment within the bounds for its own centroids (up to the
-//! same margin, and among the assignments that move no row holding all of
-//! its cluster's weight). The tests check both by brute force on small
-//! inputs.
+//! bounds exactly (each move keeps them). A restart that ends converged
+//! holds labels that are a fixed point of Lloyd's algorithm with bounds:
+//! an optimal assignment within the bounds for its own centroids (up to the
+//! margin of [`gains::MOVE_MARGIN`] against rounding, and among the
+//! assignments that move no row holding all of its cluster's weight), where
+//! no transfer the bounds allow lowers the objective (beyond the same
+//! margin, or with a tolerance beyond what the last sweep's rule let pass).
+//! With `tol = 0` it is also a local optimum under swaps: no exchange of
+//! two rows between clusters lowers the objective by more than a relative
+//! `2^-40` of the terms it is computed from. The tests check all of these
+//! by brute force on small inputs.
 //!
 //! **Other objectives.** The move logic (which moves the bounds allow, the
 //! sweeps, the partners, the exhaustive check) asks an objective only for

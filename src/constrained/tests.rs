@@ -8,6 +8,7 @@
 use super::certify::certify;
 use super::clusters::Clusters;
 use super::descent::swap_change;
+use super::exchange::Graph;
 use super::gains::{Gains, SquaredEuclidean};
 use super::points::Points;
 use super::start::feasible_labels;
@@ -783,6 +784,52 @@ fn the_assignment_step_is_an_optimal_bounded_assignment() {
     }
     assert!(moved > 20, "{moved}");
     assert!(spherical_moved > 20, "{spherical_moved}");
+}
+
+/// The assignment step's arcs, kept current move by move (weights with
+/// zeros, costs with ties), equal the arcs recomputed from scratch.
+#[test]
+fn the_assignment_steps_arcs_kept_current_equal_arcs_recomputed() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(31);
+    for case in 0..40 {
+        let (n, d) = (3 + rng.below(40), 1 + rng.below(3));
+        let k = 2 + rng.below(4.min(n - 1));
+        let x = data(n, d, false, &mut rng);
+        let w = if case % 2 == 0 {
+            vec![1.0; n]
+        } else {
+            weights(n, k, &mut rng)
+        };
+        let points = data_points(&x, &w);
+        // Costs with ties in every other case.
+        let costs: Vec<f64> = (0..n * k)
+            .map(|_| {
+                if case % 4 < 2 {
+                    rng.below(3) as f64
+                } else {
+                    rng.unit_f64() * 5.0
+                }
+            })
+            .collect();
+        let mut labels: Vec<usize> = (0..n)
+            .map(|i| if i < k { i } else { rng.below(k) })
+            .collect();
+        let mut weight = vec![0.0; k];
+        for (i, &l) in labels.iter().enumerate() {
+            weight[l] += w[i];
+        }
+        let floor = 1e-3;
+        let mut graph = Graph::new(&points, &costs, k, floor, &labels, weight);
+        for _ in 0..3 * n {
+            let i = rng.below(n);
+            let a = labels[i];
+            let b = (a + 1 + rng.below(k - 1)) % k;
+            graph.move_row(i, a, b);
+            labels[i] = b;
+            let fresh = Graph::new(&points, &costs, k, floor, &labels, graph.weights.clone());
+            assert_eq!(graph.arcs, fresh.arcs, "case {case}");
+        }
+    }
 }
 
 /// With weights (some 0) and any bounds: the step keeps the bounds and

@@ -129,7 +129,8 @@ pub enum NInit {
     Count(usize),
     /// Independent restarts while the work done stays within a budget set
     /// by the problem's size ([`crate::defaults::auto_budget`]): many on
-    /// small problems, one on large ones.
+    /// small problems, one on large ones. Where size bounds bind, the
+    /// count of [`crate::defaults::bounded_restarts`].
     #[default]
     Auto,
     /// The lowest objective the search finds in a bounded time: a
