@@ -141,3 +141,20 @@ fn auto_runs_restarts_then_children_within_its_budget() {
     let auto = p.clone().check().unwrap().fit(&large).unwrap();
     assert_eq!(auto, p.n_init(1).check().unwrap().fit(&large).unwrap());
 }
+
+/// Where size bounds bind, "auto" is `bounded_restarts` independent
+/// restarts, those of that `n_init` bit for bit: ten on a small problem,
+/// fewer as a pass grows.
+#[test]
+fn auto_with_binding_bounds_runs_the_bounded_restarts() {
+    for (n, d, k) in [(300, 3, 6), (20_000, 32, 100)] {
+        let x = blobs(n, d, k, 1.2, 4);
+        let p = Params::new(k).balanced().seed(3);
+        let auto = p.clone().check().unwrap().fit(&x).unwrap();
+        let count = smartigan::defaults::bounded_restarts(n, d, k);
+        assert_eq!(auto.restart_objectives.len(), count, "{n} x {d}, k = {k}");
+        assert_eq!(auto, p.n_init(count).check().unwrap().fit(&x).unwrap());
+    }
+    assert_eq!(smartigan::defaults::bounded_restarts(300, 3, 6), 10);
+    assert_eq!(smartigan::defaults::bounded_restarts(20_000, 32, 100), 4);
+}
