@@ -36,8 +36,8 @@
 //!    pairs that its screen cannot rule out grow with the square of the
 //!    clusters' sizes (on unit embeddings, whose distances are all alike,
 //!    it rules out few), so that on larger problems one check costs more
-//!    than the rest of the descent, for gains the tolerance would end
-//!    anyway.
+//!    than the rest of the descent; there the swaps the sweeps propose are
+//!    the only ones taken.
 //!
 //! The descent also ends at the cap on steps.
 //!
