@@ -158,3 +158,25 @@ fn auto_with_binding_bounds_runs_the_bounded_restarts() {
     assert_eq!(smartigan::defaults::bounded_restarts(300, 3, 6), 10);
     assert_eq!(smartigan::defaults::bounded_restarts(20_000, 32, 100), 4);
 }
+
+/// A bounded fit (its restarts, the blocks of its sweeps, the cost pass of
+/// its assignment steps, the check) gives the same result on any number
+/// of threads, with weights and on both objectives.
+#[test]
+fn a_bounded_fit_is_the_same_for_any_thread_count() {
+    let x = blobs(2_000, 6, 12, 1.3, 8);
+    let w = Array1::from_shape_fn(x.nrows(), |i| 0.5 + (i % 4) as f64);
+    for metric in [smartigan::Metric::Euclidean, smartigan::Metric::Cosine] {
+        let p = Params::new(12).balanced().metric(metric).seed(2);
+        let data = Dataset::new(&x).weights(w.view());
+        let one = p.clone().n_threads(1).check().unwrap().fit(data).unwrap();
+        for threads in [2, 3, 8] {
+            let other = p.clone().n_threads(threads).check().unwrap();
+            assert_eq!(
+                other.fit(data).unwrap(),
+                one,
+                "{metric:?} {threads} threads"
+            );
+        }
+    }
+}
