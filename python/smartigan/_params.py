@@ -427,8 +427,8 @@ PARAMETERS: Dict[str, Parameter] = {p.name: p for p in (
         'order), or ``"balanced"`` (``n_samples // k``). Rows are counted, with or without ``sample_weight``.',
         "Bounds that bind are met exactly by every result: each restart starts from a feasible assignment "
         "and descends by transfers that keep the bounds, by optimal assignments within the bounds at fixed "
-        "centroids and by swaps of two rows between clusters, until none of them lowers the objective, with "
-        "either ``metric`` (docs/bounded-sizes.md). Merge-split refinement is skipped "
+        "centroids and by swaps of two rows between clusters, until none of them lowers the objective (every "
+        "swap checked where ``tol`` is 0), with either ``metric`` (docs/bounded-sizes.md). Merge-split refinement is skipped "
         "there; ``predict`` stays nearest-centroid. ``None``, like bounds every clustering meets (a minimum "
         "of at most 1), changes nothing: the fit is the unconstrained one, bit for bit. Bounds no clustering "
         "can meet raise ``ValueError`` before any work; ``method=\"lloyd\"`` takes no bounds that bind.",

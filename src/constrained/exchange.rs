@@ -202,17 +202,17 @@ impl<'g, P: Points> Graph<'g, P> {
     /// The arcs out of `a` from its rows: towards `only`, or every other
     /// cluster.
     fn scan(&mut self, a: usize, only: Option<usize>) {
-        let targets: Vec<usize> = match only {
-            Some(b) => vec![b],
-            None => (0..self.k).filter(|&b| b != a).collect(),
+        let targets = match only {
+            Some(b) => b..b + 1,
+            None => 0..self.k,
         };
-        for &b in &targets {
+        for b in targets.clone().filter(|&b| b != a) {
             self.arcs[a * self.k + b] = None;
         }
         for at in 0..self.members[a].len() {
             let i = self.members[a][at];
             if self.may_leave(i, a) {
-                for &b in &targets {
+                for b in targets.clone().filter(|&b| b != a) {
                     self.offer(i, a, b);
                 }
             }

@@ -36,6 +36,15 @@ fn data(n: usize, d: usize, dupes: bool, rng: &mut Xoshiro256PlusPlus) -> Array2
     })
 }
 
+/// Unit weights in even cases, [`weights`] in odd ones.
+fn case_weights(case: usize, n: usize, k: usize, rng: &mut Xoshiro256PlusPlus) -> Vec<f64> {
+    if case.is_multiple_of(2) {
+        vec![1.0; n]
+    } else {
+        weights(n, k, rng)
+    }
+}
+
 /// Weights in `[0, 3)`, about a fifth of them 0, at least `k` positive.
 fn weights(n: usize, k: usize, rng: &mut Xoshiro256PlusPlus) -> Vec<f64> {
     let mut w: Vec<f64> = (0..n)
@@ -297,11 +306,7 @@ fn the_swap_screen_never_exceeds_a_swaps_change() {
     for case in 0..60 {
         let (n, d, k) = (8 + rng.below(16), 1 + rng.below(3), 2 + rng.below(4));
         let x = data(n, d, case % 4 == 0, &mut rng);
-        let w = if case % 2 == 0 {
-            vec![1.0; n]
-        } else {
-            weights(n, k, &mut rng)
-        };
+        let w = case_weights(case, n, k, &mut rng);
         let labels = labels(n, k, &w, &mut rng);
         let points = data_points(&x, &w);
         let c = Clusters::from_labels::<_, SquaredEuclidean>(&points, k, labels.clone());
@@ -372,11 +377,7 @@ fn every_start_meets_its_bounds_and_gives_every_cluster_weight() {
         let (n, d) = (2 + rng.below(40), 1 + rng.below(3));
         let k = 2 + rng.below((n - 1).min(8));
         let x = data(n, d, case % 3 == 0, &mut rng);
-        let w = if case % 2 == 0 {
-            vec![1.0; n]
-        } else {
-            weights(n, k, &mut rng)
-        };
+        let w = case_weights(case, n, k, &mut rng);
         let bounds = random_bounds(n, k, &mut rng);
         // Centres anywhere: rows, or points far from every row.
         let centres: Vec<f64> = (0..k * d).map(|_| rng.unit_f64() * 20.0 - 10.0).collect();
@@ -523,11 +524,7 @@ fn a_descent_ends_at_a_local_optimum_under_transfers_and_swaps() {
         let (n, d) = (4 + rng.below(30), 1 + rng.below(3));
         let k = 2 + rng.below((n - 2).min(6));
         let x = data(n, d, case % 3 == 0, &mut rng);
-        let w = if case % 2 == 0 {
-            vec![1.0; n]
-        } else {
-            weights(n, k, &mut rng)
-        };
+        let w = case_weights(case, n, k, &mut rng);
         let bounds = random_bounds(n, k, &mut rng);
         let points = data_points(&x, &w);
         check_descent::<_, SquaredEuclidean>(
@@ -543,11 +540,7 @@ fn a_spherical_descent_ends_at_a_local_optimum_under_transfers_and_swaps() {
         let (n, d) = (4 + rng.below(30), 2 + rng.below(3));
         let k = 2 + rng.below((n - 2).min(6));
         let x = spherical_data(n, d, case % 3 == 0, &mut rng);
-        let w = if case % 2 == 0 {
-            vec![1.0; n]
-        } else {
-            weights(n, k, &mut rng)
-        };
+        let w = case_weights(case, n, k, &mut rng);
         let bounds = random_bounds(n, k, &mut rng);
         let points = unit_points(&x, &w, k);
         check_descent::<_, SphericalLoss>(
@@ -610,11 +603,7 @@ fn a_check_that_takes_nothing_proves_no_swap_pays() {
     for case in 0..60 {
         let (n, d, k) = (6 + rng.below(30), 1 + rng.below(3), 2 + rng.below(5));
         let x = data(n, d, case % 3 == 0, &mut rng);
-        let w = if case % 2 == 0 {
-            vec![1.0; n]
-        } else {
-            weights(n, k, &mut rng)
-        };
+        let w = case_weights(case, n, k, &mut rng);
         let labels = labels(n, k, &w, &mut rng);
         let points = data_points(&x, &w);
         taken += check_certify::<_, SquaredEuclidean>(
@@ -795,11 +784,7 @@ fn the_assignment_steps_arcs_kept_current_equal_arcs_recomputed() {
         let (n, d) = (3 + rng.below(40), 1 + rng.below(3));
         let k = 2 + rng.below(4.min(n - 1));
         let x = data(n, d, false, &mut rng);
-        let w = if case % 2 == 0 {
-            vec![1.0; n]
-        } else {
-            weights(n, k, &mut rng)
-        };
+        let w = case_weights(case, n, k, &mut rng);
         let points = data_points(&x, &w);
         // Costs with ties in every other case.
         let costs: Vec<f64> = (0..n * k)

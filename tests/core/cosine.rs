@@ -53,9 +53,13 @@ fn loss_of_sums(sums: &[Vec<f64>], weights: &[f64]) -> f64 {
         .sum()
 }
 
-/// No row of `x` can move to another cluster and lower the loss by more
-/// than `1e-10` of it: every move tried on the sums themselves.
-fn assert_spherical_local_optimum(x: ArrayView2<'_, f64>, w: Option<&[f64]>, r: &Clustering<f64>) {
+/// The rows of `x` scaled to unit length, and the weighted sums and
+/// weights of `r`'s clusters.
+fn unit_sums(
+    x: ArrayView2<'_, f64>,
+    w: Option<&[f64]>,
+    r: &Clustering<f64>,
+) -> (Vec<Vec<f64>>, Vec<Vec<f64>>, Vec<f64>) {
     let (d, k) = (x.ncols(), r.centroids.nrows());
     let units: Vec<Vec<f64>> = x
         .rows()
@@ -72,6 +76,15 @@ fn assert_spherical_local_optimum(x: ArrayView2<'_, f64>, w: Option<&[f64]>, r: 
             *s += weight(i) * u;
         }
     }
+    (units, sums, weights)
+}
+
+/// No row of `x` can move to another cluster and lower the loss by more
+/// than `1e-10` of it: every move tried on the sums themselves.
+fn assert_spherical_local_optimum(x: ArrayView2<'_, f64>, w: Option<&[f64]>, r: &Clustering<f64>) {
+    let k = r.centroids.nrows();
+    let weight = |i: usize| w.map_or(1.0, |w| w[i]);
+    let (units, sums, weights) = unit_sums(x, w, r);
     let before = loss_of_sums(&sums, &weights);
     assert!((before - r.objective).abs() <= 1e-9 * before.max(1.0));
     let norm = |v: &[f64]| v.iter().map(|a| a * a).sum::<f64>().sqrt();
@@ -378,21 +391,8 @@ fn assert_bounded_spherical_optimum(
     max: &[usize],
 ) {
     let (d, k) = (x.ncols(), r.centroids.nrows());
-    let units: Vec<Vec<f64>> = x
-        .rows()
-        .into_iter()
-        .map(|row| unit(row.as_slice().unwrap()))
-        .collect();
     let weight = |i: usize| w.map_or(1.0, |w| w[i]);
-    let mut sums = vec![vec![0.0; d]; k];
-    let mut weights = vec![0.0; k];
-    for (i, ui) in units.iter().enumerate() {
-        let l = r.labels[i];
-        weights[l] += weight(i);
-        for (s, u) in sums[l].iter_mut().zip(ui) {
-            *s += weight(i) * u;
-        }
-    }
+    let (units, sums, weights) = unit_sums(x, w, r);
     let before = loss_of_sums(&sums, &weights);
     assert!((before - r.objective).abs() <= 1e-9 * before.max(1.0));
     let slack = 1e-10 * before.max(1.0);
