@@ -97,11 +97,10 @@ impl<'a, T: Scalar> Dataset<'a, T> {
         job: J,
     ) -> Result<J::Output> {
         if params.metric() == Metric::Cosine {
-            // Unit rows keep the weights unscaled: the loss is at most twice
-            // the total weight, which their check keeps finite.
-            return match checked_spherical(self.rows, self.weights, params, k_most)? {
-                SphericalInput::Dense(rows) => job.run(rows, 0),
-                SphericalInput::Sparse(rows) => job.run(rows, 0),
+            let (input, exponent) = checked_spherical(self.rows, self.weights, params, k_most)?;
+            return match input {
+                SphericalInput::Dense(rows) => job.run(rows, exponent),
+                SphericalInput::Sparse(rows) => job.run(rows, exponent),
             };
         }
         match self.rows {

@@ -167,23 +167,27 @@ impl Run {
         let pool = build_pool(params.n_threads())?;
         let shape = data.shape();
         if params.metric() == Metric::Cosine {
-            let (kept, run) =
-                match checked_spherical(data.rows(), data.sample_weight(), &params, params.k())? {
-                    SphericalInput::Dense(source) => (
-                        Kept::UnitDense,
-                        pool.install(|| Stepwise::start(&source, &params, cancel))?,
-                    ),
-                    SphericalInput::Sparse(source) => (
-                        Kept::UnitSparse,
-                        pool.install(|| Stepwise::start(&source, &params, cancel))?,
-                    ),
-                };
-            let weights = data.sample_weight().map(|w| w.to_vec());
+            let (input, weight_exponent) =
+                checked_spherical(data.rows(), data.sample_weight(), &params, params.k())?;
+            // The weights as the fit uses them (scaled): each step rebuilds
+            // the unit rows from them, and their scale then stays put.
+            let (kept, run, weights) = match input {
+                SphericalInput::Dense(source) => (
+                    Kept::UnitDense,
+                    pool.install(|| Stepwise::start(&source, &params, cancel))?,
+                    source.weights().map(<[f64]>::to_vec),
+                ),
+                SphericalInput::Sparse(source) => (
+                    Kept::UnitSparse,
+                    pool.install(|| Stepwise::start(&source, &params, cancel))?,
+                    source.weights().map(<[f64]>::to_vec),
+                ),
+            };
             return Ok(Run {
                 input: StepInput {
                     shape,
                     weights,
-                    weight_exponent: 0,
+                    weight_exponent,
                     kept,
                 },
                 params,
@@ -364,7 +368,8 @@ impl StepInput {
             (rows @ Rows::Dense(_), Kept::UnitDense)
             | (rows @ Rows::Sparse(_), Kept::UnitSparse) => {
                 let weights = self.weights.as_deref().map(ArrayView1::from);
-                match checked_spherical(rows, weights, params, params.k())? {
+                // Weights already scaled by the start: their exponent is 0.
+                match checked_spherical(rows, weights, params, params.k())?.0 {
                     SphericalInput::Dense(u) => Representation::UnitDense(u),
                     SphericalInput::Sparse(u) => Representation::UnitSparse(u),
                 }

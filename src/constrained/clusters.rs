@@ -6,6 +6,7 @@
 use super::gains::{Centre, Gains, Side};
 use super::points::Points;
 use crate::move_rule::may_leave;
+use crate::spherical::direction_of_sum;
 
 /// Labels and the per-cluster statistics the gains are computed from.
 #[derive(Debug, Clone, PartialEq)]
@@ -86,20 +87,26 @@ impl Clusters {
             &self.sums[j * d..(j + 1) * d],
             &mut self.centroids[j * d..(j + 1) * d],
         );
-        let sum_norm = sums.iter().map(|v| v * v).sum::<f64>().sqrt();
-        self.sum_norms[j] = sum_norm;
-        // A cluster without weight has no mean, a sum of length 0 no
-        // direction: the centroid is then 0 (no cluster is left without
-        // weight; a direction of 0 is the spherical engine's convention).
-        let divisor = match self.centre {
-            Centre::Mean => self.weights[j],
-            Centre::Direction => sum_norm,
+        // A cluster without weight has no mean (the centroid is then 0; no
+        // cluster is left without weight); a sum of length 0 has no
+        // direction and points along the first axis, as in the spherical
+        // engine ([`direction_of_sum`]).
+        let norm = match self.centre {
+            Centre::Mean => {
+                let divisor = self.weights[j];
+                self.sum_norms[j] = sums.iter().map(|v| v * v).sum::<f64>().sqrt();
+                let mut norm = 0.0;
+                for (c, s) in centroid.iter_mut().zip(sums) {
+                    *c = if divisor > 0.0 { s / divisor } else { 0.0 };
+                    norm += *c * *c;
+                }
+                norm
+            }
+            Centre::Direction => {
+                self.sum_norms[j] = direction_of_sum(sums, centroid);
+                centroid.iter().map(|c| c * c).sum()
+            }
         };
-        let mut norm = 0.0;
-        for (c, s) in centroid.iter_mut().zip(sums) {
-            *c = if divisor > 0.0 { s / divisor } else { 0.0 };
-            norm += *c * *c;
-        }
         self.norms[j] = norm;
     }
 

@@ -134,14 +134,22 @@ fn spherical_data(n: usize, d: usize, dupes: bool, rng: &mut Xoshiro256PlusPlus)
     data(n, d, dupes, rng).mapv(|v| v + 0.25)
 }
 
-/// `x`'s rows scaled to unit length, with weights `w`.
+/// `w` in the cosine objective's units (its largest weight in `[1, 2)`:
+/// [`crate::data::unit_weight_exponent`]), so that losses recomputed from
+/// them are those the descent reports.
+fn unit_scaled(w: &[f64]) -> Vec<f64> {
+    crate::data::scaled_weights(w, crate::data::unit_weight_exponent(w).unwrap())
+}
+
+/// `x`'s rows scaled to unit length, with weights `w` (in the cosine
+/// objective's units: [`unit_scaled`]).
 fn unit_points<'a>(x: &'a Array2<f64>, w: &'a [f64], k: usize) -> Spherical<'a, UnitDense, f64> {
     let params = Params::new(k).metric(Metric::Cosine).check().unwrap();
     let rows = Rows::Dense(x.view());
-    let SphericalInput::Dense(s) =
+    let (SphericalInput::Dense(s), 0) =
         checked_spherical(rows, Some(ArrayView1::from(w)), &params, k).unwrap()
     else {
-        unreachable!()
+        panic!("weights not in the cosine objective's units")
     };
     s
 }
@@ -255,6 +263,7 @@ fn spherical_transfer_and_swap_changes_match_the_loss_recomputed() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(12);
     for case in 0..40 {
         let (x, w, labels, k) = small_case(&mut rng, case, true);
+        let w = unit_scaled(&w);
         let points = unit_points(&x, &w, k);
         check_changes::<_, SphericalLoss>(&x, &w, &points, &labels, k, spherical_loss, case);
     }
@@ -314,6 +323,7 @@ fn the_swap_screen_never_exceeds_a_swaps_change() {
         // The same rows off the origin, as directions; rows near one
         // another in clusters long enough for the spherical screen.
         let x = x.mapv(|v| v * 0.2 + 2.0);
+        let w = unit_scaled(&w);
         let points = unit_points(&x, &w, k);
         let c = Clusters::from_labels::<_, SphericalLoss>(&points, k, labels);
         spherical_pairs += check_screen::<_, SphericalLoss>(&points, &c, case);
@@ -542,6 +552,7 @@ fn a_spherical_descent_ends_at_a_local_optimum_under_transfers_and_swaps() {
         let x = spherical_data(n, d, case % 3 == 0, &mut rng);
         let w = case_weights(case, n, k, &mut rng);
         let bounds = random_bounds(n, k, &mut rng);
+        let w = unit_scaled(&w);
         let points = unit_points(&x, &w, k);
         check_descent::<_, SphericalLoss>(
             &x,
@@ -619,6 +630,7 @@ fn a_check_that_takes_nothing_proves_no_swap_pays() {
         // spherical screen covers) and spread (clusters it does not).
         for spread in [0.2, 1.0] {
             let x = x.mapv(|v| v * spread + 2.0 * (1.0 - spread) + 0.25);
+            let w = unit_scaled(&w);
             let points = unit_points(&x, &w, k);
             spherical_taken += check_certify::<_, SphericalLoss>(
                 &x,
@@ -768,6 +780,7 @@ fn the_assignment_step_is_an_optimal_bounded_assignment() {
         let labels = feasible_labels(&points, &centres, &bounds);
         moved += check_exchange::<_, SquaredEuclidean>(&points, labels.clone(), &bounds);
         let x = spherical_data(n, d + 1, case % 3 == 0, &mut rng);
+        let w = unit_scaled(&w);
         let points = unit_points(&x, &w, k);
         spherical_moved += check_exchange::<_, SphericalLoss>(&points, labels, &bounds);
     }

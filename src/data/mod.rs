@@ -7,7 +7,10 @@ mod distance;
 mod scale;
 
 pub(crate) use distance::{prefetch, sq_dist, sq_dist_shifted, WIDE_FROM};
-pub(crate) use scale::{exponent_above, pow2, scaled_weights, times_pow2, weight_exponent};
+pub(crate) use scale::{
+    exponent_above, exponent_of, pow2, scaled_weights, times_pow2, unit_weight_exponent,
+    weight_exponent,
+};
 
 use crate::error::{Error, Result};
 use ndarray::{ArrayView1, ArrayView2, CowArray, Ix2};

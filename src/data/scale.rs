@@ -55,6 +55,11 @@ pub(crate) fn exponent_above(m: f64) -> i32 {
     }
 }
 
+/// Binary orders of magnitude within which weights are used as given
+/// (where their sums fit): their products with any squared distance that
+/// ordinary data resolve stay normal floats.
+const ORDINARY_WEIGHT_EXP: i32 = 600;
+
 /// Largest binary exponent any weighted sum the engine forms may reach:
 /// sixteen times below float64's largest binade, which leaves room for the
 /// few terms a bound below does not count (rounding, `W + w`).
@@ -69,10 +74,12 @@ const SUM_LIMIT_EXP: f64 = 1019.0;
 /// (cluster weights, sums `Σ w·x`, costs, k-means++ potentials) is at most
 /// `W·max(4R², 1)`; sparse input also forms `‖S_j‖² ≤ (W·R)²`
 /// (`quadratic`). Scaling is needed when one of them could overflow, or
-/// when a positive weight is subnormal (its products and means would keep
-/// only a few bits). Then the weights move by the smallest power of two
-/// that keeps the sums finite, or, for subnormal weights, by as much as
-/// makes the smallest positive weight at least 1, as far as the sums allow.
+/// when the weights leave `2^±600` ([`ORDINARY_WEIGHT_EXP`]: products of
+/// tiny weights and small distances would leave the normal range and keep
+/// only a few bits). Then the weights move by as much as makes the smallest
+/// positive weight 1 to 2, as far as the sums allow: every power-of-two
+/// multiple of the same weights becomes the same weights, so the fit is the
+/// same and its objectives scaled.
 /// Weights spanning so wide a range that no scale keeps both the sums
 /// finite and the smallest positive weight normal are refused.
 pub(crate) fn weight_exponent(w: &[f64], r2: f64, quadratic: bool) -> Result<i32> {
@@ -93,22 +100,58 @@ pub(crate) fn weight_exponent(w: &[f64], r2: f64, quadratic: bool) -> Result<i32
         highest = highest.min((SUM_LIMIT_EXP - r2.log2()) / 2.0 - log_total);
     }
     let highest = highest.floor() as i32;
-    // The smallest positive weight must stay normal (full precision).
-    let lowest = -1022 - e_min;
-    if lowest <= 0 && highest >= 0 {
+    let ordinary = -ORDINARY_WEIGHT_EXP <= e_min && e_max <= ORDINARY_WEIGHT_EXP;
+    if ordinary && highest >= 0 {
         return Ok(0);
     }
-    let exponent = if highest < 0 {
-        highest
-    } else {
-        (-e_min).min(highest)
-    };
+    // The smallest positive weight must stay normal (full precision).
+    let lowest = -1022 - e_min;
+    let exponent = (-e_min).min(highest);
     if exponent < lowest {
         return Err(Error::invalid(
             "sample_weight",
             format!("positive weights from {min_positive:e} to {max:e}"),
             "too wide a range: no common scale keeps their weighted sums within float64 \
              and the smallest weight at full precision; drop or raise the negligible ones",
+        ));
+    }
+    Ok(exponent)
+}
+
+/// Binary orders of magnitude the weights of the cosine objective keep
+/// between their largest and any positive one. Its costs multiply weights
+/// and sum norms (`w·S·D`, `(S + w)²`, with `S ≤ W`); with the largest
+/// weight in `[1, 2)` and every positive weight at least `2^-400`, those
+/// products stay far inside the normal range for any `D` an exact distance
+/// between distinct unit vectors takes (about `2^-106` and up).
+const UNIT_WEIGHT_RANGE_EXP: i32 = 400;
+
+/// The exponent `e` by which the cosine objective's weights `w` (validated:
+/// finite, not negative, some positive) are scaled, `w·2^e`: the one that
+/// puts the largest weight in `[1, 2)`. Its loss is a difference of weights
+/// and norms of weighted sums, not a sum of squared distances, so weights
+/// of any common scale meet squares that overflow or vanish unless they
+/// are brought to one scale; the same scale for every power-of-two multiple
+/// of the weights makes the fit the same, its objectives scaled. Weights
+/// whose positive ones span more than `2^400` are refused.
+pub(crate) fn unit_weight_exponent(w: &[f64]) -> Result<i32> {
+    let max = w.iter().fold(0.0f64, |m, v| m.max(*v));
+    let min_positive = w
+        .iter()
+        .filter(|v| **v > 0.0)
+        .fold(f64::INFINITY, |m, v| m.min(*v));
+    if max <= 0.0 {
+        return Ok(0);
+    }
+    let exponent = -exponent_of(max);
+    if exponent_of(min_positive) + exponent < -UNIT_WEIGHT_RANGE_EXP {
+        return Err(Error::invalid(
+            "sample_weight",
+            format!("positive weights from {min_positive:e} to {max:e}"),
+            format!(
+                "metric='cosine' needs every positive weight within 2^{UNIT_WEIGHT_RANGE_EXP} \
+                 (about 1e120) of the largest; drop or raise the negligible ones"
+            ),
         ));
     }
     Ok(exponent)
@@ -140,11 +183,21 @@ mod tests {
 
     #[test]
     fn ordinary_weights_are_not_scaled() {
-        for w in [vec![1.0, 2.0, 0.0], vec![1e-300, 1e-200], vec![1e300, 3.0]] {
+        for w in [vec![1.0, 2.0, 0.0], vec![1e-150, 1e-100], vec![1e150, 3.0]] {
             assert_eq!(weight_exponent(&w, 100.0, false).unwrap(), 0, "{w:?}");
         }
-        // Sparse sums' squared norms reach (W·R)² = 1e602: scaled.
-        assert!(weight_exponent(&[1e300, 3.0], 100.0, true).unwrap() < 0);
+        // Sparse sums' squared norms reach (W·R)² = 1e402: scaled.
+        assert!(weight_exponent(&[1e200, 3.0], 100.0, true).unwrap() < 0);
+    }
+
+    #[test]
+    fn powers_of_two_multiples_of_extreme_weights_become_the_same_weights() {
+        let w = [1.0, 3.0, 2.5];
+        for a in [-1070, -900, -601, 601, 900, 1000] {
+            let scaled: Vec<f64> = w.iter().map(|v| times_pow2(*v, a)).collect();
+            let e = weight_exponent(&scaled, 4.0, true).unwrap();
+            assert_eq!(scaled_weights(&scaled, e), w, "2^{a}");
+        }
     }
 
     #[test]

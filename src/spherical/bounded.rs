@@ -75,9 +75,9 @@ impl Gains for SphericalLoss {
 
     const CENTRE: Centre = Centre::Direction;
 
-    /// `w·(1 − cos) = w·D/2`; in a cluster whose sum vanishes (no
-    /// direction: its centroid is 0 and `D = 1`) the loss is `W − 0`, all
-    /// of `w`.
+    /// `w·(1 − cos) = w·D/2`; a cluster whose sum vanishes has no
+    /// direction of its own (its centroid is the fixed first axis) and its
+    /// loss is `W − 0`: all of `w` for each of its rows.
     #[inline]
     fn loss(w: f64, score: f64, side: Side) -> f64 {
         if side.norm > 0.0 {

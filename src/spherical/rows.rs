@@ -2,7 +2,10 @@
 //! ([`UnitSparse`]), behind one trait ([`UnitRows`]), and the checks that
 //! make them ([`checked_spherical`]).
 
-use crate::data::{check_finite, checked_weights, sq_dist, Scalar};
+use super::direction::{scaled_entry, unit_scaling};
+use crate::data::{
+    check_finite, checked_weights, scaled_weights, sq_dist, unit_weight_exponent, Scalar,
+};
 use crate::error::{Error, Result};
 use crate::params::ValidParams;
 use crate::rounds::decides_in_rounds;
@@ -169,50 +172,38 @@ fn zero_row(row: usize) -> Error {
     )
 }
 
-/// `1/‖row‖`, scaled so that the squares of rows with huge or tiny entries
-/// neither overflow nor vanish; an error for a row of length zero.
-fn inverse_norm(values: impl Iterator<Item = f64> + Clone, row: usize) -> Result<f64> {
-    let largest = values.clone().fold(0.0f64, |m, v| m.max(v.abs()));
-    if largest == 0.0 {
-        return Err(zero_row(row));
-    }
-    let norm = largest
-        * values
-            .map(|v| (v / largest) * (v / largest))
-            .sum::<f64>()
-            .sqrt();
-    Ok(1.0 / norm)
+/// How row `row` becomes a unit vector ([`unit_scaling`]); an error for a
+/// row of length zero.
+fn row_scaling(values: impl Iterator<Item = f64> + Clone, row: usize) -> Result<(i32, f64)> {
+    unit_scaling(values).ok_or_else(|| zero_row(row))
 }
 
 /// `rows` and their weights checked for `params` and for clusterings of up
 /// to `k_most` clusters (shape, finite entries, no row of length zero,
-/// weights), scaled to unit length.
+/// weights), scaled to unit length; the weights scaled by the power of two
+/// [`unit_weight_exponent`] chooses, which is returned with them (every
+/// objective of the fit is in those units).
 pub(crate) fn checked_spherical<'a, T: Scalar>(
     rows: Rows<'a, T>,
     sample_weight: Option<ndarray::ArrayView1<'a, f64>>,
     params: &ValidParams,
     k_most: usize,
-) -> Result<SphericalInput<'a, T>> {
+) -> Result<(SphericalInput<'a, T>, i32)> {
     let (n, d) = rows.shape();
     params.check_data(n, d)?;
-    let weights = checked_weights(sample_weight, n, k_most)?;
+    let mut weights = checked_weights(sample_weight, n, k_most)?;
     if let crate::Init::Centroids(c) = params.init() {
         unit_centroids("init", c.view())?;
     }
+    let mut exponent = 0;
     if let Some(w) = weights.as_deref() {
-        // A cluster's sum has norm at most its weight, and the loss at most
-        // twice the total weight: finite where the total is.
-        let total: f64 = w.iter().sum();
-        if !total.is_finite() {
-            return Err(Error::invalid(
-                "sample_weight",
-                format!("weights adding up to {total}"),
-                "the total weight must be finite for metric='cosine'; scale the weights down",
-            ));
+        exponent = unit_weight_exponent(w)?;
+        if exponent != 0 {
+            weights = Some(Cow::Owned(scaled_weights(w, exponent)));
         }
     }
     let rounds = decides_in_rounds(n, params.k(), d);
-    Ok(match unit_rows(rows)? {
+    let input = match unit_rows(rows)? {
         UnitInput::Dense(rows) => SphericalInput::Dense(Spherical {
             rounds,
             rows,
@@ -225,7 +216,8 @@ pub(crate) fn checked_spherical<'a, T: Scalar>(
             weights,
             _input: std::marker::PhantomData,
         }),
-    })
+    };
+    Ok((input, exponent))
 }
 
 /// Rows of either kind scaled to unit length.
@@ -243,8 +235,8 @@ pub(crate) fn unit_rows<T: Scalar>(rows: Rows<'_, T>) -> Result<UnitInput<'_>> {
             let (n, d) = x.dim();
             let mut unit = Vec::with_capacity(n * d);
             for (i, row) in x.rows().into_iter().enumerate() {
-                let inv = inverse_norm(row.iter().map(|v| v.to_f64()), i)?;
-                unit.extend(row.iter().map(|v| v.to_f64() * inv));
+                let scaling = row_scaling(row.iter().map(|v| v.to_f64()), i)?;
+                unit.extend(row.iter().map(|v| scaled_entry(v.to_f64(), scaling)));
             }
             let max_abs = unit.iter().fold(0.0f64, |m, v| m.max(v.abs()));
             UnitInput::Dense(UnitDense {
@@ -267,14 +259,14 @@ pub(crate) fn unit_centroids<T: Scalar>(
     check_finite(name, centroids)?;
     let mut out = Vec::with_capacity(centroids.len());
     for (j, row) in centroids.rows().into_iter().enumerate() {
-        let inv = inverse_norm(row.iter().map(|v| v.to_f64()), j).map_err(|_| {
+        let scaling = row_scaling(row.iter().map(|v| v.to_f64()), j).map_err(|_| {
             Error::invalid(
                 name,
                 format!("a centroid of length zero at row {j}"),
                 "metric='cosine' compares directions: every centroid needs a positive length",
             )
         })?;
-        out.extend(row.iter().map(|v| v.to_f64() * inv));
+        out.extend(row.iter().map(|v| scaled_entry(v.to_f64(), scaling)));
     }
     Ok(out)
 }
@@ -286,8 +278,8 @@ fn unit_sparse<T: Scalar>(x: CsrView<'_, T>) -> Result<UnitSparse<'_>> {
     let mut values = Vec::with_capacity(data.len());
     for (i, w) in indptr.windows(2).enumerate() {
         let row = &data[w[0]..w[1]];
-        let inv = inverse_norm(row.iter().map(|v| v.to_f64()), i)?;
-        values.extend(row.iter().map(|v| v.to_f64() * inv));
+        let scaling = row_scaling(row.iter().map(|v| v.to_f64()), i)?;
+        values.extend(row.iter().map(|v| scaled_entry(v.to_f64(), scaling)));
     }
     Ok(UnitSparse {
         n_cols: x.n_cols(),

@@ -2,6 +2,7 @@
 //! [`Rows`]; one restart's state on them ([`SphericalState`]).
 
 use super::costs::{improves, ratio, still_moves};
+use super::direction::direction_of_sum;
 use super::rows::{Spherical, UnitDense, UnitRows};
 use super::screen::{choose_screened, nearest_screened, Screen, ScreenScratch};
 use crate::constrained::Points;
@@ -53,10 +54,10 @@ pub(crate) struct SphericalState {
     sums: Vec<f64>,
     /// `‖s_j‖`.
     norms: Vec<f64>,
-    /// `k × d`: each cluster's direction `s_j/‖s_j‖` (zero where the sum
-    /// vanishes).
+    /// `k × d`: each cluster's direction `s_j/‖s_j‖` (the first axis where
+    /// the sum vanishes).
     units: Vec<f64>,
-    /// `‖μ_j‖²` as computed (1 up to rounding, or 0).
+    /// `‖μ_j‖²` as computed (1 up to rounding).
     unit_norms2: Vec<f64>,
 }
 
@@ -78,20 +79,15 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
         self.rows.sq_dist(i, self.unit(st, j), st.unit_norms2[j])
     }
 
-    /// Cluster `j`'s norm and direction from its sum.
+    /// Cluster `j`'s norm and direction from its sum ([`direction_of_sum`]:
+    /// a sum of length zero points along the first axis).
     fn finish_cluster(&self, st: &mut SphericalState, j: usize) {
         let d = self.d();
-        let sum = &st.sums[j * d..(j + 1) * d];
-        let norm = sum.iter().map(|v| v * v).sum::<f64>().sqrt();
-        st.norms[j] = norm;
-        let unit = &mut st.units[j * d..(j + 1) * d];
-        if norm > 0.0 {
-            for (u, s) in unit.iter_mut().zip(sum) {
-                *u = s / norm;
-            }
-        } else {
-            unit.iter_mut().for_each(|u| *u = 0.0);
-        }
+        let (sum, unit) = (
+            &st.sums[j * d..(j + 1) * d],
+            &mut st.units[j * d..(j + 1) * d],
+        );
+        st.norms[j] = direction_of_sum(sum, unit);
         st.unit_norms2[j] = unit.iter().map(|v| v * v).sum();
     }
 
@@ -237,16 +233,17 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
         labels
     }
 
-    /// Directions `k × d` from any centroids (scaled to unit length; a zero
-    /// centroid stays zero).
-    fn directions(&self, mut centroids: Vec<f64>) -> Vec<f64> {
-        for c in centroids.chunks_exact_mut(self.d()) {
-            let norm = c.iter().map(|v| v * v).sum::<f64>().sqrt();
-            if norm > 0.0 {
-                c.iter_mut().for_each(|v| *v /= norm);
-            }
+    /// Directions `k × d` from any centroids ([`direction_of_sum`]: of any
+    /// length; a zero centroid points along the first axis).
+    fn directions(&self, centroids: Vec<f64>) -> Vec<f64> {
+        let mut out = vec![0.0; centroids.len()];
+        for (c, u) in centroids
+            .chunks_exact(self.d())
+            .zip(out.chunks_exact_mut(self.d()))
+        {
+            direction_of_sum(c, u);
         }
-        centroids
+        out
     }
 
     /// The Hartigan moves of one sweep over `order` with acceptance factor
@@ -932,7 +929,7 @@ mod tests {
                         .build()
                         .unwrap();
                     pool.install(
-                        || match checked_spherical(rows, weights, &params, k).unwrap() {
+                        || match checked_spherical(rows, weights, &params, k).unwrap().0 {
                             SphericalInput::Dense(s) => sweeps_both(&s, &start, &orders, &factors),
                             SphericalInput::Sparse(s) => sweeps_both(&s, &start, &orders, &factors),
                         },
@@ -984,7 +981,9 @@ mod tests {
         let params = Params::new(k).metric(Metric::Cosine).check().unwrap();
         for weights in [None, Some(ndarray::ArrayView1::from(&w[..]))] {
             let SphericalInput::Dense(s) =
-                checked_spherical(Rows::Dense(x.view()), weights, &params, k).unwrap()
+                checked_spherical(Rows::Dense(x.view()), weights, &params, k)
+                    .unwrap()
+                    .0
             else {
                 unreachable!()
             };

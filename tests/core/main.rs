@@ -20,6 +20,7 @@ mod path;
 mod properties;
 mod refine;
 mod robust;
+mod scale;
 mod search;
 mod seeding;
 mod sparse;
