@@ -8,7 +8,7 @@ use crate::accel::{hartigan_sweep, Cache, Engine};
 use crate::constrained::SquaredEuclidean;
 use crate::data::{sq_dist, Data, Scalar};
 use crate::init::{assign_to_centroids, initial_partition};
-use crate::move_rule::{improves_beyond_rounding, move_ratio};
+use crate::move_rule::{improves_beyond_rounding, move_ratio, KMeans};
 use crate::params::{Init, ValidParams};
 use crate::partition::Partition;
 use crate::plus_plus::kmeans_plus_plus_joint;
@@ -223,9 +223,14 @@ impl<'a, T: Scalar> Source for Dense<'a, T> {
         (0..rows.n).any(|i| {
             rows.load_shifted(i, &mut row);
             let (r, w) = (p.labels[i], rows.weight(i));
-            improves_beyond_rounding(&p.counts, &p.weights, r, w, lloyd, abs_margin, |j| {
-                sq_dist(&row, p.centroid(j))
-            })
+            improves_beyond_rounding(
+                &KMeans::new(&p.counts, &p.weights),
+                r,
+                w,
+                lloyd,
+                abs_margin,
+                |j| sq_dist(&row, p.centroid(j)),
+            )
         })
     }
 
@@ -242,7 +247,9 @@ impl<'a, T: Scalar> Source for Dense<'a, T> {
                 |row, &i| {
                     rows.load_shifted(i, row);
                     let (r, w) = (p.labels[i], rows.weight(i));
-                    move_ratio(&p.counts, &p.weights, r, w, |j| sq_dist(row, p.centroid(j)))
+                    move_ratio(&KMeans::new(&p.counts, &p.weights), r, w, |j| {
+                        sq_dist(row, p.centroid(j))
+                    })
                 },
             )
             .collect()

@@ -5,7 +5,7 @@
 //! cannot scale) and in the equivalence tests.
 
 use crate::data::{sq_dist, Data, Scalar};
-use crate::move_rule::{choose_move, may_leave, still_moves};
+use crate::move_rule::{choose_move, may_leave, still_moves, KMeans};
 use crate::partition::Partition;
 use crate::rounds::RoundPlan;
 
@@ -13,7 +13,9 @@ use crate::rounds::RoundPlan;
 /// `r`) against the partition's centroids.
 #[inline]
 pub(crate) fn best_move(p: &Partition, x: &[f64], w: f64, r: usize, factor: f64) -> Option<usize> {
-    choose_move(&p.weights, r, w, factor, |j| sq_dist(x, p.centroid(j)))
+    choose_move(&KMeans::new(&p.counts, &p.weights), r, w, factor, |j| {
+        sq_dist(x, p.centroid(j))
+    })
 }
 
 /// One Hartigan sweep with acceptance factor `factor`, visiting the points in
@@ -74,7 +76,13 @@ pub(crate) fn sweep_rounds<T: Scalar>(
             let (r, w) = (p.labels[i], data.weight(i));
             data.load_shifted(i, &mut buf);
             let dists = (sq_dist(&buf, p.centroid(r)), sq_dist(&buf, p.centroid(j)));
-            if still_moves(&p.counts, &p.weights, (r, j), w, factor, dists) {
+            if still_moves(
+                &KMeans::new(&p.counts, &p.weights),
+                (r, j),
+                w,
+                factor,
+                dists,
+            ) {
                 p.move_point(i, &buf, w, j);
                 moves += 1;
             }

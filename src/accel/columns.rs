@@ -20,7 +20,7 @@ use super::bounds::{Bounds, SkipTests};
 use super::sweep::sweep_bounds;
 use super::Cache;
 use crate::data::{prefetch, sq_dist, Data, Scalar, WIDE_FROM};
-use crate::move_rule::{choose_move, join_weight, leave_weight, may_leave};
+use crate::move_rule::{choose_move, join_weight, leave_weight, may_leave, KMeans};
 use crate::partition::Partition;
 
 /// Clusters whose distances one pass of the kernel computes together (one
@@ -193,7 +193,9 @@ fn sweep_body<T: Scalar>(
         data.load_shifted(i, &mut x);
         columns.distances(&x, &mut dist);
         let to = if w == 0.0 {
-            choose_move(&p.weights, r, w, factor, |c| dist[c])
+            choose_move(&KMeans::new(&p.counts, &p.weights), r, w, factor, |c| {
+                dist[c]
+            })
         } else {
             let own = factor * leave_weight(w, p.weights[r]) * dist[r];
             let cost = &mut cost[..k];

@@ -10,7 +10,7 @@
 use super::block::{max_block_rows, screen, Block};
 use super::panel::Panel;
 use crate::data::{sq_dist, Data, Scalar};
-use crate::move_rule::{join_weight, leave_weight, may_leave, move_ratio};
+use crate::move_rule::{join_weight, leave_weight, may_leave, move_ratio, KMeans};
 use crate::partition::Partition;
 use rayon::prelude::*;
 
@@ -89,7 +89,7 @@ fn ratios_body<T: Scalar>(
             let exact = |j: usize| sq_dist(x, p.centroid(j));
             let o = &mut out[bi * rows + q];
             if !block.usable {
-                *o = move_ratio(&p.counts, &p.weights, r, w, exact);
+                *o = move_ratio(&KMeans::new(&p.counts, &p.weights), r, w, exact);
                 continue;
             }
             if w == 0.0 || !may_leave(&p.counts, &p.weights, r, w) {
@@ -165,9 +165,12 @@ mod tests {
         let exact: Vec<f64> = (0..data.n)
             .map(|i| {
                 data.load_shifted(i, &mut row);
-                move_ratio(&p.counts, &p.weights, p.labels[i], data.weight(i), |j| {
-                    sq_dist(&row, p.centroid(j))
-                })
+                move_ratio(
+                    &KMeans::new(&p.counts, &p.weights),
+                    p.labels[i],
+                    data.weight(i),
+                    |j| sq_dist(&row, p.centroid(j)),
+                )
             })
             .collect();
         for limit in [0.9, 1.003, 1.5, f64::INFINITY] {

@@ -146,10 +146,10 @@ fn unit_scaled(w: &[f64]) -> Vec<f64> {
 fn unit_points<'a>(x: &'a Array2<f64>, w: &'a [f64], k: usize) -> Spherical<'a, UnitDense, f64> {
     let params = Params::new(k).metric(Metric::Cosine).check().unwrap();
     let rows = Rows::Dense(x.view());
-    let (SphericalInput::Dense(s), 0) =
-        checked_spherical(rows, Some(ArrayView1::from(w)), &params, k).unwrap()
-    else {
-        panic!("weights not in the cosine objective's units")
+    let (input, exponent) = checked_spherical(rows, Some(ArrayView1::from(w)), &params, k).unwrap();
+    assert_eq!(exponent, 0, "weights not in the cosine objective's units");
+    let SphericalInput::Dense(s) = input else {
+        unreachable!()
     };
     s
 }

@@ -6,7 +6,7 @@ use super::centroids::{expansion_slack, rows_sq_dist};
 use super::{cancelled, CsrView, SparseCentroids, POLL_POINTS};
 use crate::data::{check_spread, checked_weights, weight_exponent, Scalar};
 use crate::error::{Error, Result};
-use crate::move_rule::{choose_move, may_leave};
+use crate::move_rule::{choose_move, may_leave, KMeans};
 use crate::params::ValidParams;
 use crate::partition::refill;
 use crate::plus_plus::kmeans_plus_plus_indices;
@@ -143,8 +143,9 @@ impl<'a, T: Scalar> SparseData<'a, T> {
                 continue;
             }
             self.dots(i, st, &mut dots);
-            let Some(j) = choose_move(&st.weights, r, w, factor, |j| self.dist(i, st, j, dots[j]))
-            else {
+            let Some(j) = choose_move(&KMeans::new(&st.counts, &st.weights), r, w, factor, |j| {
+                self.dist(i, st, j, dots[j])
+            }) else {
                 continue;
             };
             // ‖S ∓ w·x‖² = ‖S‖² ∓ 2w·x·S + w²‖x‖², from the dots before the move.

@@ -7,7 +7,7 @@ use crate::constrained::{Points, SquaredEuclidean};
 use crate::data::Scalar;
 use crate::error::Result;
 use crate::init::{self, Start};
-use crate::move_rule::{improves_beyond_rounding, move_ratio};
+use crate::move_rule::{improves_beyond_rounding, move_ratio, KMeans};
 use crate::nearest::nearest_by;
 use crate::params::ValidParams;
 use crate::refine::{merge_labels, propose_labels, split_labels, Rows, SplitCache};
@@ -166,9 +166,14 @@ impl<'a, T: Scalar> Source for SparseData<'a, T> {
             }
             self.dots(i, st, &mut dots);
             let (r, w) = (st.labels[i], self.weight(i));
-            improves_beyond_rounding(&st.counts, &st.weights, r, w, lloyd, abs_margin, |j| {
-                self.dist(i, st, j, dots[j])
-            })
+            improves_beyond_rounding(
+                &KMeans::new(&st.counts, &st.weights),
+                r,
+                w,
+                lloyd,
+                abs_margin,
+                |j| self.dist(i, st, j, dots[j]),
+            )
         })
     }
 
@@ -180,7 +185,7 @@ impl<'a, T: Scalar> Source for SparseData<'a, T> {
                 |dots, &i| {
                     self.dots(i, st, dots);
                     let (r, w) = (st.labels[i], self.weight(i));
-                    move_ratio(&st.counts, &st.weights, r, w, |j| {
+                    move_ratio(&KMeans::new(&st.counts, &st.weights), r, w, |j| {
                         self.dist(i, st, j, dots[j])
                     })
                 },

@@ -1,8 +1,8 @@
 //! The spherical move's two costs, in forms that do not cancel (module
-//! documentation of [`crate::spherical`]), and the rule that decides by
-//! them.
+//! documentation of [`crate::spherical`]), as Hartigan's rule
+//! ([`crate::move_rule`]) reads them.
 
-use crate::move_rule::STALL_REL_MARGIN;
+use crate::move_rule::{may_leave, MoveCosts};
 
 /// The loss added by a row of weight `w` joining a cluster whose sum has
 /// norm `s` and whose direction lies at squared distance `d` from the
@@ -35,113 +35,45 @@ pub(crate) fn leave_gain(w: f64, s: f64, d: f64) -> f64 {
     }
 }
 
-/// The decision for one row (weight `w`, in cluster `r`, allowed to leave
-/// it): `Some(j)` if it moves to `j`, by Hartigan's rule with acceptance
-/// factor `factor` (module documentation). `norms` are the clusters' sum
-/// norms, `dist(j)` the squared distance between the row's unit vector and
-/// direction `j`. A row of weight zero moves to the nearest direction if
-/// that is strictly nearer.
-///
-/// The plain definition: the sweep decides by
-/// [`super::screen::choose_screened`], which the tests hold to this.
-#[cfg(test)]
-pub(crate) fn choose(
-    norms: &[f64],
-    r: usize,
-    w: f64,
-    factor: f64,
-    mut dist: impl FnMut(usize) -> f64,
-) -> Option<usize> {
-    if w == 0.0 {
-        let j = crate::nearest::nearest_by(norms.len(), Some(r), dist);
-        return (j != r).then_some(j);
-    }
-    let own = factor * leave_gain(w, norms[r], dist(r));
-    let (best, best_j) = cheapest_join(norms, r, w, dist);
-    (best < own).then_some(best_j)
+/// The cosine objective's costs for Hartigan's rule ([`MoveCosts`]): its
+/// clusters' counts, weights and sum norms, the join cost and leave gain
+/// above.
+#[derive(Clone, Copy)]
+pub(crate) struct Cosine<'a> {
+    counts: &'a [usize],
+    weights: &'a [f64],
+    norms: &'a [f64],
 }
 
-/// Whether the rule still moves a row (weight `w`, in cluster `r`) to `j`,
-/// given its squared distances to both directions as they are now: the
-/// test of `choose` restricted to those two clusters, with its
-/// expressions (a row of weight zero: `j` strictly nearer). The sweep in
-/// rounds proposes a target per row against a round's start and makes the
-/// move only if this still holds at its turn.
-#[inline(always)]
-pub(crate) fn still_moves(
-    (counts, weights, norms): (&[usize], &[f64], &[f64]),
-    (r, j): (usize, usize),
-    w: f64,
-    factor: f64,
-    (own_d, d): (f64, f64),
-) -> bool {
-    if w == 0.0 {
-        return d < own_d;
-    }
-    crate::move_rule::may_leave(counts, weights, r, w)
-        && join_cost(w, norms[j], d) < factor * leave_gain(w, norms[r], own_d)
-}
-
-/// The lowest join cost over the clusters other than `r`, and its cluster
-/// (ties to the lowest index; `(+∞, r)` with one cluster).
-#[inline(always)]
-pub(crate) fn cheapest_join(
-    norms: &[f64],
-    r: usize,
-    w: f64,
-    mut dist: impl FnMut(usize) -> f64,
-) -> (f64, usize) {
-    let mut best = (f64::INFINITY, r);
-    for (j, &s) in norms.iter().enumerate() {
-        if j == r {
-            continue;
-        }
-        let cost = join_cost(w, s, dist(j));
-        if cost < best.0 {
-            best = (cost, j);
+impl<'a> Cosine<'a> {
+    /// The costs of clusters with these row counts, weights and sum norms.
+    #[inline(always)]
+    pub(crate) fn new(counts: &'a [usize], weights: &'a [f64], norms: &'a [f64]) -> Self {
+        Cosine {
+            counts,
+            weights,
+            norms,
         }
     }
-    best
 }
 
-/// The acceptance factor from which the row would move: its cheapest join
-/// over its leave gain (`+∞` where it has no gain, or no weight).
-#[inline]
-pub(crate) fn ratio(norms: &[f64], r: usize, w: f64, mut dist: impl FnMut(usize) -> f64) -> f64 {
-    if w == 0.0 {
-        return f64::INFINITY;
+impl MoveCosts for Cosine<'_> {
+    #[inline(always)]
+    fn k(&self) -> usize {
+        self.norms.len()
     }
-    let gain = leave_gain(w, norms[r], dist(r));
-    let (best, _) = cheapest_join(norms, r, w, dist);
-    if gain > 0.0 {
-        best / gain
-    } else {
-        f64::INFINITY
+    #[inline(always)]
+    fn may_leave(&self, r: usize, w: f64) -> bool {
+        may_leave(self.counts, self.weights, r, w)
     }
-}
-
-/// Whether the row has a move that lowers the loss by more than rounding
-/// can explain (the spherical twin of
-/// [`crate::move_rule::improves_beyond_rounding`]): Lloyd, or a row of
-/// weight zero, a direction nearer by a relative [`STALL_REL_MARGIN`] plus
-/// `abs_margin`; Hartigan, a join cheaper than the leave gain by as much.
-#[inline]
-pub(crate) fn improves(
-    norms: &[f64],
-    r: usize,
-    w: f64,
-    lloyd: bool,
-    abs_margin: f64,
-    mut dist: impl FnMut(usize) -> f64,
-) -> bool {
-    let beats = |cost: f64, current: f64| cost < current * (1.0 - STALL_REL_MARGIN) - abs_margin;
-    if lloyd || w == 0.0 {
-        let own = dist(r);
-        return (0..norms.len()).any(|j| j != r && beats(dist(j), own));
+    #[inline(always)]
+    fn join(&self, w: f64, j: usize, d: f64) -> f64 {
+        join_cost(w, self.norms[j], d)
     }
-    let gain = leave_gain(w, norms[r], dist(r));
-    let (best, _) = cheapest_join(norms, r, w, dist);
-    beats(best, gain)
+    #[inline(always)]
+    fn leave(&self, w: f64, r: usize, d: f64) -> f64 {
+        leave_gain(w, self.norms[r], d)
+    }
 }
 
 #[cfg(test)]

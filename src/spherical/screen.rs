@@ -107,7 +107,7 @@ impl Screen {
 }
 
 /// Hartigan's decision for a row of positive weight `w` in cluster `r`
-/// (the rule of [`super::costs::choose`], the same result bit for bit):
+/// (the rule of [`crate::move_rule::choose_move`] with the cosine costs, the same result bit for bit):
 /// `own_d` is the row's exact distance to its own direction, and
 /// `dist(j, exact)` gives for `j ≠ r` a lower bound on the exact distance
 /// to direction `j` (`exact = false`) or that exact distance itself

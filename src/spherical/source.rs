@@ -1,14 +1,14 @@
 //! Unit rows as a [`Source`] (what a restart needs) and as refinement's
 //! [`Rows`]; one restart's state on them ([`SphericalState`]).
 
-use super::costs::{improves, ratio, still_moves};
+use super::costs::Cosine;
 use super::direction::direction_of_sum;
 use super::rows::{Spherical, UnitDense, UnitRows};
 use super::screen::{choose_screened, nearest_screened, Screen, ScreenScratch};
 use crate::constrained::Points;
 use crate::data::{sq_dist, Data, Scalar};
 use crate::init::{self, Start};
-use crate::move_rule::may_leave;
+use crate::move_rule::{improves_beyond_rounding, may_leave, move_ratio, still_moves};
 use crate::nearest::nearest_by;
 use crate::params::ValidParams;
 use crate::partition::refill;
@@ -59,6 +59,14 @@ pub(crate) struct SphericalState {
     units: Vec<f64>,
     /// `‖μ_j‖²` as computed (1 up to rounding).
     unit_norms2: Vec<f64>,
+}
+
+impl SphericalState {
+    /// Its clusters' costs for Hartigan's rule.
+    #[inline(always)]
+    fn costs(&self) -> Cosine<'_> {
+        Cosine::new(&self.counts, &self.weights, &self.norms)
+    }
 }
 
 impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
@@ -429,15 +437,14 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
     ) -> bool {
         let (r, w) = (st.labels[i], self.weight(i));
         let dists = (self.dist(st, i, r), self.dist(st, i, j));
-        let clusters = (&st.counts[..], &st.weights[..], &st.norms[..]);
-        let moves = still_moves(clusters, (r, j), w, factor, dists);
+        let moves = still_moves(&st.costs(), (r, j), w, factor, dists);
         if moves {
             self.move_row(st, i, j);
         }
         moves
     }
 
-    /// Row `i`'s Hartigan decision in `st` (the rule of [`choose`], bit for
+    /// Row `i`'s Hartigan decision in `st` (the rule of [`crate::move_rule::choose_move`], bit for
     /// bit), from `measured[j]`: its distance to direction `j` in `st`,
     /// exact where `is_exact[j]` and a lower bound on it otherwise; each
     /// exact distance the decision needs is computed and kept there.
@@ -700,12 +707,10 @@ impl<U: UnitRows, T: Scalar> Source for Spherical<'_, U, T> {
     fn can_improve(&self, st: &SphericalState, lloyd: bool) -> bool {
         // Unit vectors: distances carry absolute rounding of a few ε.
         let abs_margin = 1e-14;
+        let costs = st.costs();
         (0..self.rows.n()).into_par_iter().any(|i| {
             let (r, w) = (st.labels[i], self.weight(i));
-            if !lloyd && w > 0.0 && !may_leave(&st.counts, &st.weights, r, w) {
-                return false;
-            }
-            improves(&st.norms, r, w, lloyd, abs_margin, |j| self.dist(st, i, j))
+            improves_beyond_rounding(&costs, r, w, lloyd, abs_margin, |j| self.dist(st, i, j))
         })
     }
 
@@ -714,10 +719,7 @@ impl<U: UnitRows, T: Scalar> Source for Spherical<'_, U, T> {
             .par_iter()
             .map(|&i| {
                 let (r, w) = (st.labels[i], self.weight(i));
-                if !may_leave(&st.counts, &st.weights, r, w) {
-                    return f64::INFINITY;
-                }
-                ratio(&st.norms, r, w, |j| self.dist(st, i, j))
+                move_ratio(&st.costs(), r, w, |j| self.dist(st, i, j))
             })
             .collect()
     }
@@ -817,8 +819,8 @@ impl<U: UnitRows, T: Scalar> Source for Spherical<'_, U, T> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+    use crate::move_rule::choose_move;
     use crate::rows::Rows;
-    use crate::spherical::costs::choose;
     use crate::spherical::{checked_spherical, SphericalInput};
     use crate::{Metric, Params};
 
@@ -837,7 +839,7 @@ mod tests {
                 if !may_leave(&st.counts, &st.weights, r, w) {
                     continue;
                 }
-                if let Some(j) = choose(&st.norms, r, w, factor, |j| self.dist(st, i, j)) {
+                if let Some(j) = choose_move(&st.costs(), r, w, factor, |j| self.dist(st, i, j)) {
                     self.move_row(st, i, j);
                     moves += 1;
                 }
@@ -848,7 +850,7 @@ mod tests {
 
     impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
         /// The sweep in rounds by its definition: every row of a round
-        /// decided by [`choose`] against the state as the round began, then
+        /// decided by [`choose_move`] against the state as the round began, then
         /// the proposed moves made in order where the rule still holds.
         fn rounds_by_definition(
             &self,
@@ -868,7 +870,7 @@ mod tests {
                         if !may_leave(&snap.counts, &snap.weights, r, w) {
                             return None;
                         }
-                        choose(&snap.norms, r, w, factor, |j| self.dist(&snap, i, j))
+                        choose_move(&snap.costs(), r, w, factor, |j| self.dist(&snap, i, j))
                             .map(|j| (i, j))
                     })
                     .collect();

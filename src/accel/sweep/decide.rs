@@ -8,7 +8,7 @@ use super::super::block::{screen, screened_candidates, screened_min, Block, Prep
 use super::super::panel::Panel;
 use super::Live;
 use crate::data::sq_dist;
-use crate::move_rule::{choose_move, join_weight, leave_weight};
+use crate::move_rule::{choose_move, join_weight, leave_weight, KMeans};
 use crate::partition::Partition;
 
 /// One gathered row of a block: shifted `f64` entries, screen-unit
@@ -382,7 +382,7 @@ pub(super) fn decide_prepared<const WEIGHTED: bool>(
 #[inline(always)]
 pub(super) fn decide_exactly(p: &Partition, x: &[f64], r: usize, w: f64, factor: f64) -> Decision {
     let (mut own_dist, mut lower) = (0.0, f64::INFINITY);
-    let to = choose_move(&p.weights, r, w, factor, |j| {
+    let to = choose_move(&KMeans::new(&p.counts, &p.weights), r, w, factor, |j| {
         let dist = sq_dist(x, p.centroid(j));
         if j == r {
             own_dist = dist;

@@ -46,7 +46,7 @@ use super::decide::{
 };
 use super::{join_weight32, join_weights32, keeps_bounds, sweep_bounds, LOOKAHEAD};
 use crate::data::{sq_dist, Data, Scalar};
-use crate::move_rule::{may_leave, still_moves};
+use crate::move_rule::{may_leave, still_moves, KMeans};
 use crate::partition::Partition;
 use crate::rounds::RoundPlan;
 use rayon::prelude::*;
@@ -338,7 +338,13 @@ fn apply_round<T: Scalar>(
         let (r, w) = (p.labels[i], data.weight(i));
         data.load_shifted(i, row);
         let dists = (sq_dist(row, p.centroid(r)), sq_dist(row, p.centroid(j)));
-        if still_moves(&p.counts, &p.weights, (r, j), w, factor, dists) {
+        if still_moves(
+            &KMeans::new(&p.counts, &p.weights),
+            (r, j),
+            w,
+            factor,
+            dists,
+        ) {
             p.move_point(i, row, w, j);
             for c in [r, j] {
                 if !std::mem::replace(&mut is_touched[c], true) {
