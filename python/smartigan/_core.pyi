@@ -1,6 +1,6 @@
 """Type stubs for the compiled extension ``smartigan._core`` (src/py/)."""
 
-from typing import Any, Callable, Final, Optional, Tuple, Union, final
+from typing import Any, Callable, Final, Optional, Sequence, Tuple, Union, final
 
 import numpy as np
 import numpy.typing as npt
@@ -78,7 +78,10 @@ class Params:
         refine: bool = ...,
         n_threads: Optional[int] = ...,
         tol: Optional[float] = ...,
+        size_min: Union[int, Sequence[int], str, None] = ...,
+        size_max: Union[int, Sequence[int], str, None] = ...,
     ) -> Params: ...
+    def bounds_bind(self, n: int) -> bool: ...
 
 @final
 class Clustering:

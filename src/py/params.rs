@@ -7,7 +7,10 @@
 //! must fit `usize` here; the core checks the ranges when it runs
 //! ([`Params::check`]), together with what depends on the data.
 
-use crate::{Error, Init, NInit, Params, SizeBound};
+use crate::{
+    error::Error,
+    params::{Init, NInit, Params, SizeBound},
+};
 use numpy::PyReadonlyArray2;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -68,14 +71,17 @@ impl PyParams {
         p.seed = settings.take::<Option<u64>>("seed")?.flatten();
         p.n_iter = settings.count(
             "n_iter",
-            &format!("must be between 1 and {}, or None", crate::MAX_N_ITER),
+            &format!(
+                "must be between 1 and {}, or None",
+                crate::params::MAX_N_ITER
+            ),
         )?;
         if let Some(n_init) = settings.take::<Option<NInitArg>>("n_init")?.flatten() {
             p.n_init = match n_init {
                 NInitArg::Count(v) => NInit::Count(count(
                     "n_init",
                     v,
-                    &format!("must be between 1 and {}", crate::MAX_N_INIT),
+                    &format!("must be between 1 and {}", crate::params::MAX_N_INIT),
                 )?),
                 NInitArg::Name(name) => name.parse()?,
             };
@@ -90,10 +96,18 @@ impl PyParams {
     fn __repr__(&self) -> String {
         format!("{:?}", self.inner)
     }
+
+    /// Whether the size bounds bind for `n` rows: whether some clustering
+    /// the unconstrained engine may return breaks them (the core's rule;
+    /// `False` without bounds, and for bounds that no clustering of `n`
+    /// rows meets, which a fit refuses).
+    fn bounds_bind(&self, n: usize) -> PyResult<bool> {
+        Ok(self.inner.clone().check()?.size_bounds(n).is_some())
+    }
 }
 
 /// A count as the core takes it; a negative one fails here, naming it.
-pub(super) fn count(name: &'static str, v: i64, expected: &str) -> crate::Result<usize> {
+pub(super) fn count(name: &'static str, v: i64, expected: &str) -> crate::error::Result<usize> {
     usize::try_from(v).map_err(|_| Error::invalid(name, v, expected))
 }
 
@@ -162,7 +176,7 @@ impl<'py> Settings<'py> {
             SizeArg::PerCluster(v) => SizeBound::PerCluster(
                 v.into_iter()
                     .map(|b| count(name, b, expected))
-                    .collect::<crate::Result<_>>()?,
+                    .collect::<crate::error::Result<_>>()?,
             ),
             SizeArg::Name(s) if &*s == "balanced" => SizeBound::Balanced,
             SizeArg::Name(s) => return Err(Error::invalid(name, format!("'{s}'"), expected).into()),

@@ -75,6 +75,28 @@ def test_csv_delimiters_quotes_comments(tmp_path, text):
     assert t.data.tolist() == [[1.0, 2.0], [3.0, 4.0]]
 
 
+def test_csv_rows_ending_with_a_delimiter_the_header_lacks(tmp_path):
+    # Issue 68: read as one column, "column 0 ('a,b,c') is not a number: '1,2,3,'".
+    p = tmp_path / "t.csv"
+    rows = "".join(f"{i},{i + 0.5},{-i}, \n" for i in range(30))  # more rows than the delimiter is sniffed from
+    p.write_text("a,b,c\n" + rows)
+    for delimiter in (None, ","):
+        t = read_table(str(p), delimiter=delimiter)
+        assert t.names == ["a", "b", "c"]
+        assert t.data.tolist() == [[i, i + 0.5, -i] for i in range(30)]
+    p.write_text('a;b\n1;"2";\n3;4;\n')
+    assert read_table(str(p)).data.tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    assert read_table(str(p), columns="b").data.tolist() == [[2.0], [4.0]]
+    # Every data row must end so once the first does.
+    p.write_text("a,b,c\n1,2,3,\n4,5,6\n")
+    with pytest.raises(CliError, match=r"line 3 \(data row 1\), column 3: the row ends after 3 fields, where the "
+                                       r"data rows before have the header's 3 fields and a delimiter after them"):
+        read_table(str(p))
+    p.write_text("a,b,c\n1,2,3,\n4,5,6,7\n")
+    with pytest.raises(CliError, match=r"line 3 \(data row 1\), column 3 is '7', a field beyond the header's 3"):
+        read_table(str(p), delimiter=",")
+
+
 def test_csv_header_override_and_columns(tmp_path, iris_csv):
     p = tmp_path / "n.csv"
     p.write_text("1,2\n3,4\n")
@@ -526,6 +548,27 @@ def test_compare_table_and_seed(iris_npy, capsys):
     assert strip_times(again) == strip_times(out)
     assert main(["compare", str(iris_npy), "-k", "3", "--methods", "lloyd,elkan"]) == 2
     assert "unknown method 'elkan'" in capsys.readouterr().err
+
+
+def test_compare_under_size_bounds_skips_lloyd_unless_asked_for(iris_npy, capsys):
+    # Issue 68: --balanced alone failed on lloyd, a method the user never named.
+    assert main(["compare", str(iris_npy), "-k", "3", "--seed", "0", "--balanced", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert [row["method"] for row in json.loads(captured.out)["methods"]] == ["hartigan", "smartigan"]
+    assert captured.err == ("smartigan compare: note: size bounds (--balanced) need hartigan or smartigan; "
+                            "lloyd skipped\n")
+    # Asked for by name, lloyd is an error that says how to choose.
+    assert main(["compare", str(iris_npy), "-k", "3", "--size-min", "40", "--methods", "lloyd,smartigan"]) == 2
+    err = capsys.readouterr().err
+    assert "--methods lloyd,smartigan: compare was asked for lloyd under size bounds (--size-min 40)" in err
+    assert "--methods hartigan,smartigan" in err
+    # Bounds that bind nothing (a maximum of n - k + 1 = 148 rows) keep every method.
+    assert main(["compare", str(iris_npy), "-k", "3", "--seed", "0", "--size-max", "148", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert [row["method"] for row in json.loads(captured.out)["methods"]] == ["lloyd", "hartigan", "smartigan"]
+    assert captured.err == ""
+    assert main(["compare", str(iris_npy), "-k", "3", "--seed", "0", "--size-max", "147", "--json"]) == 0
+    assert "lloyd skipped" in capsys.readouterr().err
 
 
 # -- plots -----------------------------------------------------------------------

@@ -307,6 +307,37 @@ def test_small_data_is_clustered_whole(client: Any, local: np.ndarray) -> None:
     assert model.inertia_ <= whole.objective * (1 + 1e-12)
 
 
+def test_weights_of_any_scale_give_the_fit_of_unit_weights() -> None:
+    # Issue 68: the squares of weights of 1e-200 underflow to 0 (and of 1e200
+    # overflow), which the effective number of points divided by.
+    rng = np.random.default_rng(9)
+    centres = np.array([[5.0, 0.0], [0.0, 5.0], [-4.0, -4.0]])
+    X = centres[np.arange(300) % 3] + 0.5 * rng.standard_normal((300, 2))
+    lazy = da.from_array(X, chunks=(100, 2))
+    with dask.config.set(scheduler="synchronous"):
+        for metric in ("euclidean", "cosine"):
+            unit = KMeans(3, metric=metric, random_state=0).fit(lazy, sample_weight=np.ones(300))
+            for scale in (1e-200, 1e200):
+                scaled = KMeans(3, metric=metric, random_state=0).fit(lazy, sample_weight=np.full(300, scale))
+                np.testing.assert_array_equal(scaled.labels_.compute(), unit.labels_.compute(),
+                                              err_msg=f"{metric}, weights {scale}")
+
+
+def test_effective_size_is_free_of_the_weights_scale() -> None:
+    from smartigan.dask._blocks import weight_totals
+    from smartigan.dask._kmeans import effective_size
+
+    w = np.random.default_rng(10).uniform(0.0, 3.0, size=1_000)
+    w[500:] *= 1e-3  # blocks of other largest weights
+    kish = w.sum() ** 2 / (w ** 2).sum()
+    for scale in (1.0, 1e-200, 1e200, 2.0 ** -1000):
+        totals = [weight_totals(scale * w[i:i + 250], i // 250, i) for i in range(0, 1_000, 250)]
+        assert effective_size(totals) == pytest.approx(kish, rel=1e-12), scale
+    equal = [weight_totals(np.full(100, scale), 0, 0) for scale in (1e-200, 1e200)]
+    assert [effective_size([t]) for t in equal] == [100.0, 100.0]
+    assert effective_size([weight_totals(np.zeros(5), 0, 0), weight_totals(np.ones(4), 1, 5)]) == 4.0
+
+
 def test_random_state_none_follows_numpys_global_seed() -> None:
     # As scikit-learn's estimators (and smartigan.sklearn.KMeans) do: the
     # one random_state check of every estimator.

@@ -13,7 +13,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import numpy as np
 import numpy.typing as npt
 
-from .. import _api, _path
+from .. import _api, _core, _path
 from .._core import __version__
 from .._params import DEFAULT_INIT, DEFAULT_METHOD, DEFAULT_N_INIT, METHODS, default_n_iter
 from ..datasets import load_iris
@@ -40,14 +40,35 @@ PAPER_PROTOCOL = dict(init="random-partition", n_iter=10, polish=False, refine=F
 PAPER_SCHEDULE = (1.4, 0.9)
 
 
+def _size_bounds(args: argparse.Namespace) -> Tuple[Any, Any]:
+    """``size_min`` and ``size_max`` from ``--size-min``, ``--size-max`` and ``--balanced``."""
+    if args.balanced:
+        if args.size_min is not None or args.size_max is not None:
+            raise ValueError("--balanced sets both size bounds: give it without --size-min and --size-max")
+        return "balanced", "balanced"
+    return args.size_min, args.size_max
+
+
+def _size_options(args: argparse.Namespace) -> str:
+    """The options that set the size bounds, as given (for messages)."""
+    if args.balanced:
+        return "--balanced"
+    given = [(option, bound) for option, bound in (("--size-min", args.size_min), ("--size-max", args.size_max))
+             if bound is not None]
+    return " ".join(f"{option} {bound if not isinstance(bound, list) else ','.join(map(str, bound))}"
+                    for option, bound in given)
+
+
+def _bounds_bind(size_min: Any, size_max: Any, n: int, k: int) -> bool:
+    """Whether size bounds for ``k`` clusters of ``n`` rows bind (the core's
+    rule): only then does a fit keep them, and Lloyd's method cannot."""
+    return bool(_core.Params(k, size_min=size_min, size_max=size_max).bounds_bind(n))
+
+
 def fit_once(X: npt.NDArray[np.float64], k: int, method: str, args: argparse.Namespace,
              seed: Optional[int]) -> Tuple[_api.ClusterResult, float]:
     """One fit, stepped with a progress bar when one can be shown; returns (result, seconds)."""
-    size_min, size_max = args.size_min, args.size_max
-    if args.balanced:
-        if size_min is not None or size_max is not None:
-            raise ValueError("--balanced sets both size bounds: give it without --size-min and --size-max")
-        size_min = size_max = "balanced"
+    size_min, size_max = _size_bounds(args)
     model = _api.Clusterer(k, method, args.n_iter, seed, init=args.init, metric=args.metric,  # type: ignore[arg-type]
                            n_init=args.n_init, n_threads=args.threads, refine=args.refine, tol=args.tol,
                            size_min=size_min, size_max=size_max)
@@ -176,11 +197,22 @@ def compare(args: argparse.Namespace) -> int:
     table = _prepare(args)
     X = table.data
     n, d = X.shape
-    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    given = args.methods is not None
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()] if given else list(METHODS)
     unknown = [m for m in methods if m not in METHODS]
     if unknown or not methods:
         raise CliError(f"--methods: unknown method {', '.join(map(repr, unknown)) or '(none)'}; "
                        f"choose from {', '.join(METHODS)}")
+    if "lloyd" in methods and _bounds_bind(*_size_bounds(args), n, args.k):
+        keeping = [m for m in METHODS if m != "lloyd"]
+        if given:
+            raise CliError(f"--methods {args.methods}: compare was asked for lloyd under size bounds "
+                           f"({_size_options(args)}), which lloyd cannot keep; choose methods that keep them, "
+                           f"e.g. --methods {','.join(keeping)}")
+        # The default names every method: compare those that keep the bounds.
+        methods.remove("lloyd")
+        print(f"smartigan {args.command}: note: size bounds ({_size_options(args)}) need "
+              f"{' or '.join(keeping)}; lloyd skipped", file=sys.stderr)
     # One seed for every method: restart i starts from the same partition and
     # visits points in the same orders whatever the method (paired starts).
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().generate_state(1, np.uint64)[0])

@@ -211,8 +211,11 @@ def build_parser() -> argparse.ArgumentParser:
                           description="Run several methods with the same seed, hence the same starting "
                                       "partitions, and compare their objectives restart by restart.")
     _add_data_options(cmp_, method=False)
-    cmp_.add_argument("--methods", default=",".join(METHODS),
-                      help=f"comma-separated methods, first is the reference (default {','.join(METHODS)})")
+    # None: the user named no methods, and compare may leave out one the
+    # options rule out (lloyd under size bounds that bind).
+    cmp_.add_argument("--methods", default=None,
+                      help=f"comma-separated methods, first is the reference (default {','.join(METHODS)}; "
+                           "under size bounds that bind, those that keep them)")
     cmp_.set_defaults(func=commands.compare)
 
     choose = sub.add_parser("choose-k", help="a path of solutions over a range of k, and the criteria for choosing k",

@@ -209,17 +209,29 @@ def _csv_reader(lines: Iterable[str], delimiter: str) -> Iterator[List[str]]:
                       strict=True)
 
 
-def _field_counts(sample: Sequence[str], delimiter: Optional[str]) -> List[int]:
-    """Fields per record of the sample lines (the last record may be cut off: left out)."""
+def _records(sample: Sequence[str], delimiter: Optional[str]) -> List[List[str]]:
+    """The records of the sample lines (the last record may be cut off: left out)."""
     if delimiter is None:
-        return [len(line.split()) for line in sample]
-    counts = []
+        return [line.split() for line in sample]
+    records = []
     try:
         for record in csv.reader(sample, delimiter=delimiter, quotechar='"', skipinitialspace=True):
-            counts.append(len(record))
+            records.append(record)
     except csv.Error:  # a quoted field running past the sample
         pass
-    return counts
+    return records
+
+
+def _field_counts(sample: Sequence[str], delimiter: Optional[str]) -> List[int]:
+    """Fields per record of the sample lines (the last record may be cut off: left out)."""
+    return [len(record) for record in _records(sample, delimiter)]
+
+
+def _ends_with_delimiter(records: Sequence[Sequence[str]]) -> bool:
+    """Whether every record after the first has one field more than the
+    first, and that field empty: data rows written with a delimiter after
+    their last field, under a header written without one."""
+    return len(records) > 1 and all(len(r) == len(records[0]) + 1 and r[-1].strip() == "" for r in records[1:])
 
 
 def _sniff_delimiter(sample: Sequence[str]) -> Optional[str]:
@@ -227,16 +239,22 @@ def _sniff_delimiter(sample: Sequence[str]) -> Optional[str]:
     ``, TAB ; |``, None for runs of whitespace, or a one-column file's.
 
     A delimiter splitting every record into the same number of fields, more
-    than one, wins (in the order above, quotes respected); then whitespace,
-    under the same rule; then a delimiter that splits the first record and
-    most of the others alike (the rows that differ are reported as such when
-    the file is read); otherwise the file has one column.
+    than one, wins (in the order above, quotes respected); then one that
+    ends every record after the first with an empty field beyond the first
+    record's (``a,b,c`` over ``1,2,3,``: the reader drops that field); then
+    whitespace, under the first rule; then a delimiter that splits the first
+    record and most of the others alike (the rows that differ are reported
+    as such when the file is read); otherwise the file has one column.
     """
     if not sample:
         return _ONE_COLUMN
-    counts = {d: _field_counts(sample, d) for d in CSV_DELIMITERS}
+    records = {d: _records(sample, d) for d in CSV_DELIMITERS}
+    counts = {d: [len(r) for r in records[d]] for d in CSV_DELIMITERS}
     for d in CSV_DELIMITERS:
         if counts[d] and len(set(counts[d])) == 1 and counts[d][0] > 1:
+            return d
+    for d in CSV_DELIMITERS:
+        if _ends_with_delimiter(records[d]):
             return d
     spaces = _field_counts(sample, None)
     if len(set(spaces)) == 1 and spaces[0] > 1:
@@ -321,6 +339,10 @@ class _CsvRows:
         self.only_lines = True
         self.blocks: List[npt.NDArray[np.float64]] = []
         self.n_rows = 0
+        # Whether the data rows end with a delimiter the header lacks (an
+        # empty field beyond its columns, dropped): the first data row
+        # decides, and every other must then end so too. None: undecided.
+        self.trailing: Optional[bool] = None if names is not None and delimiter is not None else False
 
     def where(self, line: int, row: int, column: int) -> str:
         return f"{self.name}: line {line} (data row {row}), {_column(column, self.names)}"
@@ -332,6 +354,15 @@ class _CsvRows:
 
     def add(self, entry: Any, n_fields: int, line: int) -> None:
         """Row ``entry`` (a line's text without its end, or a parsed record) of ``n_fields`` fields."""
+        if self.trailing is not False:
+            rest, last = self._without_last_field(entry) if n_fields == self.n_cols + 1 else (entry, None)
+            ends = last is not None and last.strip() == ""
+            if self.trailing is None:
+                self.trailing = ends
+            if self.trailing:
+                if not ends:
+                    self._no_trailing_delimiter(last, n_fields, line)
+                entry, n_fields = rest, self.n_cols
         if n_fields != self.n_cols:
             self._wrong_length(n_fields, line)
         self.entries.append(entry)
@@ -340,6 +371,25 @@ class _CsvRows:
             self.only_lines = False
         if len(self.entries) >= self.block_rows:
             self.flush()
+
+    def _without_last_field(self, entry: Any) -> Tuple[Any, str]:
+        """Row ``entry`` without its last field, and that field."""
+        if isinstance(entry, str):
+            assert self.delimiter is not None  # a row ends with a delimiter only where there is one
+            rest, _, last = entry.rpartition(self.delimiter)
+            return rest, last
+        return entry[:-1], str(entry[-1])
+
+    def _no_trailing_delimiter(self, last: Optional[str], n_fields: int, line: int) -> None:
+        row = self.n_rows + len(self.entries)
+        before = (f"the data rows before have the header's {self.n_cols} fields and a delimiter after them "
+                  "(an empty last field)")
+        if last is not None:  # a field beyond the header's, not empty
+            raise CliError(f"{self.where(line, row, self.n_cols)} is {last.strip()!r}, "
+                           f"a field beyond the header's {self.n_cols}, where {before}; every row needs the same "
+                           "number of columns")
+        raise CliError(f"{self.where(line, row, min(n_fields, self.n_cols))}: the row ends after {n_fields} "
+                       f"fields, where {before}; every row needs the same number of columns")
 
     def _wrong_length(self, n_fields: int, line: int) -> None:
         row = self.n_rows + len(self.entries)

@@ -137,11 +137,20 @@ def check_weights(w: Any, index: int, offset: int, n_rows: Optional[int] = None)
     return check_weight_values(weights, first_row=offset, block=index)
 
 
-def weight_totals(w: Any, index: int, offset: int) -> Tuple[float, int, float]:
-    """Total weight, number of positive weights and sum of squared weights
-    in a block of ``sample_weight``."""
+def weight_totals(w: Any, index: int, offset: int) -> Tuple[float, int, float, float, float]:
+    """Total weight, number of positive weights, largest weight, and the sum
+    and the sum of squares of the weights divided by the largest (0 and 0
+    where every weight is 0) in a block of ``sample_weight``.
+
+    The sums of the scaled weights give the effective number of points
+    whatever the weights' scale: the squares of weights such as 1e-200
+    underflow to 0, and of 1e200 overflow, where those of the scaled
+    weights lie in [0, 1]."""
     weights = check_weights(w, index, offset)
-    return math.fsum(weights), int(np.count_nonzero(weights)), math.fsum(weights * weights)
+    largest = float(weights.max()) if weights.size else 0.0
+    scaled = weights / largest if largest > 0 else np.zeros_like(weights)
+    return (math.fsum(weights), int(np.count_nonzero(weights)), largest, math.fsum(scaled),
+            math.fsum(scaled * scaled))
 
 
 def row_at(x: Any, w: Optional[Any], index: int, offset: int, position: float) -> Block:

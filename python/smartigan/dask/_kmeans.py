@@ -151,6 +151,22 @@ KMEANS = _params.front_end(
 )
 
 
+def effective_size(totals: Sequence[Tuple[float, int, float, float, float]]) -> float:
+    """Kish's effective number of points, ``(sum w)^2 / sum w^2``, from the
+    per-block totals of :func:`._blocks.weight_totals`, at least one weight
+    positive.
+
+    Computed from the weights divided by the largest of all (each block's
+    scaled sums times its largest over that one), so that it is the same for
+    weights multiplied by any constant, and never 0/0: the squares of weights
+    such as 1e-200 underflow to 0 (and of 1e200 overflow), where the scaled
+    sum of squares is at least 1, the largest weight's own."""
+    top = max(t[2] for t in totals)
+    sum_w = math.fsum((t[2] / top) * t[3] for t in totals)
+    sum_w2 = math.fsum((t[2] / top) ** 2 * t[4] for t in totals)
+    return sum_w * (sum_w / sum_w2)
+
+
 @KMEANS.document
 class KMeans:
     """K-means on Dask: Smartigan's quality on data spread over a cluster.
@@ -330,8 +346,7 @@ class KMeans:
                     f"invalid {k_param}: {k} (sample_weight has only {n_positive} positive weights; "
                     f"need at least {k_name})"
                 )
-            sum_w, sum_w2 = math.fsum(t[0] for t in totals), math.fsum(t[2] for t in totals)
-            n_effective = sum_w * (sum_w / sum_w2)
+            n_effective = effective_size(totals)
         clock = _Clock()
         self.path_: Optional[_path.PathResult] = None
         if n <= coreset_size:

@@ -96,9 +96,10 @@ class RowBlocks:
                 sums += block_sums
         return math.fsum(block_costs), weights, sums, block_costs, block_weights
 
-    def weight_totals(self) -> List[Tuple[float, int, float]]:
-        """Per block of the weights: their total, how many are positive, and
-        the total of their squares (one pass)."""
+    def weight_totals(self) -> List[Tuple[float, int, float, float, float]]:
+        """Per block of the weights: their total, how many are positive, the
+        largest, and the total and the total of the squares of the weights
+        divided by the largest (one pass; :func:`._blocks.weight_totals`)."""
         return self.compute([dask.delayed(_blocks.weight_totals, pure=True)(wb, i, int(self.offsets[i]))
                              for i, wb in enumerate(self.w)])
 

@@ -1,0 +1,129 @@
+//! Greedy k-means++ (Arthur & Vassilvitskii, with the `2 + ⌊ln k⌋` local
+//! trials scikit-learn uses): the plain definition, for any representation
+//! and with weights ([`kmeans_plus_plus_indices`]), and the accelerated
+//! dense one with the same numbers ([`kmeans_plus_plus_rows`],
+//! [`kmeans_plus_plus_joint`]: several restarts sharing each pass over the
+//! data), whose pass kernels are in [`lanes`].
+
+mod joint;
+mod lanes;
+mod reference;
+#[cfg(test)]
+mod tests;
+
+pub(crate) use reference::kmeans_plus_plus_indices;
+
+use crate::data::{Data, Scalar};
+use crate::rng::Xoshiro256PlusPlus;
+use joint::{joint_group, kmeans_plus_plus_with, PassSettings};
+use rayon::prelude::*;
+use reference::kmeans_plus_plus_reference;
+use std::sync::atomic::AtomicBool;
+
+/// The k-means++ centres of one restart, shifted: the accelerated
+/// computation or the plain definition, with the same numbers either way.
+/// Once `cancel` is set it stops early, with fewer than `k` centres.
+pub(crate) fn start<T: Scalar>(
+    data: &Data<'_, T>,
+    k: usize,
+    rng: &mut Xoshiro256PlusPlus,
+    accelerated: bool,
+    cancel: &AtomicBool,
+) -> Vec<f64> {
+    if accelerated {
+        kmeans_plus_plus(data, k, rng, cancel)
+    } else {
+        kmeans_plus_plus_reference(data, k, rng, cancel)
+    }
+}
+
+/// Points per parallel task in k-means++. Fixed; nothing depends on it.
+const PP_CHUNK: usize = 4096;
+
+/// Trials evaluated together (`2 + ⌊ln k⌋ ≤ 16`: k below e¹⁵ ≈ 3.3·10⁶;
+/// beyond, the plain definition runs).
+const LANES: usize = lanes::PP_LANES;
+
+/// Greedy k-means++ with exactly the numbers of
+/// [`kmeans_plus_plus_reference`], computed faster:
+///
+/// * the trial indices of a centre depend only on the random stream and on
+///   the potential before that centre, so they are drawn first, as before,
+///   and all trials are evaluated in one pass over the data, side by side in
+///   the lanes of a kernel with exactly [`sq_dist`]'s summation order;
+/// * that pass runs in parallel over chunks of points and keeps only the
+///   distances strictly below a point's `closest` (the others leave the
+///   min unchanged). Points that provably keep their `closest` are skipped
+///   on the way: by the triangle inequality through their own centre
+///   ([`prune_limits`], without reading the row), or by a rigorous screen
+///   on dot products (see `lanes::plus_plus_lanes`);
+/// * every potential is then summed sequentially in index order, so it has
+///   the reference's bits, and the best trial wins as before. The winner's
+///   running sums at the chunk ends are kept: they are the reference's
+///   cumulative sums there, so the next trials are drawn from them and
+///   one chunk of running sums each, with the reference's indices.
+fn kmeans_plus_plus<T: Scalar>(
+    data: &Data<'_, T>,
+    k: usize,
+    rng: &mut Xoshiro256PlusPlus,
+    cancel: &AtomicBool,
+) -> Vec<f64> {
+    data.gather_shifted(&kmeans_plus_plus_rows(data, k, rng, cancel))
+}
+
+/// The rows greedy k-means++ chooses from the stream `rng`, in the order
+/// chosen: the centres [`crate::dense::init::initial_partition`] starts from (with or without
+/// weights), as indices into the data. Once `cancel` is set it stops
+/// early, with fewer than `k` rows.
+pub(crate) fn kmeans_plus_plus_rows<T: Scalar>(
+    data: &Data<'_, T>,
+    k: usize,
+    rng: &mut Xoshiro256PlusPlus,
+    cancel: &AtomicBool,
+) -> Vec<usize> {
+    let settings = PassSettings {
+        cancel: Some(cancel),
+        ..PassSettings::for_this_cpu(data.d)
+    };
+    let mut out = kmeans_plus_plus_with(data, k, std::slice::from_mut(rng), settings);
+    out.pop().unwrap_or_default()
+}
+
+/// [`kmeans_plus_plus`] for several restarts at once, each from its own
+/// stream (`rngs`): the same centres as one call per restart, bit for bit.
+/// The restarts go in groups ([`joint_group`]) whose passes over the data
+/// run in lockstep, centre by centre, and share each read of a row; the
+/// screen's arithmetic is not shared.
+///
+/// Stops early, with fewer than `k` centres, once `cancel` is set.
+pub(crate) fn kmeans_plus_plus_joint<T: Scalar>(
+    data: &Data<'_, T>,
+    k: usize,
+    rngs: &mut [Xoshiro256PlusPlus],
+    cancel: &AtomicBool,
+) -> Vec<Vec<f64>> {
+    let settings = PassSettings {
+        cancel: Some(cancel),
+        ..PassSettings::for_this_cpu(data.d)
+    };
+    let groups = rngs
+        .len()
+        .div_ceil(joint_group(data.d, std::mem::size_of::<T>()))
+        .max(1);
+    // Groups of equal size (give or take one), not one full and one short.
+    let group = rngs.len().div_ceil(groups).max(1);
+    let draw = |group: &mut [Xoshiro256PlusPlus]| kmeans_plus_plus_with(data, k, group, settings);
+    // A pass over fewer chunks than two per thread leaves threads idle, as
+    // do the steps between passes (drawing trials, picking the winner), so
+    // the groups then run side by side. A pass that short is a single wave:
+    // side by side they hold no more change lists than one group of every
+    // restart would. The groups are independent: the same starts.
+    let chunks = data.n.div_ceil(PP_CHUNK);
+    let rows: Vec<Vec<usize>> = if groups > 1 && chunks < 2 * rayon::current_num_threads() {
+        let per_group: Vec<_> = rngs.par_chunks_mut(group).map(draw).collect();
+        per_group.into_iter().flatten().collect()
+    } else {
+        rngs.chunks_mut(group).flat_map(draw).collect()
+    };
+    rows.iter().map(|rows| data.gather_shifted(rows)).collect()
+}

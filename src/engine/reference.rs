@@ -1,0 +1,128 @@
+//! The plain definitions the accelerated engine must equal bit for bit: the
+//! Hartigan/Smartigan sweep one point at a time with every cost exact, and
+//! Lloyd's iteration with every distance exact. They run where the
+//! accelerated kernels do not apply (weights, small `k·d`, data the screens
+//! cannot scale) and in the equivalence tests.
+
+use crate::data::{sq_dist, Data, Scalar};
+use crate::engine::move_rule::{choose_move, may_leave, still_moves, KMeans};
+use crate::engine::partition::Partition;
+use crate::engine::rounds::RoundPlan;
+
+/// [`choose_move`] for a dense point `x` (shifted, weight `w`, in cluster
+/// `r`) against the partition's centroids.
+#[inline]
+pub(crate) fn best_move(p: &Partition, x: &[f64], w: f64, r: usize, factor: f64) -> Option<usize> {
+    choose_move(&KMeans::new(&p.counts, &p.weights), r, w, factor, |j| {
+        sq_dist(x, p.centroid(j))
+    })
+}
+
+/// One Hartigan sweep with acceptance factor `factor`, visiting the points in
+/// `order`. Returns the number of moves.
+pub(crate) fn sweep<T: Scalar>(
+    p: &mut Partition,
+    data: &Data<'_, T>,
+    order: &[usize],
+    factor: f64,
+) -> usize {
+    let mut buf = vec![0.0; data.d];
+    let mut moves = 0;
+    for &i in order {
+        let (r, w) = (p.labels[i], data.weight(i));
+        if !may_leave(&p.counts, &p.weights, r, w) {
+            continue;
+        }
+        data.load_shifted(i, &mut buf);
+        if let Some(j) = best_move(p, &buf, w, r, factor) {
+            p.move_point(i, &buf, w, j);
+            moves += 1;
+        }
+    }
+    moves
+}
+
+/// One sweep in rounds, with acceptance factor `factor`, visiting `order`:
+/// every point of a round (cut by a [`RoundPlan`]) decided against the
+/// partition as the round began, then the proposed moves made in order
+/// where the move rule still accepts them against the current centroids
+/// ([`still_moves`]). The accelerated rounds sweep
+/// ([`crate::dense::accel::sweep::rounds`]) makes exactly these moves.
+pub(crate) fn sweep_rounds<T: Scalar>(
+    p: &mut Partition,
+    data: &Data<'_, T>,
+    order: &[usize],
+    factor: f64,
+) -> usize {
+    let n = order.len();
+    let mut buf = vec![0.0; data.d];
+    let mut proposals = Vec::new();
+    let plan = RoundPlan::new(n, p.k, p.d);
+    let (mut moves, mut share, mut start) = (0, 1.0, 0);
+    while start < n {
+        let end = (start + plan.len(share)).min(n);
+        proposals.clear();
+        for &i in &order[start..end] {
+            let (r, w) = (p.labels[i], data.weight(i));
+            if !may_leave(&p.counts, &p.weights, r, w) {
+                continue;
+            }
+            data.load_shifted(i, &mut buf);
+            if let Some(j) = best_move(p, &buf, w, r, factor) {
+                proposals.push((i, j));
+            }
+        }
+        for &(i, j) in &proposals {
+            let (r, w) = (p.labels[i], data.weight(i));
+            data.load_shifted(i, &mut buf);
+            let dists = (sq_dist(&buf, p.centroid(r)), sq_dist(&buf, p.centroid(j)));
+            if still_moves(
+                &KMeans::new(&p.counts, &p.weights),
+                (r, j),
+                w,
+                factor,
+                dists,
+            ) {
+                p.move_point(i, &buf, w, j);
+                moves += 1;
+            }
+        }
+        share = 0.5 * share + 0.5 * proposals.len() as f64 / (end - start) as f64;
+        start = end;
+    }
+    moves
+}
+
+/// Every point's nearest centroid of `probe` ([`Partition::nearest`]:
+/// ties keep `current[i]` when given, else go to the lowest index).
+pub(crate) fn assign_nearest<T: Scalar>(
+    data: &Data<'_, T>,
+    probe: &Partition,
+    current: Option<&[usize]>,
+) -> Vec<usize> {
+    let mut buf = vec![0.0; data.d];
+    (0..data.n)
+        .map(|i| {
+            data.load_shifted(i, &mut buf);
+            probe.nearest(&buf, current.map(|c| c[i]))
+        })
+        .collect()
+}
+
+/// One Lloyd iteration: every point to its nearest centroid (ties keep the
+/// current label), then all centroids recomputed; empty clusters are
+/// refilled deterministically. Returns the number of labels that changed.
+pub(crate) fn lloyd_iteration<T: Scalar>(
+    p: &mut Partition,
+    data: &Data<'_, T>,
+    spare_threads: bool,
+) -> usize {
+    let new_labels = assign_nearest(data, p, Some(&p.labels));
+    let mut changed = 0;
+    for (label, new) in p.labels.iter_mut().zip(new_labels) {
+        changed += usize::from(new != *label);
+        *label = new;
+    }
+    p.recompute(data, spare_threads);
+    changed + p.fill_empty_clusters(data, spare_threads)
+}
