@@ -35,9 +35,15 @@ FITS = {
     "noise smartigan n_init=1": ("noise 20000 32", 20, {"n_init": 1}),
     "embeddings/16 float32 n_init=1": ("embeddings 6250 384 64", 64, {"n_init": 1}),
     "sparse counts n_init=1": ("sparse 20000 2000", 20, {"n_init": 1}),
+    "W2-like smartigan n_init=1": ("blobs 100000 32 100", 100, {"n_init": 1}),
+    "W5-like float32 smartigan n_init=1": ("embeddings 100000 384 256", 256, {"n_init": 1}),
+    "W5/4-like float32 cosine n_init=1": ("embeddings 25000 384 256", 256, {"n_init": 1, "metric": "cosine"}),
+    "sparse counts cosine n_init=1": ("sparse 20000 2000", 20, {"n_init": 1, "metric": "cosine"}),
     "weighted W1 n_init=4": ("weighted 10000 16 20", 20, {"n_init": 4}),
 }
 QUICK = ["W1 smartigan n_init=1", "noise smartigan n_init=1", "sparse counts n_init=1"]
+# The engine on the large workloads (a minute a turn): --only W2,W5
+
 
 CHILD = r"""
 import hashlib, json, sys, time

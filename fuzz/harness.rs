@@ -93,7 +93,7 @@ fn error_kind(e: &Error) -> Expect {
         Error::InvalidParameter { name, .. } => Expect::Parameter(name),
         Error::Shape { name, .. } => Expect::Shape(name),
         Error::NonFinite { name, .. } => Expect::NonFinite(name),
-        Error::Interrupted | Error::ThreadPool { .. } => panic!("unexpected error {e}"),
+        _ => panic!("unexpected error {e}"),
     }
 }
 
@@ -326,7 +326,7 @@ pub fn run(data: &[u8]) -> bool {
         ),
     };
     let n_iter = b.below(20) + usize::from(!wild);
-    let mut p = Params::new(k)
+    let p = Params::new(k)
         .method(method)
         .init(init)
         .n_init(b.below(4) + usize::from(!wild))
@@ -335,7 +335,7 @@ pub fn run(data: &[u8]) -> bool {
         .refine(b.u8() % 2 == 0)
         .seed(b.u64());
     // Also the default (`None`: chosen by the problem's size).
-    p.tol = match b.u8() % 8 {
+    let tol = match b.u8() % 8 {
         0 if wild => Some(b.value(1.0)),
         1 => Some(1e-4),
         2 => Some(1.0),
@@ -343,13 +343,14 @@ pub fn run(data: &[u8]) -> bool {
         _ => Some(0.0),
     };
     // Also the default (`None`: the method's own schedule or cap).
-    p.n_iter = (b.u8() % 4 != 0).then_some(n_iter);
-    p.n_threads = match b.u8() % 8 {
+    let n_iter = (b.u8() % 4 != 0).then_some(n_iter);
+    let n_threads = match b.u8() % 8 {
         0 => None,
         1 if wild => Some(0),
         2 if wild => Some(smartigan::MAX_N_THREADS + 1),
         t => Some(usize::from(t % 4) + 1),
     };
+    let p = p.tol(tol).n_iter(n_iter).n_threads(n_threads);
     let layout = b.u8() % 3;
     let as_f32 = b.u8() % 3 == 0;
     // The same values in three layouts: C order, Fortran order, and a

@@ -2,14 +2,14 @@
 //! benchmarks require): single sweeps and starts on internal state. Not part
 //! of the public API: no stability promise.
 
-use crate::accel::sweep::sweep_blocked;
-use crate::accel::{Cache, Engine};
 use crate::data::{Data, Scalar};
-use crate::partition::Partition;
+use crate::dense::accel::sweep::sweep_blocked;
+use crate::dense::accel::{Cache, Engine};
+use crate::engine::partition::Partition;
 use crate::rng::{Stream, Xoshiro256PlusPlus};
 use ndarray::ArrayView2;
 
-pub use crate::testdata::gaussian_blobs as blobs;
+pub use crate::testing::testdata::gaussian_blobs as blobs;
 
 /// Which implementation of a sweep to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,7 +45,7 @@ impl SweepState {
     /// that the state resembles the middle of a fit.
     pub fn new<T: Scalar>(x: ArrayView2<'_, T>, k: usize, seed: u64, warm: usize) -> Self {
         let data = Data::new(x, None);
-        let params = match crate::Params::new(k).seed(seed).n_init(1).check() {
+        let params = match crate::params::Params::new(k).seed(seed).n_init(1).check() {
             Ok(p) => p,
             Err(_) => return Self::empty(),
         };
@@ -56,7 +56,7 @@ impl SweepState {
             rounds: false,
         };
         let never = std::sync::atomic::AtomicBool::new(false);
-        let part = crate::init::initial_partition(&data, &params, &mut rng, engine, &never);
+        let part = crate::dense::init::initial_partition(&data, &params, &mut rng, engine, &never);
         let mut s = SweepState {
             part,
             order: (0..data.n).collect(),
@@ -101,13 +101,15 @@ impl SweepState {
         }
         let moved = match v {
             Variant::Reference => {
-                crate::reference::sweep(&mut self.part, &data, &self.order, factor)
+                crate::engine::reference::sweep(&mut self.part, &data, &self.order, factor)
             }
-            Variant::Columns if crate::accel::columns::applies(self.part.k, self.part.d) => {
+            Variant::Columns if crate::dense::accel::columns::applies(self.part.k, self.part.d) => {
                 let (p, order, cache) = (&mut self.part, &self.order, &mut self.cache);
-                crate::accel::columns::sweep_columns(p, &data, order, factor, cache)
+                crate::dense::accel::columns::sweep_columns(p, &data, order, factor, cache)
             }
-            Variant::Columns => crate::reference::sweep(&mut self.part, &data, &self.order, factor),
+            Variant::Columns => {
+                crate::engine::reference::sweep(&mut self.part, &data, &self.order, factor)
+            }
             Variant::Blocked | Variant::BlockedParallel => {
                 let spare = v == Variant::BlockedParallel;
                 sweep_blocked(
@@ -131,7 +133,7 @@ impl SweepState {
         if self.part.k == 0 {
             return 0;
         }
-        crate::accel::lloyd::lloyd_iteration(&mut self.part, &data, &mut self.cache, false)
+        crate::dense::accel::lloyd::lloyd_iteration(&mut self.part, &data, &mut self.cache, false)
     }
 
     fn data<'a, T: Scalar>(&self, x: ArrayView2<'a, T>) -> Data<'a, T> {
@@ -162,5 +164,5 @@ pub fn plus_plus_starts<T: Scalar>(
         .map(|r| Xoshiro256PlusPlus::stream(seed, r as u64, Stream::Init))
         .collect();
     let cancel = std::sync::atomic::AtomicBool::new(false);
-    crate::plus_plus::kmeans_plus_plus_joint(&data, k, &mut rngs, &cancel)
+    crate::engine::plus_plus::kmeans_plus_plus_joint(&data, k, &mut rngs, &cancel)
 }

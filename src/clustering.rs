@@ -2,7 +2,7 @@
 
 use crate::data::times_pow2;
 use crate::error::{Error, Result};
-use crate::Metric;
+use crate::params::Metric;
 use ndarray::{Array1, Array2};
 
 /// The result of a fit: the best restart's clustering plus every restart's
@@ -20,6 +20,7 @@ use ndarray::{Array1, Array2};
 /// assert!(r.converged && *r.moves.last().unwrap() == 0);
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Clustering<T> {
     /// Cluster of each point, in `0..k`; no cluster is empty.
     pub labels: Array1<usize>,

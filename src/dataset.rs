@@ -1,17 +1,17 @@
 //! The input of every operation: rows, dense or sparse, of `f32` or `f64`,
 //! with optional sample weights ([`Dataset`]); and the one place where
-//! dense and sparse rows part ways on their way to the engine
-//! ([`Dataset::with_source`]).
+//! dense, sparse and unit (cosine) rows part ways on their way to the
+//! engine ([`Dataset::checked`]).
 
 use crate::data::{check_finite, checked_weights, Data, Scalar};
 use crate::dense::Dense;
+use crate::engine::source::Source;
 use crate::error::Result;
+use crate::params::Metric;
 use crate::params::ValidParams;
 use crate::rows::Rows;
-use crate::source::Source;
-use crate::sparse::{checked_sparse, CsrView};
-use crate::spherical::{checked_spherical, SphericalInput};
-use crate::Metric;
+use crate::sparse::{checked_sparse, CsrView, SparseData};
+use crate::spherical::{checked_spherical, Spherical, SphericalInput, UnitDense, UnitSparse};
 use ndarray::{Array2, ArrayView1, ArrayView2};
 use std::sync::atomic::AtomicBool;
 
@@ -86,22 +86,26 @@ impl<'a, T: Scalar> Dataset<'a, T> {
 
     /// Checks the rows and weights for `params` and for clusterings of up
     /// to `k_most` clusters (shape, finite entries, range, positive
-    /// weights), builds their representation and hands it to `job`,
-    /// with the power of two the weights were scaled by
-    /// ([`crate::Clustering`]'s objectives are rescaled by it).
-    pub(crate) fn with_source<J: SourceJob<T>>(
+    /// weights) and builds their representation: the one place where
+    /// dense, sparse and unit (cosine) rows part ways on their way to the
+    /// engine. Returned with the power of two the weights were scaled by
+    /// ([`crate::clustering::Clustering`]'s objectives are rescaled by it).
+    pub(crate) fn checked<'s>(
         self,
         params: &ValidParams,
         k_most: usize,
-        setup: Setup<'_>,
-        job: J,
-    ) -> Result<J::Output> {
+        setup: Setup<'s>,
+    ) -> Result<(Checked<'s, T>, i32)>
+    where
+        'a: 's,
+    {
         if params.metric() == Metric::Cosine {
             let (input, exponent) = checked_spherical(self.rows, self.weights, params, k_most)?;
-            return match input {
-                SphericalInput::Dense(rows) => job.run(rows, exponent),
-                SphericalInput::Sparse(rows) => job.run(rows, exponent),
+            let checked = match input {
+                SphericalInput::Dense(rows) => Checked::UnitDense(rows),
+                SphericalInput::Sparse(rows) => Checked::UnitSparse(rows),
             };
+            return Ok((checked, exponent));
         }
         match self.rows {
             Rows::Dense(x) => {
@@ -116,15 +120,42 @@ impl<'a, T: Scalar> Dataset<'a, T> {
                 if setup.one_at_a_time {
                     dense.engine.spare_threads = params.n_threads() > 1;
                 }
-                job.run(dense, exponent)
+                Ok((Checked::Dense(dense), exponent))
             }
             Rows::Sparse(x) => {
                 let (data, exponent) =
                     checked_sparse(x, self.weights, params, k_most, setup.cancel)?;
-                job.run(data, exponent)
+                Ok((Checked::Sparse(data), exponent))
             }
         }
     }
+
+    /// [`Dataset::checked`], its representation handed to `job` with the
+    /// power of two the weights were scaled by.
+    pub(crate) fn with_source<J: SourceJob<T>>(
+        self,
+        params: &ValidParams,
+        k_most: usize,
+        setup: Setup<'_>,
+        job: J,
+    ) -> Result<J::Output> {
+        let (checked, exponent) = self.checked(params, k_most, setup)?;
+        match checked {
+            Checked::Dense(rows) => job.run(rows, exponent),
+            Checked::Sparse(rows) => job.run(rows, exponent),
+            Checked::UnitDense(rows) => job.run(rows, exponent),
+            Checked::UnitSparse(rows) => job.run(rows, exponent),
+        }
+    }
+}
+
+/// Checked rows as the engine reads them, one variant per kind of input
+/// and objective ([`Dataset::checked`]).
+pub(crate) enum Checked<'a, T: Scalar> {
+    Dense(Dense<'a, T>),
+    Sparse(SparseData<'a, T>),
+    UnitDense(Spherical<'a, UnitDense, T>),
+    UnitSparse(Spherical<'a, UnitSparse<'a>, T>),
 }
 
 impl<'a, T: Scalar> From<Rows<'a, T>> for Dataset<'a, T> {

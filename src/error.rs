@@ -13,6 +13,7 @@
 /// assert_eq!(err.to_string(), "invalid k: 5 (must be between 1 and n_samples=3)");
 /// ```
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// A parameter is outside its allowed range or set.
     #[error("invalid {name}: {value} ({expected})")]

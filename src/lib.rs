@@ -50,66 +50,40 @@
 #[macro_use]
 mod simd;
 
-mod accel;
 mod api;
 #[cfg(feature = "bench")]
 #[doc(hidden)]
 pub mod bench_api;
 mod clustering;
-mod compat;
-mod constrained;
 mod control;
 mod data;
 mod dataset;
 mod dense;
-#[cfg(test)]
-mod equiv;
+mod engine;
 mod error;
-mod init;
-mod move_rule;
-mod multistart;
-mod nearest;
+mod fit;
 mod params;
-mod partition;
-mod path;
-mod plus_plus;
 mod predict;
-mod reference;
-mod refine;
-mod restart;
+#[cfg(feature = "python")]
+mod py;
 pub mod rng;
-mod rounds;
 mod rows;
-mod run;
-mod schedule;
-mod search;
-mod source;
 mod sparse;
 mod spherical;
 #[cfg(any(test, feature = "bench"))]
-mod testdata;
-
-#[cfg(feature = "python")]
-mod py;
+mod testing;
 
 pub use clustering::Clustering;
 pub use control::{Control, Progress};
 pub use data::Scalar;
 pub use dataset::Dataset;
 pub use error::{Error, Result};
+pub use fit::path::{Path, PathKeep, PathOrigin, PathStep};
+pub use fit::run::Run;
 pub use params::{
     defaults, Init, Method, Metric, NInit, Params, SizeBound, ValidParams, MAX_N_INIT, MAX_N_ITER,
     MAX_N_THREADS, MAX_POLISH_SWEEPS,
 };
-pub use path::{Path, PathKeep, PathOrigin, PathStep};
+pub use predict::Centroids;
 pub use rows::Rows;
-pub use run::Run;
 pub use sparse::CsrView;
-
-#[allow(deprecated)]
-pub use compat::{
-    fit, fit_cancellable, fit_path, fit_path_sparse, fit_sparse, fit_weighted, kmeans_plus_plus,
-    kmeans_plus_plus_cancellable, predict, predict_cancellable, predict_sparse,
-    predict_sparse_cancellable, transform, transform_cancellable, transform_sparse,
-    transform_sparse_cancellable, PathProgress,
-};

@@ -21,13 +21,13 @@ fn splitmix64(state: &mut u64) -> u64 {
 pub(crate) enum Stream {
     Init = 1,
     Order = 2,
-    /// The visiting orders of a path's descent at one `k` ([`crate::path`];
+    /// The visiting orders of a path's descent at one `k` ([`crate::fit::path`];
     /// the "restart" is then `k`).
     PathOrder = 3,
     /// The parents and sizes of one generation of the best-effort search's
-    /// children ([`crate::search`]; the "restart" is the generation).
+    /// children ([`crate::fit::search`]; the "restart" is the generation).
     Search = 4,
-    /// Which centroids a child moves, and where ([`crate::search`]; the
+    /// Which centroids a child moves, and where ([`crate::fit::search`]; the
     /// "restart" is the child's index).
     Child = 5,
 }

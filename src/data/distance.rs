@@ -116,7 +116,7 @@ pub(crate) const WIDE_FROM: usize = 64;
 /// the last `d mod 4` terms in order. Every term is rounded three times
 /// (difference, square, sum) and goes through at most `d/16 + 10 ≤ d + 3`
 /// additions in sequence, as in the four-accumulator order (`d/4 + 4`):
-/// the `γ` of [`crate::accel::bounds::rounding_gamma`] and of the k-means++
+/// the `γ` of [`crate::dense::accel::bounds::rounding_gamma`] and of the k-means++
 /// pruning covers both.
 #[inline(always)]
 pub(crate) fn sum_of_squares_wide(d: usize, mut diff: impl FnMut(usize, &mut [f64])) -> f64 {

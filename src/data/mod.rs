@@ -3,9 +3,11 @@
 //! kernel every method shares is in [`distance`], exact power-of-two
 //! scaling (of extreme weights, of distances that overflow) in [`scale`].
 
+mod direction;
 mod distance;
 mod scale;
 
+pub(crate) use direction::{direction_of_sum, scaled_entry, unit_scaling};
 pub(crate) use distance::{prefetch, sq_dist, sq_dist_shifted, WIDE_FROM};
 pub(crate) use scale::{
     exponent_above, exponent_of, pow2, scaled_weights, times_pow2, unit_weight_exponent,

@@ -55,6 +55,17 @@ pub(crate) fn exponent_above(m: f64) -> i32 {
     }
 }
 
+/// The smallest and the largest positive weight (`None` if none is
+/// positive).
+fn positive_range(w: &[f64]) -> Option<(f64, f64)> {
+    let max = w.iter().fold(0.0f64, |m, v| m.max(*v));
+    let min_positive = w
+        .iter()
+        .filter(|v| **v > 0.0)
+        .fold(f64::INFINITY, |m, v| m.min(*v));
+    (max > 0.0).then_some((min_positive, max))
+}
+
 /// Binary orders of magnitude within which weights are used as given
 /// (where their sums fit): their products with any squared distance that
 /// ordinary data resolve stay normal floats.
@@ -83,14 +94,9 @@ const SUM_LIMIT_EXP: f64 = 1019.0;
 /// Weights spanning so wide a range that no scale keeps both the sums
 /// finite and the smallest positive weight normal are refused.
 pub(crate) fn weight_exponent(w: &[f64], r2: f64, quadratic: bool) -> Result<i32> {
-    let max = w.iter().fold(0.0f64, |m, v| m.max(*v));
-    let min_positive = w
-        .iter()
-        .filter(|v| **v > 0.0)
-        .fold(f64::INFINITY, |m, v| m.min(*v));
-    if max <= 0.0 {
+    let Some((min_positive, max)) = positive_range(w) else {
         return Ok(0);
-    }
+    };
     let (e_max, e_min) = (exponent_of(max), exponent_of(min_positive));
     // log₂ W, without forming W (which may overflow).
     let relative: f64 = w.iter().map(|v| times_pow2(*v, -e_max)).sum();
@@ -135,14 +141,9 @@ const UNIT_WEIGHT_RANGE_EXP: i32 = 400;
 /// of the weights makes the fit the same, its objectives scaled. Weights
 /// whose positive ones span more than `2^400` are refused.
 pub(crate) fn unit_weight_exponent(w: &[f64]) -> Result<i32> {
-    let max = w.iter().fold(0.0f64, |m, v| m.max(*v));
-    let min_positive = w
-        .iter()
-        .filter(|v| **v > 0.0)
-        .fold(f64::INFINITY, |m, v| m.min(*v));
-    if max <= 0.0 {
+    let Some((min_positive, max)) = positive_range(w) else {
         return Ok(0);
-    }
+    };
     let exponent = -exponent_of(max);
     if exponent_of(min_positive) + exponent < -UNIT_WEIGHT_RANGE_EXP {
         return Err(Error::invalid(

@@ -15,7 +15,7 @@ use crate::engine::partition::Partition;
 use crate::engine::plus_plus::kmeans_plus_plus_joint;
 use crate::engine::refine::{propose, SplitCache};
 use crate::engine::rounds::decides_in_rounds;
-use crate::engine::source::Source;
+use crate::engine::source::{Descent, Representation, Reshape, Starts};
 use crate::params::{Init, ValidParams};
 use crate::rng::Xoshiro256PlusPlus;
 use init::{assign_to_centroids, initial_partition};
@@ -50,7 +50,7 @@ impl<'a, T: Scalar> Dense<'a, T> {
 
     /// The moves of one Hartigan sweep with acceptance factor `factor` in
     /// `order`, the statistics of the clusters touched left stale (the
-    /// recomputation is [`Source::refresh`]). Every accelerated kernel makes
+    /// recomputation is [`Descent::refresh`]). Every accelerated kernel makes
     /// exactly the plain sweep's moves, with or without sample weights.
     fn sweep_moves(&self, st: &mut DenseState, order: &[usize], factor: f64) -> usize {
         let (rows, p) = (&self.rows, &mut st.partition);
@@ -69,7 +69,7 @@ impl<'a, T: Scalar> Dense<'a, T> {
     }
 }
 
-/// Points per parallel task of [`Source::point_costs`] (fixed: each point's
+/// Points per parallel task of [`Starts::point_costs`] (fixed: each point's
 /// cost is computed on its own, so the split changes no bit).
 const COST_CHUNK: usize = 4096;
 
@@ -89,7 +89,7 @@ impl DenseState {
     }
 }
 
-impl<'a, T: Scalar> Source for Dense<'a, T> {
+impl<'a, T: Scalar> Representation for Dense<'a, T> {
     type State = DenseState;
     type Out = T;
     type Points = Data<'a, T>;
@@ -107,6 +107,33 @@ impl<'a, T: Scalar> Source for Dense<'a, T> {
         self.rows.d
     }
 
+    fn labels(st: &DenseState) -> &[usize] {
+        &st.partition.labels
+    }
+
+    fn finalize(&self, st: &DenseState) -> (Array2<T>, f64, Vec<f64>) {
+        let (rows, p) = (&self.rows, &st.partition);
+        let (k, d) = (p.k, rows.d);
+        let centroids = Array2::from_shape_fn((k, d), |(j, c)| {
+            T::from_f64(p.centroid(j)[c] + rows.shift[c])
+        });
+        let wide: Vec<f64> = centroids.iter().map(|v| v.to_f64()).collect();
+        let mut row = vec![0.0; d];
+        let mut objective = 0.0;
+        let mut per_cluster = vec![0.0; k];
+        for (i, &l) in p.labels.iter().enumerate() {
+            for (r, v) in row.iter_mut().zip(rows.row(i)) {
+                *r = v.to_f64();
+            }
+            let cost = rows.weight(i) * sq_dist(&row, &wide[l * d..(l + 1) * d]);
+            objective += cost;
+            per_cluster[l] += cost;
+        }
+        (centroids, objective, per_cluster)
+    }
+}
+
+impl<'a, T: Scalar> Starts for Dense<'a, T> {
     fn initial_state(
         &self,
         params: &ValidParams,
@@ -167,7 +194,9 @@ impl<'a, T: Scalar> Source for Dense<'a, T> {
     fn rows_as_centroids(&self, rows: &[usize]) -> Vec<f64> {
         self.rows.gather_shifted(rows)
     }
+}
 
+impl<'a, T: Scalar> Descent for Dense<'a, T> {
     fn sweep(&self, st: &mut DenseState, order: &[usize], factor: f64) -> usize {
         let moved = self.sweep_moves(st, order, factor);
         self.refresh(st);
@@ -265,7 +294,9 @@ impl<'a, T: Scalar> Source for Dense<'a, T> {
         }
         crate::dense::accel::ratios::move_ratios_below(&st.partition, &self.rows, limit)
     }
+}
 
+impl<'a, T: Scalar> Reshape for Dense<'a, T> {
     fn merge_split(
         &self,
         st: &DenseState,
@@ -303,31 +334,6 @@ impl<'a, T: Scalar> Source for Dense<'a, T> {
     fn labelled_state(&self, k: usize, labels: Vec<usize>) -> DenseState {
         let spare = self.engine.spare_threads;
         DenseState::new(Partition::from_labels(&self.rows, k, labels, spare))
-    }
-
-    fn labels(st: &DenseState) -> &[usize] {
-        &st.partition.labels
-    }
-
-    fn finalize(&self, st: &DenseState) -> (Array2<T>, f64, Vec<f64>) {
-        let (rows, p) = (&self.rows, &st.partition);
-        let (k, d) = (p.k, rows.d);
-        let centroids = Array2::from_shape_fn((k, d), |(j, c)| {
-            T::from_f64(p.centroid(j)[c] + rows.shift[c])
-        });
-        let wide: Vec<f64> = centroids.iter().map(|v| v.to_f64()).collect();
-        let mut row = vec![0.0; d];
-        let mut objective = 0.0;
-        let mut per_cluster = vec![0.0; k];
-        for (i, &l) in p.labels.iter().enumerate() {
-            for (r, v) in row.iter_mut().zip(rows.row(i)) {
-                *r = v.to_f64();
-            }
-            let cost = rows.weight(i) * sq_dist(&row, &wide[l * d..(l + 1) * d]);
-            objective += cost;
-            per_cluster[l] += cost;
-        }
-        (centroids, objective, per_cluster)
     }
 }
 

@@ -13,14 +13,15 @@ use crate::rng::Xoshiro256PlusPlus;
 use ndarray::Array2;
 use std::sync::atomic::AtomicBool;
 
-/// A data representation together with its per-restart clustering state.
-pub(crate) trait Source: Sync {
+/// A data representation together with its per-restart clustering state:
+/// the types, the sizes, and the result of a state.
+pub(crate) trait Representation: Sync {
     /// Labels plus whatever statistics the transitions need.
     type State: Clone + std::fmt::Debug + Send + Sync;
     /// Element type of the returned centroids.
     type Out: Scalar;
     /// The rows as the bounded descent reads them ([`crate::engine::constrained`]),
-    /// in the coordinates of [`Source::centroids`].
+    /// in the coordinates of [`Starts::centroids`].
     type Points: Points;
     /// The bounded descent's transfer and swap gains for this source's
     /// objective.
@@ -36,8 +37,29 @@ pub(crate) trait Source: Sync {
     fn n(&self) -> usize;
     /// Number of features.
     fn d(&self) -> usize;
+    /// The labels of the state.
+    fn labels(st: &Self::State) -> &[usize];
+    /// Centroids in the caller's coordinates and type, and the objective
+    /// recomputed from exactly those centroids, so that the reported number
+    /// is what a user gets from `((x - centroids[labels])**2).sum()` (times
+    /// the sample weights, if any), and the same sum per cluster (R's
+    /// `withinss`; the objective itself is summed in point order).
+    fn finalize(&self, st: &Self::State) -> (Array2<Self::Out>, f64, Vec<f64>);
+    /// Whether the decisions that led to `st` (the final state of the
+    /// restart a fit returns) can be trusted in exact arithmetic: an error
+    /// naming the remedy where this representation's arithmetic lost the
+    /// precision to take them. Representations whose distances do not
+    /// cancel (dense rows, in shifted coordinates) need no check.
+    fn check_precision(&self, _st: &Self::State, _params: &ValidParams) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// How a restart of a representation begins: its initial state, the
+/// k-means++ rows, and centroids in the coordinates starts are given in.
+pub(crate) trait Starts: Representation {
     /// The initial state of one restart, drawn from its init stream, or
-    /// built from `start`, the centroids [`Source::joint_starts`] gave it.
+    /// built from `start`, the centroids [`Starts::joint_starts`] gave it.
     /// Once `cancel` is set it may return early with an unusable state
     /// (the caller checks).
     fn initial_state(
@@ -61,7 +83,7 @@ pub(crate) trait Source: Sync {
         None
     }
     /// The rows greedy k-means++ chooses as the `k` centres of the start
-    /// drawn from `rng` (what [`Source::initial_state`] starts from with
+    /// drawn from `rng` (what [`Starts::initial_state`] starts from with
     /// `init = "k-means++"`). Once `cancel` is set it may return early
     /// with fewer rows (the caller checks).
     fn plus_plus_rows(
@@ -71,20 +93,25 @@ pub(crate) trait Source: Sync {
         cancel: &AtomicBool,
     ) -> Vec<usize>;
     /// The centroids of `st`, `k × d`, row after row, in the coordinates
-    /// [`Source::initial_state`] takes its `start` in.
+    /// [`Starts::initial_state`] takes its `start` in.
     fn centroids(&self, st: &Self::State) -> Vec<f64>;
     /// Each point's share of the objective of `st`: its weight times its
     /// squared distance to its cluster's mean (in point order).
     fn point_costs(&self, st: &Self::State) -> Vec<f64>;
-    /// Rows `rows` as centroids, in the coordinates of [`Source::centroids`].
+    /// Rows `rows` as centroids, in the coordinates of [`Starts::centroids`].
     fn rows_as_centroids(&self, rows: &[usize]) -> Vec<f64>;
+}
+
+/// The steps of a descent: sweeps, Lloyd iterations, the objective, and
+/// the tests a restart's stop rules and schedule ask.
+pub(crate) trait Descent: Representation {
     /// One Hartigan sweep with acceptance factor `factor` in the given order,
     /// followed by a fresh recomputation of the statistics (so incremental
     /// updates never drift beyond one sweep). Returns the number of moves.
     fn sweep(&self, st: &mut Self::State, order: &[usize], factor: f64) -> usize;
     /// A Hartigan sweep (factor 1) over the candidates `order`, a few of
     /// many points, that may leave the recomputation of the statistics to
-    /// the next [`Source::sweep`] (which streams every member of each
+    /// the next [`Descent::sweep`] (which streams every member of each
     /// cluster touched, however few points moved). Returns the moves and
     /// the objective after them, given the one before. (Recomputing after
     /// each candidate sweep would cost more than the candidates save.)
@@ -94,8 +121,8 @@ pub(crate) trait Source: Sync {
         order: &[usize],
         objective: f64,
     ) -> (usize, f64);
-    /// Recomputes the statistics that [`Source::candidate_sweep`]s left to
-    /// the next [`Source::sweep`], as that sweep ends by doing.
+    /// Recomputes the statistics that [`Descent::candidate_sweep`]s left to
+    /// the next [`Descent::sweep`], as that sweep ends by doing.
     fn refresh(&self, st: &mut Self::State);
     /// Tells the state that its next sweep is expected to move about
     /// `share` of the points (a probe's estimate, before any sweep ran), so
@@ -116,13 +143,19 @@ pub(crate) trait Source: Sync {
     /// state, in the sample's order (exact distances; the same for any
     /// thread count).
     fn move_ratios(&self, st: &Self::State, sample: &[usize]) -> Vec<f64>;
-    /// Every point's move ratio, exactly as [`Source::move_ratios`] gives
+    /// Every point's move ratio, exactly as [`Descent::move_ratios`] gives
     /// it where it is below `limit`, elsewhere some value at least `limit`
     /// (a representation that can rule points out cheaply skips them).
     fn move_ratios_below(&self, st: &Self::State, _limit: f64) -> Vec<f64> {
         let all: Vec<usize> = (0..self.n()).collect();
         self.move_ratios(st, &all)
     }
+}
+
+/// The moves that change a state's clusters as a whole: merges and splits
+/// (merge-split refinement, a path's steps over k), and a state from
+/// labels.
+pub(crate) trait Reshape: Representation {
     /// The state with one cluster fewer: the `rank`-th cheapest merge of
     /// two clusters ([`crate::engine::refine::merge_labels`]), not yet
     /// re-converged; `None` when there is no such merge.
@@ -130,8 +163,6 @@ pub(crate) trait Source: Sync {
     /// The state of the partition `labels` into `k` clusters (an empty
     /// cluster is filled as an initial partition's is).
     fn labelled_state(&self, k: usize, labels: Vec<usize>) -> Self::State;
-    /// The labels of the state.
-    fn labels(st: &Self::State) -> &[usize];
     /// The state the best merge-split move on `st` gives (with `batch`,
     /// together with the disjoint moves batched with it,
     /// [`crate::engine::refine::propose_labels`]), not yet re-converged, and the
@@ -152,20 +183,12 @@ pub(crate) trait Source: Sync {
     /// not yet re-converged; and which cluster was split (`None` when none
     /// could be: the new cluster then takes the point farthest from its
     /// centroid, as an empty cluster is filled). `cache` as for
-    /// [`Source::merge_split`].
+    /// [`Reshape::merge_split`].
     fn split(&self, st: &Self::State, cache: &mut SplitCache) -> (Self::State, Option<usize>);
-    /// Centroids in the caller's coordinates and type, and the objective
-    /// recomputed from exactly those centroids, so that the reported number
-    /// is what a user gets from `((x - centroids[labels])**2).sum()` (times
-    /// the sample weights, if any), and the same sum per cluster (R's
-    /// `withinss`; the objective itself is summed in point order).
-    fn finalize(&self, st: &Self::State) -> (Array2<Self::Out>, f64, Vec<f64>);
-    /// Whether the decisions that led to `st` (the final state of the
-    /// restart a fit returns) can be trusted in exact arithmetic: an error
-    /// naming the remedy where this representation's arithmetic lost the
-    /// precision to take them. Representations whose distances do not
-    /// cancel (dense rows, in shifted coordinates) need no check.
-    fn check_precision(&self, _st: &Self::State, _params: &ValidParams) -> Result<()> {
-        Ok(())
-    }
 }
+
+/// What a restart needs from its data: a representation with its starts,
+/// its descent and its reshaping moves (every representation is one).
+pub(crate) trait Source: Starts + Descent + Reshape {}
+
+impl<S: Starts + Descent + Reshape> Source for S {}

@@ -29,7 +29,7 @@ pub(crate) fn build_pool(n_threads: usize) -> Result<rayon::ThreadPool> {
 }
 
 /// The starts of the fresh restarts `indices`, where restarts share the
-/// work of their starts ([`Source::joint_starts`]: k-means++ on dense
+/// work of their starts ([`Starts::joint_starts`]: k-means++ on dense
 /// rows), else `None` (each restart draws its own as it begins). Either
 /// way restart `i` starts from its own stream, so its start does not
 /// depend on the batch it runs in.

@@ -2,20 +2,17 @@
 
 use crate::clustering::Clustering;
 use crate::control::Control;
-use crate::data::{check_finite, checked_weights, Data, Scalar};
-use crate::dataset::Dataset;
+use crate::data::{Data, Scalar};
+use crate::dataset::{Checked, Dataset, Setup};
 use crate::dense::{Dense, DenseState};
 use crate::engine::source::Source;
 use crate::error::{Error, Result};
 use crate::fit::multistart::{build_pool, start_batch};
 use crate::fit::search::{Search, Started};
-use crate::params::Metric;
 use crate::params::ValidParams;
 use crate::rows::Rows;
-use crate::sparse::{checked_sparse, SparseData, SparseState};
-use crate::spherical::{
-    checked_spherical, Spherical, SphericalInput, SphericalState, UnitDense, UnitSparse,
-};
+use crate::sparse::{SparseData, SparseState};
+use crate::spherical::{checked_spherical, SphericalInput, SphericalState};
 use ndarray::ArrayView1;
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -166,60 +163,34 @@ impl Run {
         let params = params.clone();
         let pool = build_pool(params.n_threads())?;
         let shape = data.shape();
-        if params.metric() == Metric::Cosine {
-            let (input, weight_exponent) =
-                checked_spherical(data.rows(), data.sample_weight(), &params, params.k())?;
-            // The weights as the fit uses them (scaled): each step rebuilds
-            // the unit rows from them, and their scale then stays put.
-            let (kept, run, weights) = match input {
-                SphericalInput::Dense(source) => (
-                    Kept::UnitDense,
-                    pool.install(|| Stepwise::start(&source, &params, cancel))?,
-                    source.weights().map(<[f64]>::to_vec),
-                ),
-                SphericalInput::Sparse(source) => (
-                    Kept::UnitSparse,
-                    pool.install(|| Stepwise::start(&source, &params, cancel))?,
-                    source.weights().map(<[f64]>::to_vec),
-                ),
-            };
-            return Ok(Run {
-                input: StepInput {
-                    shape,
-                    weights,
-                    weight_exponent,
-                    kept,
-                },
-                params,
-                runs: Runs::Spherical(run),
-                pool,
-            });
-        }
-        let (runs, weights, weight_exponent, kept) = match data.rows() {
-            Rows::Dense(x) => {
-                let (n, d) = x.dim();
-                params.check_data(n, d)?;
-                check_finite("x", x)?;
-                let w = checked_weights(data.sample_weight(), n, params.k())?;
-                let mut rows = Data::new(x, w);
-                rows.check_range()?;
-                let exponent = rows.scale_weights()?;
-                let weights = rows.weights().map(<[f64]>::to_vec);
+        let (checked, weight_exponent) = data.checked(&params, params.k(), Setup::fit(cancel))?;
+        // Each step rebuilds the representation from what the start kept:
+        // the weights as the fit uses them (scaled: their scale then stays
+        // put), and for dense rows the shift and the screens' scale.
+        let (runs, weights, kept) = match checked {
+            Checked::Dense(source) => {
                 let kept = Kept::Dense {
-                    shift: rows.shift.clone(),
-                    max_abs: rows.max_abs_shifted(),
+                    shift: source.rows.shift.clone(),
+                    max_abs: source.rows.max_abs_shifted(),
                 };
-                let source = Dense::new(rows, &params, true);
+                let weights = source.rows.weights().map(<[f64]>::to_vec);
                 let run = pool.install(|| Stepwise::start(&source, &params, cancel))?;
-                (Runs::Dense(run), weights, exponent, kept)
+                (Runs::Dense(run), weights, kept)
             }
-            Rows::Sparse(x) => {
-                let k = params.k();
-                let (source, exponent) =
-                    checked_sparse(x, data.sample_weight(), &params, k, cancel)?;
+            Checked::Sparse(source) => {
                 let weights = source.weights().map(<[f64]>::to_vec);
                 let run = pool.install(|| Stepwise::start(&source, &params, cancel))?;
-                (Runs::Sparse(run), weights, exponent, Kept::Sparse)
+                (Runs::Sparse(run), weights, Kept::Sparse)
+            }
+            Checked::UnitDense(source) => {
+                let weights = source.weights().map(<[f64]>::to_vec);
+                let run = pool.install(|| Stepwise::start(&source, &params, cancel))?;
+                (Runs::Spherical(run), weights, Kept::UnitDense)
+            }
+            Checked::UnitSparse(source) => {
+                let weights = source.weights().map(<[f64]>::to_vec);
+                let run = pool.install(|| Stepwise::start(&source, &params, cancel))?;
+                (Runs::Spherical(run), weights, Kept::UnitSparse)
             }
         };
         Ok(Run {
@@ -245,16 +216,16 @@ impl Run {
         let rows = rows.into();
         let current = self.input.rows(rows.reborrow(), params, cancel)?;
         match (&mut self.runs, current) {
-            (Runs::Dense(run), Representation::Dense(source)) => {
+            (Runs::Dense(run), Checked::Dense(source)) => {
                 pool.install(|| run.step(&source, params, cancel))?
             }
-            (Runs::Sparse(run), Representation::Sparse(source)) => {
+            (Runs::Sparse(run), Checked::Sparse(source)) => {
                 pool.install(|| run.step(&source, params, cancel))?
             }
-            (Runs::Spherical(run), Representation::UnitDense(source)) => {
+            (Runs::Spherical(run), Checked::UnitDense(source)) => {
                 pool.install(|| run.step(&source, params, cancel))?
             }
-            (Runs::Spherical(run), Representation::UnitSparse(source)) => {
+            (Runs::Spherical(run), Checked::UnitSparse(source)) => {
                 pool.install(|| run.step(&source, params, cancel))?
             }
             _ => return Err(self.input.kind_error()),
@@ -288,14 +259,10 @@ impl Run {
             .rows(rows.reborrow(), &self.params, never.cancel_flag())?;
         let seed = self.params.seed();
         let mut result = match (&self.runs, current) {
-            (Runs::Dense(run), Representation::Dense(source)) => run.best_so_far(&source, seed),
-            (Runs::Sparse(run), Representation::Sparse(source)) => run.best_so_far(&source, seed),
-            (Runs::Spherical(run), Representation::UnitDense(source)) => {
-                run.best_so_far(&source, seed)
-            }
-            (Runs::Spherical(run), Representation::UnitSparse(source)) => {
-                run.best_so_far(&source, seed)
-            }
+            (Runs::Dense(run), Checked::Dense(source)) => run.best_so_far(&source, seed),
+            (Runs::Sparse(run), Checked::Sparse(source)) => run.best_so_far(&source, seed),
+            (Runs::Spherical(run), Checked::UnitDense(source)) => run.best_so_far(&source, seed),
+            (Runs::Spherical(run), Checked::UnitSparse(source)) => run.best_so_far(&source, seed),
             _ => return Err(self.input.kind_error()),
         };
         result.rescale_to_caller_units(self.input.weight_exponent)?;
@@ -331,14 +298,6 @@ enum Kept {
     UnitSparse,
 }
 
-/// The rows of one call, as the representation the run started with.
-enum Representation<'a, T: Scalar> {
-    Dense(Dense<'a, T>),
-    Sparse(SparseData<'a, T>),
-    UnitDense(Spherical<'a, UnitDense, T>),
-    UnitSparse(Spherical<'a, UnitSparse<'a>, T>),
-}
-
 impl StepInput {
     /// `rows` as the run's representation, checking that they have the
     /// run's shape (their kind is checked against the restarts' by the
@@ -348,7 +307,7 @@ impl StepInput {
         rows: Rows<'a, T>,
         params: &ValidParams,
         cancel: &'a AtomicBool,
-    ) -> Result<Representation<'a, T>> {
+    ) -> Result<Checked<'a, T>> {
         if rows.shape() != self.shape {
             return Err(Error::Shape {
                 name: "x",
@@ -360,18 +319,16 @@ impl StepInput {
         Ok(match (rows, &self.kept) {
             (Rows::Dense(x), Kept::Dense { shift, max_abs }) => {
                 let data = Data::with_shift_and_max(x, weights, shift.clone(), *max_abs);
-                Representation::Dense(Dense::new(data, params, true))
+                Checked::Dense(Dense::new(data, params, true))
             }
-            (Rows::Sparse(x), Kept::Sparse) => {
-                Representation::Sparse(SparseData::new(x, weights, cancel))
-            }
+            (Rows::Sparse(x), Kept::Sparse) => Checked::Sparse(SparseData::new(x, weights, cancel)),
             (rows @ Rows::Dense(_), Kept::UnitDense)
             | (rows @ Rows::Sparse(_), Kept::UnitSparse) => {
                 let weights = self.weights.as_deref().map(ArrayView1::from);
                 // Weights already scaled by the start: their exponent is 0.
                 match checked_spherical(rows, weights, params, params.k())?.0 {
-                    SphericalInput::Dense(u) => Representation::UnitDense(u),
-                    SphericalInput::Sparse(u) => Representation::UnitSparse(u),
+                    SphericalInput::Dense(u) => Checked::UnitDense(u),
+                    SphericalInput::Sparse(u) => Checked::UnitSparse(u),
                 }
             }
             _ => return Err(self.kind_error()),

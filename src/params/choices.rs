@@ -15,6 +15,7 @@ use std::str::FromStr;
 /// assert!("kmeans".parse::<Method>().unwrap_err().to_string().contains("'lloyd', 'hartigan', 'smartigan'"));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Method {
     /// Assign every point to its nearest centroid, then recompute all centroids.
     Lloyd,
@@ -73,6 +74,7 @@ impl FromStr for Method {
 /// assert_eq!(r.labels.to_vec(), vec![0, 0, 1, 1]);
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Init {
     /// Every point to a uniformly random cluster (the paper's start).
     RandomPartition,
@@ -123,6 +125,7 @@ impl Init {
 /// assert!("many".parse::<NInit>().unwrap_err().to_string().contains("'auto', 'best'"));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum NInit {
     /// Exactly this many independent restarts (side by side on the
     /// thread pool); the lowest objective wins.
@@ -183,6 +186,7 @@ impl FromStr for NInit {
 /// assert!("l1".parse::<Metric>().unwrap_err().to_string().contains("'euclidean', 'cosine'"));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum Metric {
     /// The k-means objective: the (weighted) sum of squared Euclidean
     /// distances to the cluster means.

@@ -167,7 +167,7 @@ pub(crate) const BOUNDED_RESTARTS: usize = 10;
 pub(crate) const BOUNDED_WORK: f64 = (1u64 << 28) as f64;
 /// The restarts `n_init = "auto"` runs where size bounds bind, for `n`
 /// rows of `d` features and `k` clusters: `2^28 / (n·d·k)`, at least one
-/// and at most [`BOUNDED_RESTARTS`].
+/// and at most 10 (k-means-constrained's default count).
 ///
 /// ```
 /// use smartigan::defaults;
@@ -246,4 +246,27 @@ pub const N_INIT: NInit = NInit::Auto;
 /// the lowest objective for the time at every budget measured.
 pub fn init() -> Init {
     Init::KMeansPlusPlus
+}
+
+/// Threads of a per-call pool for `n_threads` requested: no more than the
+/// machine runs at once ([`std::thread::available_parallelism`]). Threads
+/// beyond that add no parallel work, only start-up, memory and switching;
+/// results do not depend on the count.
+pub(crate) fn pool_threads(n_threads: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    n_threads.clamp(1, cores.max(1))
+}
+
+/// Whether a restart may split its steps over the pool's threads: where
+/// fewer restarts than threads run side by side (the result is the same
+/// either way).
+pub(crate) fn spare_threads(params: &super::ValidParams) -> bool {
+    let side_by_side = match params.n_init() {
+        NInit::Count(count) => count,
+        // The budget's first restart runs alone, and on large problems it
+        // is the only one.
+        NInit::Auto => 1,
+        NInit::Best => BEST_POPULATION,
+    };
+    side_by_side < pool_threads(params.n_threads())
 }

@@ -3,6 +3,7 @@
 
 mod choices;
 pub mod defaults;
+pub(crate) mod schedule;
 mod sizes;
 
 pub use choices::{Init, Method, Metric, NInit};
@@ -29,7 +30,7 @@ pub const MAX_POLISH_SWEEPS: usize = 10_000;
 pub const MAX_N_THREADS: usize = 1024;
 
 /// Unchecked parameters. Build with [`Params::new`] and the setters, then
-/// hand to [`crate::fit`] (which calls [`Params::check`]).
+/// check them ([`Params::check`]): the checked [`ValidParams`] fit.
 ///
 /// ```
 /// use smartigan::{Method, Params};
@@ -37,6 +38,7 @@ pub const MAX_N_THREADS: usize = 1024;
 /// assert!(p.check().is_ok());
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Params {
     /// Number of clusters.
     pub k: usize,
@@ -113,9 +115,11 @@ impl Params {
         self.metric = metric;
         self
     }
-    /// Sets `n_iter`.
-    pub fn n_iter(mut self, n_iter: usize) -> Self {
-        self.n_iter = Some(n_iter);
+    /// Sets `n_iter`: the length of Smartigan's schedule, or the cap on
+    /// Lloyd iterations and Hartigan sweeps. `None` (the default) chooses by
+    /// method and problem size ([`defaults::n_iter_for`]).
+    pub fn n_iter(mut self, n_iter: impl Into<Option<usize>>) -> Self {
+        self.n_iter = n_iter.into();
         self
     }
     /// Sets the initialisation.
@@ -144,19 +148,29 @@ impl Params {
         self.refine = refine;
         self
     }
-    /// Sets the size of the per-call thread pool.
-    pub fn n_threads(mut self, n_threads: usize) -> Self {
-        self.n_threads = Some(n_threads);
+    /// Sets the size of the per-call thread pool; `None` (the default)
+    /// means all cores.
+    pub fn n_threads(mut self, n_threads: impl Into<Option<usize>>) -> Self {
+        self.n_threads = n_threads.into();
         self
     }
-    /// Sets the seed.
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = Some(seed);
+    /// Sets the seed; `None` (the default) draws one from the operating
+    /// system (reported in the result).
+    pub fn seed(mut self, seed: impl Into<Option<u64>>) -> Self {
+        self.seed = seed.into();
         self
     }
-    /// Sets the early-stopping tolerance (see [`Params::tol`](Params#structfield.tol)).
-    pub fn tol(mut self, tol: f64) -> Self {
-        self.tol = Some(tol);
+    /// Sets the early stop of every descent (Lloyd iterations, Hartigan
+    /// sweeps, Smartigan's polish, refinement's re-convergence; never a
+    /// schedule sweep): a step that lowers the objective by at most `tol`
+    /// times the objective ends the descent as converged. `0` runs until no
+    /// point moves, so Hartigan and polished Smartigan end at a local optimum
+    /// for single-point moves. With `tol > 0` refinement also tries only
+    /// merge-split moves that lower the objective by themselves, before
+    /// re-converging. `None` (the default) chooses by the problem's size
+    /// ([`defaults::tol`]).
+    pub fn tol(mut self, tol: impl Into<Option<f64>>) -> Self {
+        self.tol = tol.into();
         self
     }
 
@@ -253,18 +267,18 @@ fn check_count(name: &'static str, value: Option<usize>, max: usize) -> Result<(
     }
 }
 
-/// Parameters that passed [`Params::check`]; the seed, thread count and
-/// `n_iter` are resolved (`n_iter` for the data's size by
-/// [`ValidParams::n_iter_for`]).
+/// Parameters that passed [`Params::check`]; the seed and thread count are
+/// resolved (an unset `n_iter` is resolved for the data's size when a fit
+/// runs: [`defaults::n_iter_for`]). The checks that need the data run with
+/// each operation.
 ///
 /// ```
-/// use smartigan::Params;
+/// use smartigan::{Method, Params};
 /// let p = Params::new(3).n_iter(10).schedule(1.4, 0.9).seed(1).check().unwrap();
-/// assert_eq!(p.seed(), 1);
-/// assert_eq!(p.n_iter_for(1_000_000, 50), 10); // given: any size
-/// assert!((p.acceptance_factor(10, 0) - 1.4).abs() < 1e-12);
-/// assert!((p.acceptance_factor(10, 9) - 0.95).abs() < 1e-12);
-/// assert!(p.check_data(2, 4).is_err()); // k = 3 > n = 2
+/// assert_eq!((p.seed(), p.n_iter(), p.method()), (1, 10, Method::Smartigan));
+/// assert_eq!(p.schedule(), (1.4, 0.9));
+/// let x = ndarray::array![[0.0], [1.0]];
+/// assert!(p.fit(&x).is_err()); // k = 3 > n = 2
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct ValidParams {
@@ -296,7 +310,7 @@ impl ValidParams {
     /// [`ValidParams::n_iter`] for `n` rows of `d` features: where none was
     /// given, [`defaults::n_iter_for`] (a shorter Smartigan schedule on
     /// larger problems).
-    pub fn n_iter_for(&self, n: usize, d: usize) -> usize {
+    pub(crate) fn n_iter_for(&self, n: usize, d: usize) -> usize {
         match self.p.n_iter {
             None if self.n_iter == defaults::n_iter(self.p.method) => {
                 defaults::n_iter_for(self.p.method, n, d, self.p.k)
@@ -342,7 +356,7 @@ impl ValidParams {
     }
     /// The relative tolerance of descents for data of `n` rows and `d`
     /// features: the one given, or [`defaults::tol`].
-    pub fn tol(&self, n: usize, d: usize) -> f64 {
+    pub(crate) fn tol(&self, n: usize, d: usize) -> f64 {
         self.p.tol.unwrap_or_else(|| defaults::tol(n, d, self.p.k))
     }
 
@@ -386,12 +400,12 @@ impl ValidParams {
     /// Smartigan's acceptance factor in schedule sweep `t` (0-based) of a
     /// schedule of `n_iter` sweeps: `start − (start − end)·t/n_iter`, the
     /// paper's `3/2 − n_iter/(2·N_iter)` for the default `(1.5, 1.0)`.
-    pub fn acceptance_factor(&self, n_iter: usize, t: usize) -> f64 {
-        crate::schedule::acceptance_factor(self.p.schedule, n_iter, t)
+    pub(crate) fn acceptance_factor(&self, n_iter: usize, t: usize) -> f64 {
+        crate::params::schedule::acceptance_factor(self.p.schedule, n_iter, t)
     }
 
     /// These parameters with `k` clusters (a path's fit at another `k`,
-    /// [`crate::path`]).
+    /// [`crate::fit::path`]).
     pub(crate) fn with_k(&self, k: usize) -> ValidParams {
         let mut with_k = self.clone();
         with_k.p.k = k;
@@ -417,7 +431,7 @@ impl ValidParams {
     }
 
     /// These parameters for the children of the best-effort search
-    /// ([`crate::search`]): they descend by the method's own rule from
+    /// ([`crate::fit::search`]): they descend by the method's own rule from
     /// moved centroids, so Smartigan's children descend by Hartigan sweeps
     /// (a schedule of relaxed sweeps would scatter the solution they keep);
     /// everything else unchanged.
@@ -432,7 +446,7 @@ impl ValidParams {
     }
 
     /// These parameters for a Hartigan descent at `k` from a given
-    /// partition (a step of a path, [`crate::path`]): Hartigan sweeps
+    /// partition (a step of a path, [`crate::fit::path`]): Hartigan sweeps
     /// (factor 1) until none moves, capped at [`MAX_POLISH_SWEEPS`] as
     /// Smartigan's polish is, and no refinement (the path refines itself);
     /// seed, threads and tolerance unchanged.
@@ -445,7 +459,7 @@ impl ValidParams {
     }
 
     /// The checks that need the data's shape.
-    pub fn check_data(&self, n: usize, d: usize) -> Result<()> {
+    pub(crate) fn check_data(&self, n: usize, d: usize) -> Result<()> {
         if n == 0 || d == 0 {
             return Err(Error::Shape {
                 name: "x",

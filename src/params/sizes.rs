@@ -23,6 +23,7 @@ use std::fmt;
 /// assert_eq!(balanced.size_min(), Some(&SizeBound::Balanced));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum SizeBound {
     /// The same bound for every cluster.
     Each(usize),

@@ -4,8 +4,8 @@
 
 use super::{by_rows, distance_matrix, into_matrix};
 use crate::data::Scalar;
+use crate::engine::nearest::nearest_by;
 use crate::error::{Error, Result};
-use crate::nearest::nearest_by;
 use crate::rows::Rows;
 use crate::spherical::{unit_centroids, unit_rows, UnitInput, UnitRows};
 use ndarray::{Array1, Array2, ArrayView2};

@@ -11,11 +11,11 @@ mod cosine;
 use crate::clustering::Clustering;
 use crate::control::Control;
 use crate::data::{check_finite, exponent_above, pow2, sq_dist, times_pow2, Scalar};
+use crate::engine::nearest::nearest_by;
 use crate::error::{Error, Result};
-use crate::nearest::nearest_by;
+use crate::params::Metric;
 use crate::rows::Rows;
 use crate::sparse::{CsrView, SparseCentroids};
-use crate::Metric;
 use ndarray::{Array1, Array2, ArrayView2};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -86,7 +86,7 @@ fn max_abs(wide: &[Vec<f64>]) -> f64 {
 /// The index of the nearest of `centroids` for each row of `rows` by
 /// `metric` (ties to the lowest index); [`Error::Interrupted`] soon after `cancel` is set
 /// (it is polled before every row).
-pub(crate) fn nearest<T: Scalar>(
+fn nearest<T: Scalar>(
     rows: Rows<'_, T>,
     centroids: ArrayView2<'_, T>,
     metric: Metric,
@@ -104,7 +104,7 @@ pub(crate) fn nearest<T: Scalar>(
 /// The distance by `metric` (Euclidean, or `1 − cos`) from each row of
 /// `rows` to each of `centroids` (`n × k`); [`Error::Interrupted`] soon after `cancel` is set (it is
 /// polled before every row).
-pub(crate) fn distances<T: Scalar>(
+fn distances<T: Scalar>(
     rows: Rows<'_, T>,
     centroids: ArrayView2<'_, T>,
     metric: Metric,
@@ -116,6 +116,78 @@ pub(crate) fn distances<T: Scalar>(
     match rows {
         Rows::Dense(x) => distances_dense(x, centroids, cancel),
         Rows::Sparse(x) => distances_sparse(x, centroids, cancel),
+    }
+}
+
+/// Centroids given by the caller, to label rows and measure distances
+/// against without a fit: [`Clustering::predict`] and
+/// [`Clustering::transform`] are these on a fit's own centroids and metric.
+///
+/// ```
+/// use ndarray::array;
+/// use smartigan::{Centroids, Metric};
+/// let c = array![[0.0, 0.0], [10.0, 10.0]];
+/// let fixed = Centroids::new(c.view(), Metric::Euclidean);
+/// let labels = fixed.predict(&array![[1.0, 1.0], [9.0, 8.0]]).unwrap();
+/// assert_eq!((labels[0], labels[1]), (0, 1));
+/// let d = fixed.transform(&array![[0.0, 0.0]]).unwrap();
+/// assert_eq!(d[[0, 1]], 200.0f64.sqrt());
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Centroids<'c, T> {
+    centroids: ArrayView2<'c, T>,
+    metric: Metric,
+}
+
+impl<'c, T: Scalar> Centroids<'c, T> {
+    /// `centroids` (`k × d`, finite; with [`Metric::Cosine`] each of
+    /// positive length, read as a direction), compared by `metric`. They are
+    /// checked when used.
+    pub fn new(centroids: ArrayView2<'c, T>, metric: Metric) -> Self {
+        Centroids { centroids, metric }
+    }
+
+    /// The nearest centroid of each row of `rows`, dense or sparse, by the
+    /// metric (ties to the lowest index): the cluster a new point falls in.
+    pub fn predict<'a>(&self, rows: impl Into<Rows<'a, T>>) -> Result<Array1<usize>> {
+        self.predict_with(rows, Control::default())
+    }
+
+    /// [`Centroids::predict`] that stops with [`Error::Interrupted`] soon
+    /// after the control's flag is set (it is polled before every row).
+    pub fn predict_with<'a>(
+        &self,
+        rows: impl Into<Rows<'a, T>>,
+        control: Control<'_>,
+    ) -> Result<Array1<usize>> {
+        nearest(
+            rows.into(),
+            self.centroids,
+            self.metric,
+            control.cancel_flag(),
+        )
+    }
+
+    /// The distance from each row of `rows`, dense or sparse, to each
+    /// centroid (`n × k`, in the centroids' float type): the Euclidean
+    /// distance, or with [`Metric::Cosine`] the cosine distance `1 − cos`.
+    pub fn transform<'a>(&self, rows: impl Into<Rows<'a, T>>) -> Result<Array2<T>> {
+        self.transform_with(rows, Control::default())
+    }
+
+    /// [`Centroids::transform`] that stops with [`Error::Interrupted`]
+    /// soon after the control's flag is set (it is polled before every row).
+    pub fn transform_with<'a>(
+        &self,
+        rows: impl Into<Rows<'a, T>>,
+        control: Control<'_>,
+    ) -> Result<Array2<T>> {
+        distances(
+            rows.into(),
+            self.centroids,
+            self.metric,
+            control.cancel_flag(),
+        )
     }
 }
 
@@ -144,12 +216,7 @@ impl<T: Scalar> Clustering<T> {
         rows: impl Into<Rows<'a, T>>,
         control: Control<'_>,
     ) -> Result<Array1<usize>> {
-        nearest(
-            rows.into(),
-            self.centroids.view(),
-            self.metric,
-            control.cancel_flag(),
-        )
+        Centroids::new(self.centroids.view(), self.metric).predict_with(rows, control)
     }
 
     /// The Euclidean distance from each row of `rows`, dense or sparse, to
@@ -176,12 +243,7 @@ impl<T: Scalar> Clustering<T> {
         rows: impl Into<Rows<'a, T>>,
         control: Control<'_>,
     ) -> Result<Array2<T>> {
-        distances(
-            rows.into(),
-            self.centroids.view(),
-            self.metric,
-            control.cancel_flag(),
-        )
+        Centroids::new(self.centroids.view(), self.metric).transform_with(rows, control)
     }
 }
 

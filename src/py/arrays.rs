@@ -9,7 +9,7 @@
 //! points (centroids) are read as the same type by [`same_float`].
 
 use super::errors::BindingError;
-use crate::{CsrView, Rows, Scalar};
+use crate::{data::Scalar, rows::Rows, sparse::CsrView};
 use numpy::{
     dtype, Element, PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray2,
     PyUntypedArray, PyUntypedArrayMethods,

@@ -6,7 +6,7 @@
 //! `KeyboardInterrupt`; what no caller can fix (a thread pool that does not
 //! start, a lost worker) is `RuntimeError`.
 
-use crate::Error;
+use crate::error::Error;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::PyErr;
 

@@ -5,8 +5,13 @@ use super::arrays::{same_float, Float, Matrix, RowsJob};
 use super::interrupt::interruptible;
 use super::params::PyParams;
 use super::result::{int64, PyClustering};
-use crate::predict::{distances, nearest};
-use crate::{Control, Dataset, Metric, Params, Rows};
+use crate::{
+    control::Control,
+    dataset::Dataset,
+    params::{Metric, Params},
+    predict::Centroids,
+    rows::Rows,
+};
 use ndarray::ArrayView1;
 use numpy::{IntoPyArray, PyReadonlyArray1};
 use pyo3::prelude::*;
@@ -176,11 +181,17 @@ impl RowsJob for ToCentroids<'_, '_> {
         let c = centroids.as_array();
         Ok(match self.output {
             Output::Nearest => {
-                let labels = interruptible(py, |cancel| nearest(rows, c, self.metric, cancel))?;
+                let fixed = Centroids::new(c, self.metric);
+                let labels = interruptible(py, |cancel| {
+                    fixed.predict_with(rows, Control::default().cancel(cancel))
+                })?;
                 int64(py, labels).into_any()
             }
             Output::Distances => {
-                let d = interruptible(py, |cancel| distances(rows, c, self.metric, cancel))?;
+                let fixed = Centroids::new(c, self.metric);
+                let d = interruptible(py, |cancel| {
+                    fixed.transform_with(rows, Control::default().cancel(cancel))
+                })?;
                 d.into_pyarray(py).into_any().unbind()
             }
         })

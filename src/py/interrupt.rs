@@ -22,7 +22,7 @@ const SIGNAL_POLL: Duration = Duration::from_millis(50);
 /// checks it between sweeps) and re-raises the signal's exception.
 pub(super) fn interruptible<R: Send>(
     py: Python<'_>,
-    job: impl FnOnce(&AtomicBool) -> crate::Result<R> + Send,
+    job: impl FnOnce(&AtomicBool) -> crate::error::Result<R> + Send,
 ) -> PyResult<R> {
     interruptible_reporting(py, job, |_| Ok(()))
 }
@@ -32,7 +32,7 @@ pub(super) fn interruptible<R: Send>(
 /// from `report` stops the job as Ctrl-C does, and is raised.
 pub(super) fn interruptible_reporting<R: Send>(
     py: Python<'_>,
-    job: impl FnOnce(&AtomicBool) -> crate::Result<R> + Send,
+    job: impl FnOnce(&AtomicBool) -> crate::error::Result<R> + Send,
     mut report: impl FnMut(Python<'_>) -> PyResult<()> + Send,
 ) -> PyResult<R> {
     let cancel = AtomicBool::new(false);
@@ -81,7 +81,7 @@ pub(super) fn interruptible_reporting<R: Send>(
 /// Runs `job` with the GIL released, on this thread.
 pub(super) fn detached<R: Send>(
     py: Python<'_>,
-    job: impl FnOnce() -> crate::Result<R> + Send,
+    job: impl FnOnce() -> crate::error::Result<R> + Send,
 ) -> PyResult<R> {
     Ok(py.detach(job)?)
 }

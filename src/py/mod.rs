@@ -29,7 +29,7 @@ mod path;
 mod result;
 mod run;
 
-use crate::{defaults, Init, Method, Metric};
+use crate::params::{defaults, Init, Method, Metric};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
@@ -88,7 +88,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("INITS", PyTuple::new(py, Init::NAMES)?)?;
     m.add("METRICS", PyTuple::new(py, Metric::ALL.map(Metric::name))?)?;
     m.add("DEFAULT_METRIC", defaults::METRIC.name())?;
-    m.add("MAX_N_ITER", crate::MAX_N_ITER)?;
+    m.add("MAX_N_ITER", crate::params::MAX_N_ITER)?;
     m.add("DEFAULT_METHOD", defaults::METHOD.name())?;
     m.add("DEFAULT_N_ITER", defaults::N_ITER)?;
     m.add("DEFAULT_N_ITER_LARGE", defaults::N_ITER_LARGE)?;

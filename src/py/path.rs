@@ -9,7 +9,12 @@ use super::fit::{FitInputs, Weights};
 use super::interrupt::interruptible_reporting;
 use super::params::{count, PyParams};
 use super::result::{int64, PyClustering};
-use crate::{Control, Params, Path, PathKeep, PathOrigin, PathStep, Progress, Rows};
+use crate::{
+    control::{Control, Progress},
+    fit::path::{Path, PathKeep, PathOrigin, PathStep},
+    params::Params,
+    rows::Rows,
+};
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;

@@ -3,7 +3,7 @@
 //! `smartigan.ClusterResult` is built from its attributes, field by field.
 
 use super::arrays::Float;
-use crate::Clustering;
+use crate::clustering::Clustering;
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
 

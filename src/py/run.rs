@@ -6,7 +6,7 @@ use super::fit::{FitInputs, Weights};
 use super::interrupt::{detached, interruptible};
 use super::params::PyParams;
 use super::result::PyClustering;
-use crate::{Control, Error, Rows, Run};
+use crate::{control::Control, error::Error, fit::run::Run, rows::Rows};
 use pyo3::prelude::*;
 use std::sync::atomic::Ordering;
 

@@ -5,11 +5,11 @@
 use super::centroids::{expansion_slack, rows_sq_dist};
 use super::{cancelled, CsrView, SparseCentroids, POLL_POINTS};
 use crate::data::{check_spread, checked_weights, weight_exponent, Scalar};
+use crate::engine::move_rule::{choose_move, may_leave, KMeans};
+use crate::engine::partition::refill;
+use crate::engine::plus_plus::kmeans_plus_plus_indices;
 use crate::error::{Error, Result};
-use crate::move_rule::{choose_move, may_leave, KMeans};
 use crate::params::ValidParams;
-use crate::partition::refill;
-use crate::plus_plus::kmeans_plus_plus_indices;
 use crate::rng::Xoshiro256PlusPlus;
 use ndarray::ArrayView1;
 use rayon::prelude::*;

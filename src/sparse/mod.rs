@@ -51,12 +51,14 @@ fn cancelled(cancel: &AtomicBool) -> bool {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::source::Source;
+    use crate::engine::source::Descent;
 
     #[test]
     fn a_candidate_sweep_gives_the_objective_its_moves_left() {
         // Overlapping blobs, about half the entries zeroed.
-        let x = crate::testdata::blobs(1500, 12, 20, 12).mapv(|v| if v < 2.5 { 0.0 } else { v });
+        let x =
+            crate::testing::testdata::blobs(1500, 12, 20, 12)
+                .mapv(|v| if v < 2.5 { 0.0 } else { v });
         let (mut indptr, mut indices, mut values) = (vec![0], Vec::new(), Vec::new());
         for row in x.rows() {
             for (j, &v) in row.iter().enumerate().filter(|(_, &v)| v != 0.0) {

@@ -6,8 +6,8 @@
 use super::centroids::{exact_rel_error, log2_ceil};
 use super::{cancelled, SparseCentroids, SparseData, SparseState, POLL_POINTS};
 use crate::data::Scalar;
+use crate::engine::move_rule::{join_weight, leave_weight, may_leave};
 use crate::error::{Error, Result};
-use crate::move_rule::{join_weight, leave_weight, may_leave};
 use crate::params::{Method, ValidParams};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};

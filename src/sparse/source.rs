@@ -3,16 +3,16 @@
 
 use super::centroids::{rows_sq_dist, sparse_sq_dist};
 use super::{cancelled, SparseCentroids, SparseData, SparseState, POLL_POINTS};
-use crate::constrained::{Points, SquaredEuclidean};
 use crate::data::Scalar;
+use crate::engine::constrained::{Points, SquaredEuclidean};
+use crate::engine::init::{self, Start};
+use crate::engine::move_rule::{improves_beyond_rounding, move_ratio, KMeans};
+use crate::engine::nearest::nearest_by;
+use crate::engine::refine::{merge_labels, propose_labels, split_labels, Rows, SplitCache};
+use crate::engine::source::{Descent, Representation, Reshape, Starts};
 use crate::error::Result;
-use crate::init::{self, Start};
-use crate::move_rule::{improves_beyond_rounding, move_ratio, KMeans};
-use crate::nearest::nearest_by;
 use crate::params::ValidParams;
-use crate::refine::{merge_labels, propose_labels, split_labels, Rows, SplitCache};
 use crate::rng::Xoshiro256PlusPlus;
-use crate::source::Source;
 use ndarray::Array2;
 use rayon::prelude::*;
 use std::sync::atomic::AtomicBool;
@@ -64,7 +64,7 @@ impl<T: Scalar> Points for SparseData<'_, T> {
     }
 }
 
-impl<'a, T: Scalar> Source for SparseData<'a, T> {
+impl<'a, T: Scalar> Representation for SparseData<'a, T> {
     type State = SparseState;
     type Out = T;
     type Points = SparseData<'a, T>;
@@ -82,6 +82,36 @@ impl<'a, T: Scalar> Source for SparseData<'a, T> {
         self.x.n_cols()
     }
 
+    fn labels(st: &SparseState) -> &[usize] {
+        &st.labels
+    }
+
+    /// The objective from the returned centroids, as the dense finalize
+    /// computes it: every point's distance summed in point order, each
+    /// distance in the exact form (no cancellation however far the data
+    /// lie from the origin).
+    fn finalize(&self, st: &SparseState) -> (Array2<T>, f64, Vec<f64>) {
+        let (k, d) = (st.k, self.x.n_cols());
+        let means = self.dense_centroids(st);
+        let centroids = Array2::from_shape_fn((k, d), |(j, c)| T::from_f64(means[j * d + c]));
+        let wide = SparseCentroids::new(centroids.iter().map(|v| v.to_f64()).collect(), d);
+        let own = self.own_distances(st, &wide);
+        let mut objective = 0.0;
+        let mut per_cluster = vec![0.0; k];
+        for (i, (&l, v)) in st.labels.iter().zip(&own).enumerate() {
+            let cost = self.weight(i) * v;
+            objective += cost;
+            per_cluster[l] += cost;
+        }
+        (centroids, objective, per_cluster)
+    }
+
+    fn check_precision(&self, st: &SparseState, params: &ValidParams) -> Result<()> {
+        self.decisions_are_sound(st, params)
+    }
+}
+
+impl<'a, T: Scalar> Starts for SparseData<'a, T> {
     fn initial_state(
         &self,
         params: &ValidParams,
@@ -136,7 +166,9 @@ impl<'a, T: Scalar> Source for SparseData<'a, T> {
     fn rows_as_centroids(&self, rows: &[usize]) -> Vec<f64> {
         self.densify(rows)
     }
+}
 
+impl<'a, T: Scalar> Descent for SparseData<'a, T> {
     fn sweep(&self, st: &mut SparseState, order: &[usize], factor: f64) -> usize {
         let moves = self.sweep_moves(st, order, factor);
         self.recompute(st);
@@ -248,8 +280,10 @@ impl<'a, T: Scalar> Source for SparseData<'a, T> {
         let means = SparseCentroids::new(self.dense_centroids(st), self.x.n_cols());
         self.weighted_sum(&self.own_distances(st, &means))
     }
+}
 
-    /// The dense merge-split move ([`crate::refine`]) with sparse rows; the
+impl<'a, T: Scalar> Reshape for SparseData<'a, T> {
+    /// The dense merge-split move ([`crate::engine::refine`]) with sparse rows; the
     /// new state's sums are recomputed from its labels.
     fn merge_split(
         &self,
@@ -268,11 +302,7 @@ impl<'a, T: Scalar> Source for SparseData<'a, T> {
         Some((state, touched.len()))
     }
 
-    fn labels(st: &SparseState) -> &[usize] {
-        &st.labels
-    }
-
-    /// [`crate::refine::split_labels`] with sparse rows; the new state's
+    /// [`crate::engine::refine::split_labels`] with sparse rows; the new state's
     /// sums are recomputed from its labels (an empty new cluster is filled).
     fn split(&self, st: &SparseState, cache: &mut SplitCache) -> (SparseState, Option<usize>) {
         let centroids = self.dense_centroids(st);
@@ -288,29 +318,5 @@ impl<'a, T: Scalar> Source for SparseData<'a, T> {
 
     fn labelled_state(&self, k: usize, labels: Vec<usize>) -> SparseState {
         self.state_from_labels(k, labels)
-    }
-
-    /// The objective from the returned centroids, as the dense finalize
-    /// computes it: every point's distance summed in point order, each
-    /// distance in the exact form (no cancellation however far the data
-    /// lie from the origin).
-    fn finalize(&self, st: &SparseState) -> (Array2<T>, f64, Vec<f64>) {
-        let (k, d) = (st.k, self.x.n_cols());
-        let means = self.dense_centroids(st);
-        let centroids = Array2::from_shape_fn((k, d), |(j, c)| T::from_f64(means[j * d + c]));
-        let wide = SparseCentroids::new(centroids.iter().map(|v| v.to_f64()).collect(), d);
-        let own = self.own_distances(st, &wide);
-        let mut objective = 0.0;
-        let mut per_cluster = vec![0.0; k];
-        for (i, (&l, v)) in st.labels.iter().zip(&own).enumerate() {
-            let cost = self.weight(i) * v;
-            objective += cost;
-            per_cluster[l] += cost;
-        }
-        (centroids, objective, per_cluster)
-    }
-
-    fn check_precision(&self, st: &SparseState, params: &ValidParams) -> Result<()> {
-        self.decisions_are_sound(st, params)
     }
 }

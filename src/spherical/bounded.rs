@@ -1,5 +1,5 @@
 //! The spherical loss's gains for the bounded descent of
-//! [`crate::constrained`] (size bounds with [`crate::Metric::Cosine`]): a
+//! [`crate::engine::constrained`] (size bounds with [`crate::Metric::Cosine`]): a
 //! row's score in a cluster is the squared
 //! distance `D = ‖u − μ_j‖² = 2·(1 − cos)` between its unit vector and the
 //! cluster's direction `μ_j = s_j/‖s_j‖`; a row's share of the loss
@@ -24,7 +24,7 @@
 //! bound ([`SphericalLoss::degenerate`]); its pairs are all evaluated.
 
 use super::costs::{join_cost, leave_gain};
-use crate::constrained::gains::{not_positive, Centre, Change, Gains, Side, SCREEN_SLACK};
+use crate::engine::constrained::gains::{not_positive, Centre, Change, Gains, Side, SCREEN_SLACK};
 
 /// The spherical loss `Σ w·(1 − cos(x, μ_{c(x)}))` (module documentation).
 pub(crate) struct SphericalLoss;

@@ -1,8 +1,8 @@
 //! The spherical move's two costs, in forms that do not cancel (module
 //! documentation of [`crate::spherical`]), as Hartigan's rule
-//! ([`crate::move_rule`]) reads them.
+//! ([`crate::engine::move_rule`]) reads them.
 
-use crate::move_rule::{may_leave, MoveCosts};
+use crate::engine::move_rule::{may_leave, MoveCosts};
 
 /// The loss added by a row of weight `w` joining a cluster whose sum has
 /// norm `s` and whose direction lies at squared distance `d` from the

@@ -43,13 +43,11 @@
 
 mod bounded;
 mod costs;
-mod direction;
 mod rows;
 mod screen;
 mod source;
 
 pub(crate) use bounded::SphericalLoss;
-pub(crate) use direction::direction_of_sum;
 pub(crate) use rows::{
     checked_spherical, unit_centroids, unit_rows, Spherical, SphericalInput, UnitDense, UnitInput,
     UnitRows, UnitSparse,

@@ -2,13 +2,13 @@
 //! ([`UnitSparse`]), behind one trait ([`UnitRows`]), and the checks that
 //! make them ([`checked_spherical`]).
 
-use super::direction::{scaled_entry, unit_scaling};
 use crate::data::{
-    check_finite, checked_weights, scaled_weights, sq_dist, unit_weight_exponent, Scalar,
+    check_finite, checked_weights, scaled_entry, scaled_weights, sq_dist, unit_scaling,
+    unit_weight_exponent, Scalar,
 };
+use crate::engine::rounds::decides_in_rounds;
 use crate::error::{Error, Result};
 use crate::params::ValidParams;
-use crate::rounds::decides_in_rounds;
 use crate::rows::Rows;
 use crate::sparse::CsrView;
 use ndarray::ArrayView2;
@@ -146,7 +146,7 @@ pub(crate) struct Spherical<'a, U, T> {
     pub(crate) rows: U,
     weights: Option<Cow<'a, [f64]>>,
     /// Whether sweeps run in rounds (the problem's size alone decides:
-    /// [`crate::rounds::decides_in_rounds`]).
+    /// [`crate::engine::rounds::decides_in_rounds`]).
     pub(crate) rounds: bool,
     _input: std::marker::PhantomData<T>,
 }
@@ -192,7 +192,7 @@ pub(crate) fn checked_spherical<'a, T: Scalar>(
     let (n, d) = rows.shape();
     params.check_data(n, d)?;
     let mut weights = checked_weights(sample_weight, n, k_most)?;
-    if let crate::Init::Centroids(c) = params.init() {
+    if let crate::params::Init::Centroids(c) = params.init() {
         unit_centroids("init", c.view())?;
     }
     let mut exponent = 0;

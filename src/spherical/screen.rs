@@ -7,7 +7,7 @@
 //! # Why the screen never changes a decision
 //!
 //! A bound `L_j ≤ D_j` holds for the `f64` distance `D_j` the exact kernel
-//! computes ([`crate::accel::panel::Panel::error_bound`] bounds the gap
+//! computes ([`crate::dense::accel::panel::Panel::error_bound`] bounds the gap
 //! between the `f32` screen value and that `f64` value, rounding of both
 //! included). Every decision below is a comparison of numbers that are
 //! non-decreasing in `D_j` as *computed*: the join cost
@@ -24,7 +24,7 @@
 //! decide.
 
 use super::costs::{join_cost, leave_gain};
-use crate::accel::panel::Panel;
+use crate::dense::accel::panel::Panel;
 
 /// The directions of one snapshot packed for `f32` products with dense
 /// unit rows.
@@ -107,7 +107,7 @@ impl Screen {
 }
 
 /// Hartigan's decision for a row of positive weight `w` in cluster `r`
-/// (the rule of [`crate::move_rule::choose_move`] with the cosine costs, the same result bit for bit):
+/// (the rule of [`crate::engine::move_rule::choose_move`] with the cosine costs, the same result bit for bit):
 /// `own_d` is the row's exact distance to its own direction, and
 /// `dist(j, exact)` gives for `j ≠ r` a lower bound on the exact distance
 /// to direction `j` (`exact = false`) or that exact distance itself
@@ -166,7 +166,7 @@ pub(crate) fn choose_screened(
 }
 
 /// The nearest direction of a row (the rule of
-/// [`crate::nearest::nearest_by`]: a tie keeps `current`, other ties go to
+/// [`crate::engine::nearest::nearest_by`]: a tie keeps `current`, other ties go to
 /// the lowest index), with `dist(j, exact)` as for [`choose_screened`]
 /// over every `j` (`current` included). `lows` is scratch.
 ///

@@ -2,22 +2,21 @@
 //! [`Rows`]; one restart's state on them ([`SphericalState`]).
 
 use super::costs::Cosine;
-use super::direction::direction_of_sum;
 use super::rows::{Spherical, UnitDense, UnitRows};
 use super::screen::{choose_screened, nearest_screened, Screen, ScreenScratch};
-use crate::constrained::Points;
-use crate::data::{sq_dist, Data, Scalar};
-use crate::init::{self, Start};
-use crate::move_rule::{improves_beyond_rounding, may_leave, move_ratio, still_moves};
-use crate::nearest::nearest_by;
+use crate::data::{direction_of_sum, sq_dist, Data, Scalar};
+use crate::engine::constrained::Points;
+use crate::engine::init::{self, Start};
+use crate::engine::move_rule::{improves_beyond_rounding, may_leave, move_ratio, still_moves};
+use crate::engine::nearest::nearest_by;
+use crate::engine::partition::refill;
+use crate::engine::plus_plus::{kmeans_plus_plus_indices, kmeans_plus_plus_rows};
+use crate::engine::refine::{merge_labels_by, propose_labels, split_labels, Rows, SplitCache};
+use crate::engine::rounds::RoundPlan;
+use crate::engine::source::{Descent, Representation, Reshape, Starts};
+use crate::params::Metric;
 use crate::params::ValidParams;
-use crate::partition::refill;
-use crate::plus_plus::{kmeans_plus_plus_indices, kmeans_plus_plus_rows};
-use crate::refine::{merge_labels_by, propose_labels, split_labels, Rows, SplitCache};
 use crate::rng::Xoshiro256PlusPlus;
-use crate::rounds::RoundPlan;
-use crate::source::Source;
-use crate::Metric;
 use ndarray::Array2;
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -382,7 +381,7 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
     }
 
     /// The sweep in rounds (the definition of
-    /// [`crate::accel::sweep::rounds`], on unit rows): the rows of a round
+    /// [`crate::dense::accel::sweep::rounds`], on unit rows): the rows of a round
     /// decided in parallel against the directions as it began, then each
     /// proposed move made, in order, where the rule still accepts it against
     /// the current state ([`still_moves`]). Rounds are cut by
@@ -444,7 +443,7 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
         moves
     }
 
-    /// Row `i`'s Hartigan decision in `st` (the rule of [`crate::move_rule::choose_move`], bit for
+    /// Row `i`'s Hartigan decision in `st` (the rule of [`crate::engine::move_rule::choose_move`], bit for
     /// bit), from `measured[j]`: its distance to direction `j` in `st`,
     /// exact where `is_exact[j]` and a lower bound on it otherwise; each
     /// exact distance the decision needs is computed and kept there.
@@ -565,7 +564,7 @@ impl<U: UnitRows, T: Scalar> Points for Spherical<'_, U, T> {
     }
 }
 
-impl<U: UnitRows, T: Scalar> Source for Spherical<'_, U, T> {
+impl<U: UnitRows, T: Scalar> Representation for Spherical<'_, U, T> {
     type State = SphericalState;
     type Out = T;
     type Points = Self;
@@ -587,6 +586,43 @@ impl<U: UnitRows, T: Scalar> Source for Spherical<'_, U, T> {
         self.rows.d()
     }
 
+    fn labels(st: &SphericalState) -> &[usize] {
+        &st.labels
+    }
+
+    /// The directions in the caller's type, and the loss from exactly
+    /// those: each centroid scaled to unit length again after rounding,
+    /// each row's `1 − cos` as half its squared distance to it.
+    fn finalize(&self, st: &SphericalState) -> (Array2<T>, f64, Vec<f64>) {
+        let (k, d) = (st.k, self.d());
+        let centroids = Array2::from_shape_fn((k, d), |(j, c)| T::from_f64(st.units[j * d + c]));
+        let wide = self.directions(centroids.iter().map(|v| v.to_f64()).collect());
+        let norms2: Vec<f64> = wide
+            .chunks_exact(d)
+            .map(|u| u.iter().map(|v| v * v).sum())
+            .collect();
+        let mut own = vec![0.0; self.rows.n()];
+        own.par_chunks_mut(CHUNK)
+            .enumerate()
+            .for_each(|(c, chunk)| {
+                for (o, v) in chunk.iter_mut().enumerate() {
+                    let i = c * CHUNK + o;
+                    let l = st.labels[i];
+                    *v = 0.5 * self.rows.sq_dist(i, &wide[l * d..(l + 1) * d], norms2[l]);
+                }
+            });
+        let mut objective = 0.0;
+        let mut per_cluster = vec![0.0; k];
+        for (i, (&l, v)) in st.labels.iter().zip(&own).enumerate() {
+            let cost = self.weight(i) * v;
+            objective += cost;
+            per_cluster[l] += cost;
+        }
+        (centroids, objective, per_cluster)
+    }
+}
+
+impl<U: UnitRows, T: Scalar> Starts for Spherical<'_, U, T> {
     fn initial_state(
         &self,
         params: &ValidParams,
@@ -671,7 +707,9 @@ impl<U: UnitRows, T: Scalar> Source for Spherical<'_, U, T> {
         }
         out
     }
+}
 
+impl<U: UnitRows, T: Scalar> Descent for Spherical<'_, U, T> {
     fn sweep(&self, st: &mut SphericalState, order: &[usize], factor: f64) -> usize {
         let moves = self.sweep_moves(st, order, factor);
         self.recompute(st);
@@ -723,7 +761,9 @@ impl<U: UnitRows, T: Scalar> Source for Spherical<'_, U, T> {
             })
             .collect()
     }
+}
 
+impl<U: UnitRows, T: Scalar> Reshape for Spherical<'_, U, T> {
     /// The cheapest merges by the loss they add,
     /// `‖s_a‖ + ‖s_b‖ − ‖s_a + s_b‖ = ‖s_a‖·‖s_b‖·‖μ_a − μ_b‖² / (‖s_a‖ + ‖s_b‖ + ‖s_a + s_b‖)`
     /// (the stable form, as for the move).
@@ -752,10 +792,6 @@ impl<U: UnitRows, T: Scalar> Source for Spherical<'_, U, T> {
         self.state_from_labels(k, labels)
     }
 
-    fn labels(st: &SphericalState) -> &[usize] {
-        &st.labels
-    }
-
     fn merge_split(
         &self,
         st: &SphericalState,
@@ -782,47 +818,16 @@ impl<U: UnitRows, T: Scalar> Source for Spherical<'_, U, T> {
         let (labels, split) = split_labels(self, &st.labels, &means, st.k, cache);
         (self.state_from_labels(st.k + 1, labels), split)
     }
-
-    /// The directions in the caller's type, and the loss from exactly
-    /// those: each centroid scaled to unit length again after rounding,
-    /// each row's `1 − cos` as half its squared distance to it.
-    fn finalize(&self, st: &SphericalState) -> (Array2<T>, f64, Vec<f64>) {
-        let (k, d) = (st.k, self.d());
-        let centroids = Array2::from_shape_fn((k, d), |(j, c)| T::from_f64(st.units[j * d + c]));
-        let wide = self.directions(centroids.iter().map(|v| v.to_f64()).collect());
-        let norms2: Vec<f64> = wide
-            .chunks_exact(d)
-            .map(|u| u.iter().map(|v| v * v).sum())
-            .collect();
-        let mut own = vec![0.0; self.rows.n()];
-        own.par_chunks_mut(CHUNK)
-            .enumerate()
-            .for_each(|(c, chunk)| {
-                for (o, v) in chunk.iter_mut().enumerate() {
-                    let i = c * CHUNK + o;
-                    let l = st.labels[i];
-                    *v = 0.5 * self.rows.sq_dist(i, &wide[l * d..(l + 1) * d], norms2[l]);
-                }
-            });
-        let mut objective = 0.0;
-        let mut per_cluster = vec![0.0; k];
-        for (i, (&l, v)) in st.labels.iter().zip(&own).enumerate() {
-            let cost = self.weight(i) * v;
-            objective += cost;
-            per_cluster[l] += cost;
-        }
-        (centroids, objective, per_cluster)
-    }
 }
 
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::move_rule::choose_move;
+    use crate::engine::move_rule::choose_move;
+    use crate::params::{Metric, Params};
     use crate::rows::Rows;
     use crate::spherical::{checked_spherical, SphericalInput};
-    use crate::{Metric, Params};
 
     impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
         /// The sweep by its definition: one row at a time, every distance

@@ -425,8 +425,7 @@ fn automatic_n_init_spends_a_budget_of_work() {
 #[test]
 fn default_n_iter_is_a_schedule_for_smartigan_and_a_loose_cap_otherwise() {
     let resolved = |m: Method, n_iter: Option<usize>| {
-        let mut p = Params::new(3).method(m).seed(1);
-        p.n_iter = n_iter;
+        let p = Params::new(3).method(m).seed(1).n_iter(n_iter);
         p.check().unwrap().n_iter()
     };
     assert_eq!(
@@ -519,10 +518,16 @@ fn default_schedule_follows_the_first_sweep_on_large_problems() {
         assert_eq!(start < 1.5, *adapts, "start {start} on {n} x {d}");
         assert!((1.0..=1.5).contains(&start));
         let expected = if n * d * k <= 1 << 20 {
-            assert_eq!(p.n_iter_for(n, d), N_ITER);
+            assert_eq!(
+                smartigan::defaults::n_iter_for(Method::Smartigan, n, d, k),
+                N_ITER
+            );
             N_ITER
         } else {
-            assert_eq!(p.n_iter_for(n, d), N_ITER_LARGE);
+            assert_eq!(
+                smartigan::defaults::n_iter_for(Method::Smartigan, n, d, k),
+                N_ITER_LARGE
+            );
             let share = auto.moves[0] as f64 / n as f64;
             assert!(share <= 0.9, "share {share} on {n} x {d}");
             seen.push(usize::from(share > 0.5));
@@ -552,124 +557,52 @@ fn default_schedule_follows_the_first_sweep_on_large_problems() {
     assert_eq!(seen, [0, 1, 1], "the cases reach both lengths");
 }
 
-/// The 0.1 entry points (deprecated, in `compat.rs` until they are removed)
-/// give exactly what the methods they wrap give, on one input each.
+/// Given centroids label and measure rows as a fit's own do: a
+/// `Clustering`'s `predict` and `transform` are `Centroids` on its
+/// centroids and metric, dense and sparse, for both metrics.
 #[test]
-#[allow(deprecated)]
-fn deprecated_wrappers_give_the_new_methods_results() {
+fn given_centroids_predict_and_transform_as_a_fit_does() {
     use crate::common::Csr;
-    use ndarray::Array1;
-    use smartigan::{Dataset, PathKeep, PathProgress, Progress, Run};
-    let x = blobs(120, 3, 4, 1.0, 17).mapv(|v| if v < 2.0 { 0.0 } else { v });
+    use smartigan::{Centroids, Metric};
+    let x = blobs(120, 3, 4, 1.0, 17).mapv(|v| v + 0.5);
     let csr = Csr::from_dense(&x);
-    let w = Array1::from_iter((0..120).map(|i| 0.5 + (i % 3) as f64));
-    let params = || Params::new(4).n_init(2).seed(3);
-    let p = params().check().unwrap();
-    let weighted = Dataset::new(&x).weights(w.view());
-    let unset = AtomicBool::new(false);
-    let go = Control::default().cancel(&unset);
-
-    let fitted = p.fit(&x).unwrap();
-    assert_eq!(smartigan::fit(x.view(), params()).unwrap(), fitted);
-    assert_eq!(
-        smartigan::fit_weighted(x.view(), w.view(), params()).unwrap(),
-        p.fit(weighted).unwrap()
-    );
-    assert_eq!(
-        smartigan::fit_cancellable(x.view(), Some(w.view()), params(), &unset).unwrap(),
-        p.fit_with(weighted, go).unwrap()
-    );
-    assert_eq!(
-        smartigan::fit_sparse(csr.view(), Some(w.view()), params(), &unset).unwrap(),
-        p.fit(Dataset::new(csr.view()).weights(w.view())).unwrap()
-    );
-
-    let (old, new): (PathProgress, Progress) = Default::default();
-    let path = p.path_with(&x, 2..=5, PathKeep::Clusterings, go.progress(&new));
-    let old_path = smartigan::fit_path(
-        x.view(),
-        None,
-        2..=5,
-        params(),
-        PathKeep::Clusterings,
-        &unset,
-        &old,
-    );
-    assert_eq!(old_path.unwrap(), path.unwrap());
-    assert_eq!(old.get(), new.get());
-    let old_path = smartigan::fit_path_sparse(
-        csr.view(),
-        Some(w.view()),
-        2..=5,
-        params(),
-        PathKeep::Summaries,
-        &unset,
-        &Progress::default(),
-    );
-    let sparse = Dataset::new(csr.view()).weights(w.view());
-    assert_eq!(
-        old_path.unwrap(),
-        p.path(sparse, 2..=5, PathKeep::Summaries).unwrap()
-    );
-
-    let rows = p.plus_plus(weighted).unwrap();
-    assert_eq!(
-        smartigan::kmeans_plus_plus(x.view(), Some(w.view()), params()).unwrap(),
-        rows
-    );
-    assert_eq!(
-        smartigan::kmeans_plus_plus_cancellable(x.view(), Some(w.view()), params(), &unset)
-            .unwrap(),
-        rows
-    );
-
-    let c = fitted.centroids.view();
-    let labels = fitted.predict(&x).unwrap();
-    let distances = fitted.transform(&x).unwrap();
-    assert_eq!(smartigan::predict(x.view(), c).unwrap(), labels);
-    assert_eq!(
-        smartigan::predict_cancellable(x.view(), c, &unset).unwrap(),
-        labels
-    );
-    assert_eq!(smartigan::transform(x.view(), c).unwrap(), distances);
-    assert_eq!(
-        smartigan::transform_cancellable(x.view(), c, &unset).unwrap(),
-        distances
-    );
-    let labels = fitted.predict(csr.view()).unwrap();
-    let distances = fitted.transform(csr.view()).unwrap();
-    assert_eq!(smartigan::predict_sparse(csr.view(), c).unwrap(), labels);
-    assert_eq!(
-        smartigan::predict_sparse_cancellable(csr.view(), c, &unset).unwrap(),
-        labels
-    );
-    assert_eq!(
-        smartigan::transform_sparse(csr.view(), c).unwrap(),
-        distances
-    );
-    assert_eq!(
-        smartigan::transform_sparse_cancellable(csr.view(), c, &unset).unwrap(),
-        distances
-    );
-
-    let finish = |mut run: Run| {
-        while run.step(&x).unwrap() {}
-        run.current(&x).unwrap()
-    };
-    let stepped = finish(p.run(weighted).unwrap());
-    let old = Run::new(x.view(), Some(w.view()), params()).unwrap();
-    assert_eq!(finish(old), stepped);
-    let old = Run::new_cancellable(x.view(), Some(w.view()), params(), &unset).unwrap();
-    assert_eq!(finish(old), stepped);
-    // And the errors are the new ones: of the parameters from `check`, of
-    // the data from the operation.
-    assert_eq!(
-        smartigan::fit(x.view(), Params::new(0)).unwrap_err(),
-        Params::new(0).check().unwrap_err()
-    );
-    let too_many = Params::new(500).check().unwrap();
-    assert_eq!(
-        smartigan::fit(x.view(), Params::new(500)).unwrap_err(),
-        too_many.fit(&x).unwrap_err()
-    );
+    let new = blobs(40, 3, 4, 1.5, 5).mapv(|v| v + 0.1);
+    for metric in [Metric::Euclidean, Metric::Cosine] {
+        let fitted = Params::new(4)
+            .metric(metric)
+            .seed(3)
+            .check()
+            .unwrap()
+            .fit(&x)
+            .unwrap();
+        let fixed = Centroids::new(fitted.centroids.view(), metric);
+        assert_eq!(fixed.predict(&x).unwrap(), fitted.labels, "{metric}");
+        assert_eq!(fixed.predict(&new).unwrap(), fitted.predict(&new).unwrap());
+        assert_eq!(
+            fixed.transform(&new).unwrap(),
+            fitted.transform(&new).unwrap()
+        );
+        assert_eq!(
+            fixed.predict(csr.view()).unwrap(),
+            fitted.predict(csr.view()).unwrap()
+        );
+        let unset = AtomicBool::new(false);
+        let go = Control::default().cancel(&unset);
+        assert_eq!(
+            fixed.transform_with(csr.view(), go).unwrap(),
+            fitted.transform(csr.view()).unwrap()
+        );
+        let set = AtomicBool::new(true);
+        let stop = Control::default().cancel(&set);
+        assert!(matches!(
+            fixed.predict_with(&new, stop),
+            Err(Error::Interrupted)
+        ));
+    }
+    let bad = Array2::<f64>::zeros((0, 3));
+    let err = Centroids::new(bad.view(), Metric::Euclidean)
+        .predict(&x)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("centroids"), "{err}");
 }

@@ -51,12 +51,12 @@ fn load() -> (Array2<f64>, Vec<Case>) {
         let params = Params::new(f[7].parse().unwrap())
             .method(f[1].parse::<Method>().unwrap())
             .init(init)
-            .n_iter(f[3].parse().unwrap())
+            .n_iter(f[3].parse::<usize>().unwrap())
             .schedule(f[4].parse().unwrap(), f[5].parse().unwrap())
             .polish(f[6] == "1")
             // The reference implements the paper's methods; refinement is ours.
             .refine(false)
-            .seed(f[8].parse().unwrap());
+            .seed(f[8].parse::<u64>().unwrap());
         cases.push(Case {
             params,
             restart: f[9].parse().unwrap(),

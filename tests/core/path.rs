@@ -41,7 +41,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
 
     /// In general position the objective never rises (the proof
-    /// is in `src/path.rs`), and every `k` is a valid clustering and a
+    /// is in `src/fit/path/mod.rs`), and every `k` is a valid clustering and a
     /// Hartigan local optimum.
     #[test]
     fn the_objective_never_rises_and_every_k_is_stable(

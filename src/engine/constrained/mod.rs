@@ -62,7 +62,7 @@
 //! k-means objective, [`crate::spherical::SphericalLoss`] the spherical
 //! one (`metric="cosine"`: scores are squared distances between unit rows
 //! and the clusters' directions); each source names its objective's gains
-//! ([`crate::engine::source::Source::Gains`]).
+//! ([`crate::engine::source::Representation::Gains`]).
 //!
 //! Merge-split refinement does not run on bounded restarts (a merge empties
 //! a cluster, a split fills one: neither keeps the bounds); restarts and
@@ -167,7 +167,7 @@ pub(crate) struct Step {
 impl Descent {
     /// A descent of the objective `G` from the feasible start for the
     /// centres `centres` (`k × d`, in the rows' coordinates). Every step
-    /// must name the same `G` (the source's, [`crate::engine::source::Source::Gains`]).
+    /// must name the same `G` (the source's, [`crate::engine::source::Representation::Gains`]).
     pub fn start<P: Points, G: Gains>(
         points: &P,
         centres: &[f64],

@@ -122,6 +122,7 @@ use crate::error::Result;
 
 /// What a [`Path`] keeps of each `k`'s solution.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum PathKeep {
     /// Every `k`'s whole [`Clustering`] (labels, centroids, history):
     /// O(n + k·d) per `k`.
@@ -133,6 +134,7 @@ pub enum PathKeep {
 
 /// How a [`PathStep`]'s solution was reached.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum PathOrigin {
     /// The usual multi-start fit at this `k` (polished by Hartigan sweeps
     /// where its method does not end with them): always at `k_min`, and,
@@ -154,6 +156,7 @@ pub enum PathOrigin {
 
 /// The solution at one `k` of a [`Path`].
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct PathStep<T> {
     /// Number of clusters.
     pub k: usize,
@@ -174,7 +177,7 @@ pub struct PathStep<T> {
     /// lowers the objective by more than rounding error.
     pub converged: bool,
     /// The whole solution, with [`PathKeep::Clusterings`]. Where `origin` is
-    /// [`PathOrigin::Fit`] it is [`crate::fit`]'s result at this `k` (when
+    /// [`PathOrigin::Fit`] it is [`ValidParams::fit`](crate::ValidParams::fit)'s result at this `k` (when
     /// polished, its history goes on with the polishing sweeps); otherwise
     /// its only "restart" is the descent that reached it, whose initial
     /// objective is that of its start (the split, or the merge).
@@ -195,6 +198,7 @@ pub struct PathStep<T> {
 /// assert!((f[2] - 0.115).abs() < 1e-9); // three pairs: 0.025 + 0.025 + 0.065
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Path<T> {
     /// One step per `k`, in increasing `k`.
     pub steps: Vec<PathStep<T>>,

@@ -6,7 +6,7 @@ use crate::data::{Data, Scalar};
 use crate::dense::Dense;
 use crate::dense::DenseState;
 use crate::engine::partition::Partition;
-use crate::engine::source::Source;
+use crate::engine::source::{Descent, Reshape};
 use crate::error::{Error, Result};
 use crate::params::Params;
 use crate::params::{defaults, Method};

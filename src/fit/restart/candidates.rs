@@ -118,7 +118,7 @@ impl<St> Restart<St> {
     /// One sweep of a Hartigan descent at factor 1: of every point, or of
     /// the candidates where the descent has candidate sweeps and they are
     /// due. Returns the points moved and, for a sweep of candidates, the
-    /// objective its moves left ([`Source::candidate_sweep`]).
+    /// objective its moves left ([`Descent::candidate_sweep`]).
     pub(super) fn descent_sweep<S: Source<State = St>>(
         &mut self,
         data: &S,

@@ -79,7 +79,7 @@ impl<St> Restart<St> {
     /// visiting orders come from streams that depend only on (seed, index),
     /// not on the method: Hartigan and Smartigan runs with the same seed are
     /// paired restart by restart, as in the paper's protocol.
-    /// `start`: the centroids [`Source::joint_starts`] computed for it.
+    /// `start`: the centroids [`Starts::joint_starts`] computed for it.
     /// Stops with [`Error::Interrupted`] once `cancel` is set (the start,
     /// k-means++ above all, polls it).
     pub(crate) fn new<S: Source<State = St>>(
@@ -491,6 +491,7 @@ mod tests {
     use super::*;
     use crate::data::Data;
     use crate::dense::Dense;
+    use crate::engine::source::{Descent, Reshape};
     use crate::params::Params;
     use ndarray::Array2;
 

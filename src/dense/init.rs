@@ -1,13 +1,14 @@
-//! Initial partitions: the one place [`Init`] is matched. Every
-//! initialisation ends as a [`Partition`] with no empty cluster;
-//! centroid-based ones (Forgy, k-means++, given centroids) are turned into a
-//! partition by one nearest-centroid assignment.
+//! Initial partitions of dense rows: every initialisation ends as a
+//! [`Partition`] with no empty cluster; centroid-based ones (Forgy,
+//! k-means++, given centroids) are turned into a partition by one
+//! nearest-centroid assignment.
 
-use crate::accel::Engine;
+use super::accel::Engine;
 use crate::data::{Data, Scalar};
+use crate::engine::init::forgy_indices;
+use crate::engine::partition::Partition;
+use crate::engine::plus_plus;
 use crate::params::{Init, ValidParams};
-use crate::partition::Partition;
-use crate::plus_plus;
 use crate::rng::Xoshiro256PlusPlus;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -63,63 +64,10 @@ pub(crate) fn assign_to_centroids<T: Scalar>(
     cancel: &AtomicBool,
 ) -> Partition {
     let labels = if engine.accelerated {
-        crate::accel::lloyd::assign_nearest(data, &centroids, k, None, cancel)
+        crate::dense::accel::lloyd::assign_nearest(data, &centroids, k, None, cancel)
     } else {
         let probe = Partition::with_centroids(k, data.d, centroids);
-        crate::reference::assign_nearest(data, &probe, None)
+        crate::engine::reference::assign_nearest(data, &probe, None)
     };
     Partition::from_labels(data, k, labels, engine.spare_threads)
-}
-
-/// How a restart of sparse or unit rows begins: labels, or centroids that
-/// each row is then assigned to the nearest of.
-pub(crate) enum Start {
-    /// A random partition, or a placeholder once `cancel` cut k-means++
-    /// short (never used: the restart sees the flag and stops).
-    Labels(Vec<usize>),
-    /// `k × d` centroids, row-major.
-    Centroids(Vec<f64>),
-}
-
-/// The start of one restart for a representation other than dense rows,
-/// drawing from `rng` exactly as [`initial_partition`] does: a child's
-/// `given` centroids, else `params.init()`; `plus_plus` gives the greedy
-/// k-means++ rows (fewer than `k` once cancelled), `rows_as_centroids`
-/// turns rows into centroids in the representation's coordinates.
-pub(crate) fn start(
-    params: &ValidParams,
-    n: usize,
-    given: Option<Vec<f64>>,
-    rng: &mut Xoshiro256PlusPlus,
-    plus_plus: impl FnOnce(&mut Xoshiro256PlusPlus) -> Vec<usize>,
-    rows_as_centroids: impl FnOnce(&[usize]) -> Vec<f64>,
-) -> Start {
-    let k = params.k();
-    if let Some(centroids) = given {
-        return Start::Centroids(centroids);
-    }
-    match params.init() {
-        Init::RandomPartition => Start::Labels((0..n).map(|_| rng.below(k)).collect()),
-        Init::Forgy => Start::Centroids(rows_as_centroids(&forgy_indices(n, k, rng))),
-        Init::KMeansPlusPlus => {
-            let rows = plus_plus(rng);
-            if rows.len() < k {
-                Start::Labels((0..n).map(|i| i % k).collect())
-            } else {
-                Start::Centroids(rows_as_centroids(&rows))
-            }
-        }
-        Init::Centroids(c) => Start::Centroids(c.iter().copied().collect()),
-    }
-}
-
-/// Forgy: `k` distinct random indices (partial Fisher–Yates).
-pub(crate) fn forgy_indices(n: usize, k: usize, rng: &mut Xoshiro256PlusPlus) -> Vec<usize> {
-    let mut idx: Vec<usize> = (0..n).collect();
-    for i in 0..k {
-        let j = i + rng.below(n - i);
-        idx.swap(i, j);
-    }
-    idx.truncate(k);
-    idx
 }
