@@ -4,6 +4,7 @@
 
 pub(crate) mod accel;
 pub(crate) mod init;
+mod points;
 
 use crate::data::{sq_dist, Data, Scalar};
 use crate::dense::accel::lloyd::lloyd_iteration;
@@ -15,7 +16,7 @@ use crate::engine::partition::Partition;
 use crate::engine::plus_plus::kmeans_plus_plus_joint;
 use crate::engine::refine::{propose, SplitCache};
 use crate::engine::rounds::decides_in_rounds;
-use crate::engine::source::{Descent, Representation, Reshape, Starts};
+use crate::engine::source::{objective_by_cluster, Descent, Representation, Reshape, Starts};
 use crate::params::{Init, ValidParams};
 use crate::rng::Xoshiro256PlusPlus;
 use init::{assign_to_centroids, initial_partition};
@@ -119,16 +120,13 @@ impl<'a, T: Scalar> Representation for Dense<'a, T> {
         });
         let wide: Vec<f64> = centroids.iter().map(|v| v.to_f64()).collect();
         let mut row = vec![0.0; d];
-        let mut objective = 0.0;
-        let mut per_cluster = vec![0.0; k];
-        for (i, &l) in p.labels.iter().enumerate() {
+        let (objective, per_cluster) = objective_by_cluster(&p.labels, k, |i| {
             for (r, v) in row.iter_mut().zip(rows.row(i)) {
                 *r = v.to_f64();
             }
-            let cost = rows.weight(i) * sq_dist(&row, &wide[l * d..(l + 1) * d]);
-            objective += cost;
-            per_cluster[l] += cost;
-        }
+            let l = p.labels[i];
+            rows.weight(i) * sq_dist(&row, &wide[l * d..(l + 1) * d])
+        });
         (centroids, objective, per_cluster)
     }
 }

@@ -12,6 +12,7 @@ pub(crate) mod move_rule;
 pub(crate) mod nearest;
 pub(crate) mod partition;
 pub(crate) mod plus_plus;
+pub(crate) mod points;
 pub(crate) mod reference;
 pub(crate) mod refine;
 pub(crate) mod rounds;

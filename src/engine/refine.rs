@@ -25,6 +25,7 @@
 
 use crate::data::{sq_dist, Data, Scalar};
 use crate::engine::partition::Partition;
+use crate::engine::points::{Points, Split};
 use rayon::prelude::*;
 
 /// Lloyd iterations of the 2-means split of one cluster.
@@ -35,93 +36,6 @@ const SPLIT_LOOKAHEAD: usize = 8;
 /// and cheapest merges considered for each.
 const SHORTLIST: usize = 4;
 
-/// What refinement reads of the points, dense or sparse: weights, and each
-/// row as something whose squared distance to a dense centre and whose
-/// weighted sum can be formed. Rows are in the coordinates the centroids
-/// are in (shifted for dense data).
-pub(crate) trait Rows: Sync {
-    /// One row, as a visit holds it.
-    type Row<'r>
-    where
-        Self: 'r;
-    /// Number of coordinates.
-    fn dim(&self) -> usize;
-    fn weight(&self, i: usize) -> f64;
-    /// Row `i`; dense rows are copied into `buf` (`dim` long), sparse ones
-    /// are read in place.
-    fn row<'r>(&'r self, i: usize, buf: &'r mut [f64]) -> Self::Row<'r>;
-    /// `‖x − c‖²` for a dense `c` with `c_norm = ‖c‖²` (dense rows compute
-    /// it directly and ignore `c_norm`).
-    fn sq_dist_to(x: &Self::Row<'_>, c: &[f64], c_norm: f64) -> f64;
-    /// `sum += w·x`.
-    fn add_to(x: &Self::Row<'_>, w: f64, sum: &mut [f64]);
-    /// Hints the CPU to start loading row `i` (no effect on results).
-    fn prefetch(&self, _i: usize) {}
-    /// [`split_cluster`] of `members` about `mean`.
-    fn split(&self, members: &[usize], mean: &[f64]) -> Option<Split>
-    where
-        Self: Sized,
-    {
-        split_cluster(self, members, mean)
-    }
-}
-
-impl<T: Scalar> Rows for Data<'_, T> {
-    type Row<'r>
-        = &'r [f64]
-    where
-        Self: 'r;
-
-    #[inline(always)]
-    fn dim(&self) -> usize {
-        self.d
-    }
-
-    #[inline(always)]
-    fn weight(&self, i: usize) -> f64 {
-        Data::weight(self, i)
-    }
-
-    #[inline(always)]
-    fn row<'r>(&'r self, i: usize, buf: &'r mut [f64]) -> &'r [f64] {
-        self.load_shifted(i, buf);
-        buf
-    }
-
-    #[inline(always)]
-    fn sq_dist_to(x: &&[f64], c: &[f64], _c_norm: f64) -> f64 {
-        sq_dist(x, c)
-    }
-
-    #[inline(always)]
-    fn add_to(x: &&[f64], w: f64, sum: &mut [f64]) {
-        for (s, v) in sum.iter_mut().zip(x.iter()) {
-            *s += w * v;
-        }
-    }
-
-    #[inline(always)]
-    fn prefetch(&self, i: usize) {
-        Data::prefetch(self, i);
-    }
-
-    fn split(&self, members: &[usize], mean: &[f64]) -> Option<Split> {
-        dispatch_split_dense(self, members, mean)
-    }
-}
-
-/// [`split_cluster`] on dense rows, compiled once per vector extension: a
-/// proposal splits every changed cluster, up to eleven passes over its
-/// members, and in the baseline build its distances, row loads and sums run
-/// two lanes wide. The same operations in the same order in every copy (no
-/// fused multiply-add), so the same bits.
-#[inline(always)]
-fn split_dense<T: Scalar>(rows: &Data<'_, T>, members: &[usize], mean: &[f64]) -> Option<Split> {
-    split_cluster(rows, members, mean)
-}
-
-multiversion!(split_dense, dispatch_split_dense, (rows: &Data<'_, T>, members: &[usize], mean: &[f64]) -> Option<Split>);
-
 fn sq_norm(c: &[f64]) -> f64 {
     c.iter().map(|v| v * v).sum()
 }
@@ -131,18 +45,10 @@ fn sq_norm(c: &[f64]) -> f64 {
 /// pass of a split walks them all, so without it each row's load waits on
 /// memory.
 #[inline(always)]
-fn prefetch_member<R: Rows>(rows: &R, members: &[usize], m: usize) {
+fn prefetch_member<R: Points>(rows: &R, members: &[usize], m: usize) {
     if let Some(&ahead) = members.get(m + SPLIT_LOOKAHEAD) {
         rows.prefetch(ahead);
     }
-}
-
-/// The best 2-means split found for one cluster: how much it lowers the
-/// cluster's cost, and which members form the second half.
-#[derive(Debug, Clone)]
-pub(crate) struct Split {
-    gain: f64,
-    second: Vec<usize>,
 }
 
 /// A 2-means split of `members` (all of one cluster with centroid `mean`):
@@ -150,7 +56,7 @@ pub(crate) struct Split {
 /// lowest index) and its mirror image through the mean, then Lloyd
 /// iterations refine them. `None` when one half ends up without weight.
 #[inline(always)]
-fn split_cluster<R: Rows>(rows: &R, members: &[usize], mean: &[f64]) -> Option<Split> {
+pub(crate) fn split_cluster<R: Points>(rows: &R, members: &[usize], mean: &[f64]) -> Option<Split> {
     let d = rows.dim();
     let mut buf = vec![0.0; d];
     let mean_norm = sq_norm(mean);
@@ -285,7 +191,7 @@ fn cheapest_merges_by(k: usize, cost: impl Fn(usize, usize) -> f64) -> Vec<(f64,
 /// dense `k × d` `centroids`): every cluster of at least two members gets
 /// its split, computed unless the cache holds it for exactly these members
 /// and mean.
-fn refresh_splits<R: Rows>(
+fn refresh_splits<R: Points>(
     rows: &R,
     labels: &[usize],
     centroids: &[f64],
@@ -352,7 +258,7 @@ fn ranked_splits(cache: &SplitCache) -> Vec<(usize, &Split)> {
 /// clusters. Moves on disjoint clusters change disjoint terms of the
 /// objective, so their predicted changes add, and one re-convergence
 /// serves them all.
-pub(crate) fn propose_labels<R: Rows>(
+pub(crate) fn propose_labels<R: Points>(
     rows: &R,
     labels: &[usize],
     weights: &[f64],
@@ -427,7 +333,7 @@ pub(crate) fn propose_labels<R: Rows>(
 /// `None` when no cluster has a split (every cluster holds copies of one
 /// point, or one positive weight), and then the labels are unchanged and
 /// the new cluster is left empty for the caller to fill.
-pub(crate) fn split_labels<R: Rows>(
+pub(crate) fn split_labels<R: Points>(
     rows: &R,
     labels: &[usize],
     centroids: &[f64],

@@ -4,7 +4,8 @@
 //! state machine ([`crate::fit::restart`]) drives both, so the methods' logic exists once.
 
 use crate::data::Scalar;
-use crate::engine::constrained::{Gains, Points};
+use crate::engine::constrained::Gains;
+use crate::engine::points::Points;
 use crate::engine::refine::SplitCache;
 use crate::error::Result;
 use crate::params::Metric;
@@ -192,3 +193,22 @@ pub(crate) trait Reshape: Representation {
 pub(crate) trait Source: Starts + Descent + Reshape {}
 
 impl<S: Starts + Descent + Reshape> Source for S {}
+
+/// The objective of `labels` (`k` clusters) and its share per cluster, from
+/// each point's cost (`cost(i)`: its weight times its dissimilarity to its
+/// centroid), summed in point order: how every representation's
+/// [`Representation::finalize`] reports what a user recomputes.
+pub(crate) fn objective_by_cluster(
+    labels: &[usize],
+    k: usize,
+    mut cost: impl FnMut(usize) -> f64,
+) -> (f64, Vec<f64>) {
+    let mut objective = 0.0;
+    let mut per_cluster = vec![0.0; k];
+    for (i, &l) in labels.iter().enumerate() {
+        let c = cost(i);
+        objective += c;
+        per_cluster[l] += c;
+    }
+    (objective, per_cluster)
+}

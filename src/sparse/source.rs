@@ -4,12 +4,15 @@
 use super::centroids::{rows_sq_dist, sparse_sq_dist};
 use super::{cancelled, SparseCentroids, SparseData, SparseState, POLL_POINTS};
 use crate::data::Scalar;
-use crate::engine::constrained::{Points, SquaredEuclidean};
+use crate::engine::constrained::SquaredEuclidean;
 use crate::engine::init::{self, Start};
 use crate::engine::move_rule::{improves_beyond_rounding, move_ratio, KMeans};
 use crate::engine::nearest::nearest_by;
-use crate::engine::refine::{merge_labels, propose_labels, split_labels, Rows, SplitCache};
-use crate::engine::source::{Descent, Representation, Reshape, Starts};
+use crate::engine::points::{Points, Split};
+use crate::engine::refine::{
+    merge_labels, propose_labels, split_cluster, split_labels, SplitCache,
+};
+use crate::engine::source::{objective_by_cluster, Descent, Representation, Reshape, Starts};
 use crate::error::Result;
 use crate::params::ValidParams;
 use crate::rng::Xoshiro256PlusPlus;
@@ -17,7 +20,10 @@ use ndarray::Array2;
 use rayon::prelude::*;
 use std::sync::atomic::AtomicBool;
 
-impl<T: Scalar> Rows for SparseData<'_, T> {
+/// The bounded descent's distances are the fast form of
+/// [`sparse_sq_dist`], as the sweeps' scores are; pairs of rows merge their
+/// column lists ([`rows_sq_dist`]).
+impl<T: Scalar> Points for SparseData<'_, T> {
     type Row<'r>
         = (&'r [usize], &'r [T])
     where
@@ -44,12 +50,11 @@ impl<T: Scalar> Rows for SparseData<'_, T> {
             sum[col] += w * v.to_f64();
         }
     }
-}
 
-/// The bounded descent's distances are the fast form of
-/// [`sparse_sq_dist`], as the sweeps' scores are; pairs of rows merge their
-/// column lists ([`rows_sq_dist`]).
-impl<T: Scalar> Points for SparseData<'_, T> {
+    fn split(&self, members: &[usize], mean: &[f64]) -> Option<Split> {
+        split_cluster(self, members, mean)
+    }
+
     fn len(&self) -> usize {
         self.x.n_rows()
     }
@@ -96,13 +101,8 @@ impl<'a, T: Scalar> Representation for SparseData<'a, T> {
         let centroids = Array2::from_shape_fn((k, d), |(j, c)| T::from_f64(means[j * d + c]));
         let wide = SparseCentroids::new(centroids.iter().map(|v| v.to_f64()).collect(), d);
         let own = self.own_distances(st, &wide);
-        let mut objective = 0.0;
-        let mut per_cluster = vec![0.0; k];
-        for (i, (&l, v)) in st.labels.iter().zip(&own).enumerate() {
-            let cost = self.weight(i) * v;
-            objective += cost;
-            per_cluster[l] += cost;
-        }
+        let (objective, per_cluster) =
+            objective_by_cluster(&st.labels, k, |i| self.weight(i) * own[i]);
         (centroids, objective, per_cluster)
     }
 

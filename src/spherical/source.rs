@@ -5,15 +5,17 @@ use super::costs::Cosine;
 use super::rows::{Spherical, UnitDense, UnitRows};
 use super::screen::{choose_screened, nearest_screened, Screen, ScreenScratch};
 use crate::data::{direction_of_sum, sq_dist, Data, Scalar};
-use crate::engine::constrained::Points;
 use crate::engine::init::{self, Start};
 use crate::engine::move_rule::{improves_beyond_rounding, may_leave, move_ratio, still_moves};
 use crate::engine::nearest::nearest_by;
 use crate::engine::partition::refill;
 use crate::engine::plus_plus::{kmeans_plus_plus_indices, kmeans_plus_plus_rows};
-use crate::engine::refine::{merge_labels_by, propose_labels, split_labels, Rows, SplitCache};
+use crate::engine::points::{Points, Split};
+use crate::engine::refine::{
+    merge_labels_by, propose_labels, split_cluster, split_labels, SplitCache,
+};
 use crate::engine::rounds::RoundPlan;
-use crate::engine::source::{Descent, Representation, Reshape, Starts};
+use crate::engine::source::{objective_by_cluster, Descent, Representation, Reshape, Starts};
 use crate::params::Metric;
 use crate::params::ValidParams;
 use crate::rng::Xoshiro256PlusPlus;
@@ -514,7 +516,10 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
     }
 }
 
-impl<U: UnitRows, T: Scalar> Rows for Spherical<'_, U, T> {
+/// The unit rows as the bounded descent reads them (with the spherical
+/// gains, [`super::SphericalLoss`]), in the Euclidean geometry of unit
+/// vectors that refinement's proposals also use.
+impl<U: UnitRows, T: Scalar> Points for Spherical<'_, U, T> {
     type Row<'r>
         = (usize, &'r Self)
     where
@@ -541,12 +546,11 @@ impl<U: UnitRows, T: Scalar> Rows for Spherical<'_, U, T> {
         let (i, rows) = *x;
         rows.rows.add_to(i, w, sum);
     }
-}
 
-/// The unit rows as the bounded descent reads them (with the spherical
-/// gains, [`super::SphericalLoss`]), in the Euclidean geometry of unit
-/// vectors that refinement's proposals also use.
-impl<U: UnitRows, T: Scalar> Points for Spherical<'_, U, T> {
+    fn split(&self, members: &[usize], mean: &[f64]) -> Option<Split> {
+        split_cluster(self, members, mean)
+    }
+
     fn len(&self) -> usize {
         self.rows.n()
     }
@@ -611,13 +615,8 @@ impl<U: UnitRows, T: Scalar> Representation for Spherical<'_, U, T> {
                     *v = 0.5 * self.rows.sq_dist(i, &wide[l * d..(l + 1) * d], norms2[l]);
                 }
             });
-        let mut objective = 0.0;
-        let mut per_cluster = vec![0.0; k];
-        for (i, (&l, v)) in st.labels.iter().zip(&own).enumerate() {
-            let cost = self.weight(i) * v;
-            objective += cost;
-            per_cluster[l] += cost;
-        }
+        let (objective, per_cluster) =
+            objective_by_cluster(&st.labels, k, |i| self.weight(i) * own[i]);
         (centroids, objective, per_cluster)
     }
 }

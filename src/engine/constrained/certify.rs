@@ -21,7 +21,7 @@
 use super::clusters::Clusters;
 use super::descent::swap_change_at;
 use super::gains::{floor, Gains};
-use super::points::Points;
+use crate::engine::points::Points;
 use rayon::prelude::*;
 
 /// Rows per parallel task of the passes.

@@ -4,9 +4,9 @@
 //! any representation of the rows ([`Points`]).
 
 use super::gains::{Centre, Gains, Side};
-use super::points::Points;
 use crate::data::direction_of_sum;
 use crate::engine::move_rule::may_leave;
+use crate::engine::points::Points;
 
 /// Labels and the per-cluster statistics the gains are computed from.
 #[derive(Debug, Clone, PartialEq)]

@@ -20,7 +20,7 @@
 
 use super::clusters::Clusters;
 use super::gains::{floor, Change, Gains};
-use super::points::Points;
+use crate::engine::points::Points;
 use crate::params::SizeBounds;
 use rayon::prelude::*;
 use std::collections::HashMap;

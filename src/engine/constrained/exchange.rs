@@ -41,7 +41,7 @@
 
 use super::clusters::Clusters;
 use super::gains::{floor, not_positive, Gains, MOVE_MARGIN};
-use super::points::Points;
+use crate::engine::points::Points;
 use crate::params::SizeBounds;
 use rayon::prelude::*;
 

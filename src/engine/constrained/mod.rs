@@ -73,15 +73,14 @@ mod clusters;
 mod descent;
 mod exchange;
 pub(crate) mod gains;
-mod points;
 mod start;
 #[cfg(test)]
 mod tests;
 
 pub(crate) use clusters::Clusters;
 pub(crate) use gains::{Gains, SquaredEuclidean};
-pub(crate) use points::Points;
 
+use crate::engine::points::Points;
 use crate::params::{Method, SizeBounds, ValidParams, MAX_POLISH_SWEEPS};
 
 /// How a bounded descent runs, from the fit's parameters.

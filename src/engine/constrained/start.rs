@@ -29,7 +29,7 @@
 //!    its centre. Sizes do not change, and the number of clusters with
 //!    weight rises by one each time: at most `k` exchanges.
 
-use super::points::Points;
+use crate::engine::points::Points;
 use crate::params::SizeBounds;
 use rayon::prelude::*;
 
