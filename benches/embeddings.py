@@ -43,6 +43,7 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+from default import have_faiss  # noqa: E402
 from peers import make_embeddings, this_machine  # noqa: E402
 
 import smartigan  # noqa: E402
@@ -110,14 +111,6 @@ def faiss_kmeans(cosine: bool, every_point: bool) -> Fit:
         _, lab = km.index.search(x32, 1)
         return lab.ravel().astype(np.int64), km.centroids
     return fit
-
-
-def have_faiss() -> bool:
-    try:
-        import faiss  # noqa: F401
-        return True
-    except ImportError:
-        return False
 
 
 def contenders(cosine: bool) -> List[Tuple[str, Fit]]:
