@@ -195,7 +195,7 @@ impl Params {
 
     /// Validates everything that does not depend on the data. The checks
     /// that need the data's shape (`k ≤ n`, the shape of given centroids)
-    /// happen in [`ValidParams::check_data`].
+    /// run with each operation on the data.
     pub fn check(self) -> Result<ValidParams> {
         if self.k < 1 {
             return Err(Error::invalid("k", self.k, "must be at least 1"));
@@ -302,8 +302,9 @@ impl ValidParams {
         self.p.metric
     }
     /// Smartigan's schedule length, or the Lloyd/Hartigan cap: the one
-    /// given, or [`defaults::n_iter`] for the method (small problems; see
-    /// [`ValidParams::n_iter_for`]).
+    /// given, or [`defaults::n_iter`] for the method (small problems; a
+    /// fit resolves an unset one for the data's size,
+    /// [`defaults::n_iter_for`]).
     pub fn n_iter(&self) -> usize {
         self.n_iter
     }
