@@ -120,11 +120,10 @@ impl<'a, T: Scalar> Representation for Dense<'a, T> {
         });
         let wide: Vec<f64> = centroids.iter().map(|v| v.to_f64()).collect();
         let mut row = vec![0.0; d];
-        let (objective, per_cluster) = objective_by_cluster(&p.labels, k, |i| {
+        let (objective, per_cluster) = objective_by_cluster(&p.labels, k, |i, l| {
             for (r, v) in row.iter_mut().zip(rows.row(i)) {
                 *r = v.to_f64();
             }
-            let l = p.labels[i];
             rows.weight(i) * sq_dist(&row, &wide[l * d..(l + 1) * d])
         });
         (centroids, objective, per_cluster)

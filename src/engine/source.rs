@@ -195,18 +195,18 @@ pub(crate) trait Source: Starts + Descent + Reshape {}
 impl<S: Starts + Descent + Reshape> Source for S {}
 
 /// The objective of `labels` (`k` clusters) and its share per cluster, from
-/// each point's cost (`cost(i)`: its weight times its dissimilarity to its
-/// centroid), summed in point order: how every representation's
+/// each point's cost (`cost(i, l)` for point `i` of cluster `l`: its weight
+/// times its dissimilarity to its centroid), summed in point order: how every representation's
 /// [`Representation::finalize`] reports what a user recomputes.
 pub(crate) fn objective_by_cluster(
     labels: &[usize],
     k: usize,
-    mut cost: impl FnMut(usize) -> f64,
+    mut cost: impl FnMut(usize, usize) -> f64,
 ) -> (f64, Vec<f64>) {
     let mut objective = 0.0;
     let mut per_cluster = vec![0.0; k];
     for (i, &l) in labels.iter().enumerate() {
-        let c = cost(i);
+        let c = cost(i, l);
         objective += c;
         per_cluster[l] += c;
     }

@@ -1,4 +1,5 @@
-//! A fit advanced one step at a time ([`Run`]), on dense or sparse rows.
+//! A fit advanced one step at a time ([`Run`]), on dense or sparse rows, by
+//! either objective.
 
 use crate::clustering::Clustering;
 use crate::control::Control;

@@ -102,7 +102,7 @@ impl<'a, T: Scalar> Representation for SparseData<'a, T> {
         let wide = SparseCentroids::new(centroids.iter().map(|v| v.to_f64()).collect(), d);
         let own = self.own_distances(st, &wide);
         let (objective, per_cluster) =
-            objective_by_cluster(&st.labels, k, |i| self.weight(i) * own[i]);
+            objective_by_cluster(&st.labels, k, |i, _| self.weight(i) * own[i]);
         (centroids, objective, per_cluster)
     }
 

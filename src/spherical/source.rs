@@ -616,7 +616,7 @@ impl<U: UnitRows, T: Scalar> Representation for Spherical<'_, U, T> {
                 }
             });
         let (objective, per_cluster) =
-            objective_by_cluster(&st.labels, k, |i| self.weight(i) * own[i]);
+            objective_by_cluster(&st.labels, k, |i, _| self.weight(i) * own[i]);
         (centroids, objective, per_cluster)
     }
 }
