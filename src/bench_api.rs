@@ -74,17 +74,7 @@ impl SweepState {
 
     fn empty() -> Self {
         SweepState {
-            part: Partition {
-                k: 0,
-                d: 0,
-                labels: Vec::new(),
-                counts: Vec::new(),
-                weights: Vec::new(),
-                sums: Vec::new(),
-                centroids: Vec::new(),
-                costs: Vec::new(),
-                stale: Vec::new(),
-            },
+            part: Partition::with_centroids(0, 0, Vec::new()),
             order: Vec::new(),
             cache: Cache::default(),
             shift: Vec::new(),
@@ -147,7 +137,7 @@ impl SweepState {
 
     /// The labels.
     pub fn labels(&self) -> &[usize] {
-        &self.part.labels
+        &self.part.stats.labels
     }
 }
 

@@ -63,11 +63,24 @@ pub(crate) fn assign_to_centroids<T: Scalar>(
     engine: Engine,
     cancel: &AtomicBool,
 ) -> Partition {
-    let labels = if engine.accelerated {
+    let labels = nearest_labels(data, k, centroids, engine, cancel);
+    Partition::from_labels(data, k, labels, engine.spare_threads)
+}
+
+/// The label of each row's nearest of the `k` shifted `centroids` (ties to
+/// the lowest index), by the engine's pass; polls `cancel` as
+/// [`assign_to_centroids`] says.
+pub(crate) fn nearest_labels<T: Scalar>(
+    data: &Data<'_, T>,
+    k: usize,
+    centroids: Vec<f64>,
+    engine: Engine,
+    cancel: &AtomicBool,
+) -> Vec<usize> {
+    if engine.accelerated {
         crate::dense::accel::lloyd::assign_nearest(data, &centroids, k, None, cancel)
     } else {
         let probe = Partition::with_centroids(k, data.d, centroids);
         crate::engine::reference::assign_nearest(data, &probe, None)
-    };
-    Partition::from_labels(data, k, labels, engine.spare_threads)
+    }
 }

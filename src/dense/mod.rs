@@ -17,9 +17,10 @@ use crate::engine::plus_plus::kmeans_plus_plus_joint;
 use crate::engine::refine::{propose, SplitCache};
 use crate::engine::rounds::decides_in_rounds;
 use crate::engine::source::{objective_by_cluster, Descent, Representation, Reshape, Starts};
+use crate::engine::stats::ClusterStats;
 use crate::params::{Init, ValidParams};
 use crate::rng::Xoshiro256PlusPlus;
-use init::{assign_to_centroids, initial_partition};
+use init::{initial_partition, nearest_labels};
 use ndarray::Array2;
 use rayon::prelude::*;
 use std::sync::atomic::AtomicBool;
@@ -46,26 +47,6 @@ impl<'a, T: Scalar> Dense<'a, T> {
                 spare_threads,
                 rounds,
             },
-        }
-    }
-
-    /// The moves of one Hartigan sweep with acceptance factor `factor` in
-    /// `order`, the statistics of the clusters touched left stale (the
-    /// recomputation is [`Descent::refresh`]). Every accelerated kernel makes
-    /// exactly the plain sweep's moves, with or without sample weights.
-    fn sweep_moves(&self, st: &mut DenseState, order: &[usize], factor: f64) -> usize {
-        let (rows, p) = (&self.rows, &mut st.partition);
-        if self.engine.rounds {
-            if self.engine.accelerated {
-                sweep_rounds(p, rows, order, factor, &mut st.cache)
-            } else {
-                crate::engine::reference::sweep_rounds(p, rows, order, factor)
-            }
-        } else if self.engine.accelerated {
-            let spare = self.engine.spare_threads;
-            hartigan_sweep(p, rows, order, factor, &mut st.cache, spare)
-        } else {
-            crate::engine::reference::sweep(p, rows, order, factor)
         }
     }
 }
@@ -100,16 +81,8 @@ impl<'a, T: Scalar> Representation for Dense<'a, T> {
         &self.rows
     }
 
-    fn n(&self) -> usize {
-        self.rows.n
-    }
-
-    fn d(&self) -> usize {
-        self.rows.d
-    }
-
-    fn labels(st: &DenseState) -> &[usize] {
-        &st.partition.labels
+    fn stats(st: &DenseState) -> &ClusterStats {
+        &st.partition.stats
     }
 
     fn finalize(&self, st: &DenseState) -> (Array2<T>, f64, Vec<f64>) {
@@ -120,7 +93,7 @@ impl<'a, T: Scalar> Representation for Dense<'a, T> {
         });
         let wide: Vec<f64> = centroids.iter().map(|v| v.to_f64()).collect();
         let mut row = vec![0.0; d];
-        let (objective, per_cluster) = objective_by_cluster(&p.labels, k, |i, l| {
+        let (objective, per_cluster) = objective_by_cluster(&p.stats.labels, k, |i, l| {
             for (r, v) in row.iter_mut().zip(rows.row(i)) {
                 *r = v.to_f64();
             }
@@ -138,12 +111,30 @@ impl<'a, T: Scalar> Starts for Dense<'a, T> {
         start: Option<Vec<f64>>,
         cancel: &AtomicBool,
     ) -> DenseState {
-        DenseState::new(match start {
+        // Every init but given centroids goes through the accelerated
+        // k-means++ and partition of the dense engine.
+        match start {
             Some(centroids) => {
-                assign_to_centroids(&self.rows, params.k(), centroids, self.engine, cancel)
+                let labels = self.nearest_labels(centroids, params.k(), cancel);
+                self.labelled_state(params.k(), labels)
             }
-            None => initial_partition(&self.rows, params, rng, self.engine, cancel),
-        })
+            None => DenseState::new(initial_partition(
+                &self.rows,
+                params,
+                rng,
+                self.engine,
+                cancel,
+            )),
+        }
+    }
+
+    fn labelled_state(&self, k: usize, labels: Vec<usize>) -> DenseState {
+        let spare = self.engine.spare_threads;
+        DenseState::new(Partition::from_labels(&self.rows, k, labels, spare))
+    }
+
+    fn nearest_labels(&self, centroids: Vec<f64>, k: usize, cancel: &AtomicBool) -> Vec<usize> {
+        nearest_labels(&self.rows, k, centroids, self.engine, cancel)
     }
 
     fn joint_starts(
@@ -181,7 +172,7 @@ impl<'a, T: Scalar> Starts for Dense<'a, T> {
                 for (o, cost) in chunk.iter_mut().enumerate() {
                     let i = c * COST_CHUNK + o;
                     rows.load_shifted(i, row);
-                    *cost = rows.weight(i) * sq_dist(row, p.centroid(p.labels[i]));
+                    *cost = rows.weight(i) * sq_dist(row, p.centroid(p.stats.labels[i]));
                 }
             },
         );
@@ -194,10 +185,24 @@ impl<'a, T: Scalar> Starts for Dense<'a, T> {
 }
 
 impl<'a, T: Scalar> Descent for Dense<'a, T> {
-    fn sweep(&self, st: &mut DenseState, order: &[usize], factor: f64) -> usize {
-        let moved = self.sweep_moves(st, order, factor);
-        self.refresh(st);
-        moved
+    /// The moves of one Hartigan sweep with acceptance factor `factor` in
+    /// `order`, the statistics of the clusters touched left stale (the
+    /// recomputation is [`Descent::refresh`]). Every accelerated kernel makes
+    /// exactly the plain sweep's moves, with or without sample weights.
+    fn sweep_moves(&self, st: &mut DenseState, order: &[usize], factor: f64) -> usize {
+        let (rows, p) = (&self.rows, &mut st.partition);
+        if self.engine.rounds {
+            if self.engine.accelerated {
+                sweep_rounds(p, rows, order, factor, &mut st.cache)
+            } else {
+                crate::engine::reference::sweep_rounds(p, rows, order, factor)
+            }
+        } else if self.engine.accelerated {
+            let spare = self.engine.spare_threads;
+            hartigan_sweep(p, rows, order, factor, &mut st.cache, spare)
+        } else {
+            crate::engine::reference::sweep(p, rows, order, factor)
+        }
     }
 
     fn refresh(&self, st: &mut DenseState) {
@@ -217,9 +222,10 @@ impl<'a, T: Scalar> Descent for Dense<'a, T> {
         // total of `w·‖x‖²` as it was: the objective falls by the rise of
         // `Σ ‖S‖²/W`, from the sums the moves kept.
         let explained = |p: &Partition| -> f64 {
-            p.sums
+            p.stats
+                .sums
                 .chunks_exact(p.d)
-                .zip(&p.weights)
+                .zip(&p.stats.weights)
                 .filter(|(_, &w)| w > 0.0)
                 .map(|(s, w)| s.iter().map(|v| v * v).sum::<f64>() / w)
                 .sum()
@@ -251,9 +257,9 @@ impl<'a, T: Scalar> Descent for Dense<'a, T> {
         let mut row = vec![0.0; rows.d];
         (0..rows.n).any(|i| {
             rows.load_shifted(i, &mut row);
-            let (r, w) = (p.labels[i], rows.weight(i));
+            let (r, w) = (p.stats.labels[i], rows.weight(i));
             improves_beyond_rounding(
-                &KMeans::new(&p.counts, &p.weights),
+                &KMeans::new(&p.stats.counts, &p.stats.weights),
                 r,
                 w,
                 lloyd,
@@ -275,8 +281,8 @@ impl<'a, T: Scalar> Descent for Dense<'a, T> {
                 || vec![0.0; rows.d],
                 |row, &i| {
                     rows.load_shifted(i, row);
-                    let (r, w) = (p.labels[i], rows.weight(i));
-                    move_ratio(&KMeans::new(&p.counts, &p.weights), r, w, |j| {
+                    let (r, w) = (p.stats.labels[i], rows.weight(i));
+                    move_ratio(&KMeans::new(&p.stats.counts, &p.stats.weights), r, w, |j| {
                         sq_dist(row, p.centroid(j))
                     })
                 },
@@ -309,7 +315,7 @@ impl<'a, T: Scalar> Reshape for Dense<'a, T> {
             return None;
         }
         let mut cache = st.cache.clone();
-        cache.relabelled(&partition.labels, &partition.centroids, &self.rows);
+        cache.relabelled(&partition.stats.labels, &partition.centroids, &self.rows);
         Some((DenseState { partition, cache }, moves))
     }
 
@@ -323,14 +329,13 @@ impl<'a, T: Scalar> Reshape for Dense<'a, T> {
 
     fn merge(&self, st: &DenseState, rank: usize) -> Option<DenseState> {
         let p = &st.partition;
-        let labels =
-            crate::engine::refine::merge_labels(&p.labels, &p.weights, &p.centroids, rank)?;
+        let labels = crate::engine::refine::merge_labels(
+            &p.stats.labels,
+            &p.stats.weights,
+            &p.centroids,
+            rank,
+        )?;
         Some(self.labelled_state(p.k - 1, labels))
-    }
-
-    fn labelled_state(&self, k: usize, labels: Vec<usize>) -> DenseState {
-        let spare = self.engine.spare_threads;
-        DenseState::new(Partition::from_labels(&self.rows, k, labels, spare))
     }
 }
 

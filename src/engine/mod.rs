@@ -17,3 +17,4 @@ pub(crate) mod reference;
 pub(crate) mod refine;
 pub(crate) mod rounds;
 pub(crate) mod source;
+pub(crate) mod stats;

@@ -5,7 +5,7 @@
 //! cannot scale) and in the equivalence tests.
 
 use crate::data::{sq_dist, Data, Scalar};
-use crate::engine::move_rule::{choose_move, may_leave, still_moves, KMeans};
+use crate::engine::move_rule::{choose_move, still_moves, KMeans};
 use crate::engine::partition::Partition;
 use crate::engine::rounds::RoundPlan;
 
@@ -13,9 +13,13 @@ use crate::engine::rounds::RoundPlan;
 /// `r`) against the partition's centroids.
 #[inline]
 pub(crate) fn best_move(p: &Partition, x: &[f64], w: f64, r: usize, factor: f64) -> Option<usize> {
-    choose_move(&KMeans::new(&p.counts, &p.weights), r, w, factor, |j| {
-        sq_dist(x, p.centroid(j))
-    })
+    choose_move(
+        &KMeans::new(&p.stats.counts, &p.stats.weights),
+        r,
+        w,
+        factor,
+        |j| sq_dist(x, p.centroid(j)),
+    )
 }
 
 /// One Hartigan sweep with acceptance factor `factor`, visiting the points in
@@ -29,8 +33,8 @@ pub(crate) fn sweep<T: Scalar>(
     let mut buf = vec![0.0; data.d];
     let mut moves = 0;
     for &i in order {
-        let (r, w) = (p.labels[i], data.weight(i));
-        if !may_leave(&p.counts, &p.weights, r, w) {
+        let (r, w) = (p.stats.labels[i], data.weight(i));
+        if !p.stats.may_leave(r, w) {
             continue;
         }
         data.load_shifted(i, &mut buf);
@@ -63,8 +67,8 @@ pub(crate) fn sweep_rounds<T: Scalar>(
         let end = (start + plan.len(share)).min(n);
         proposals.clear();
         for &i in &order[start..end] {
-            let (r, w) = (p.labels[i], data.weight(i));
-            if !may_leave(&p.counts, &p.weights, r, w) {
+            let (r, w) = (p.stats.labels[i], data.weight(i));
+            if !p.stats.may_leave(r, w) {
                 continue;
             }
             data.load_shifted(i, &mut buf);
@@ -73,11 +77,11 @@ pub(crate) fn sweep_rounds<T: Scalar>(
             }
         }
         for &(i, j) in &proposals {
-            let (r, w) = (p.labels[i], data.weight(i));
+            let (r, w) = (p.stats.labels[i], data.weight(i));
             data.load_shifted(i, &mut buf);
             let dists = (sq_dist(&buf, p.centroid(r)), sq_dist(&buf, p.centroid(j)));
             if still_moves(
-                &KMeans::new(&p.counts, &p.weights),
+                &KMeans::new(&p.stats.counts, &p.stats.weights),
                 (r, j),
                 w,
                 factor,
@@ -117,9 +121,9 @@ pub(crate) fn lloyd_iteration<T: Scalar>(
     data: &Data<'_, T>,
     spare_threads: bool,
 ) -> usize {
-    let new_labels = assign_nearest(data, p, Some(&p.labels));
+    let new_labels = assign_nearest(data, p, Some(&p.stats.labels));
     let mut changed = 0;
-    for (label, new) in p.labels.iter_mut().zip(new_labels) {
+    for (label, new) in p.stats.labels.iter_mut().zip(new_labels) {
         changed += usize::from(new != *label);
         *label = new;
     }

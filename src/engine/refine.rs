@@ -362,7 +362,7 @@ pub(crate) fn split<T: Scalar>(
     cache: &mut SplitCache,
     spare_threads: bool,
 ) -> (Partition, Option<usize>) {
-    let (labels, split) = split_labels(data, &p.labels, &p.centroids, p.k, cache);
+    let (labels, split) = split_labels(data, &p.stats.labels, &p.centroids, p.k, cache);
     (
         Partition::from_labels(data, p.k + 1, labels, spare_threads),
         split,
@@ -421,10 +421,16 @@ pub(crate) fn propose<T: Scalar>(
     batch: bool,
     spare_threads: bool,
 ) -> Option<(Partition, usize)> {
-    let (labels, touched) =
-        propose_labels(data, &p.labels, &p.weights, &p.centroids, cache, batch)?;
+    let (labels, touched) = propose_labels(
+        data,
+        &p.stats.labels,
+        &p.stats.weights,
+        &p.centroids,
+        cache,
+        batch,
+    )?;
     let mut q = p.clone();
-    q.labels = labels;
+    q.stats.labels = labels;
     for &j in touched.iter().flatten() {
         q.stale[j] = true;
     }
@@ -510,7 +516,15 @@ mod tests {
         let p = Partition::from_labels(&data, k, wrong.clone(), false);
         let propose = |batch| {
             let mut cache = SplitCache::default();
-            propose_labels(&data, &wrong, &p.weights, &p.centroids, &mut cache, batch).unwrap()
+            propose_labels(
+                &data,
+                &wrong,
+                &p.stats.weights,
+                &p.centroids,
+                &mut cache,
+                batch,
+            )
+            .unwrap()
         };
         let ((one, one_touched), (all, all_touched)) = (propose(false), propose(true));
         assert_eq!(one_touched.len(), 1);

@@ -5,8 +5,10 @@
 
 use crate::data::Scalar;
 use crate::engine::constrained::Gains;
+use crate::engine::init::{self, Start};
 use crate::engine::points::Points;
-use crate::engine::refine::SplitCache;
+use crate::engine::refine::{propose_labels, split_labels, SplitCache};
+use crate::engine::stats::ClusterStats;
 use crate::error::Result;
 use crate::params::Metric;
 use crate::params::ValidParams;
@@ -35,11 +37,19 @@ pub(crate) trait Representation: Sync {
         Metric::Euclidean
     }
     /// Number of points.
-    fn n(&self) -> usize;
+    fn n(&self) -> usize {
+        self.points().len()
+    }
     /// Number of features.
-    fn d(&self) -> usize;
+    fn d(&self) -> usize {
+        self.points().dim()
+    }
+    /// The labels and cluster statistics of the state.
+    fn stats(st: &Self::State) -> &ClusterStats;
     /// The labels of the state.
-    fn labels(st: &Self::State) -> &[usize];
+    fn labels(st: &Self::State) -> &[usize] {
+        &Self::stats(st).labels
+    }
     /// Centroids in the caller's coordinates and type, and the objective
     /// recomputed from exactly those centroids, so that the reported number
     /// is what a user gets from `((x - centroids[labels])**2).sum()` (times
@@ -60,16 +70,35 @@ pub(crate) trait Representation: Sync {
 /// k-means++ rows, and centroids in the coordinates starts are given in.
 pub(crate) trait Starts: Representation {
     /// The initial state of one restart, drawn from its init stream, or
-    /// built from `start`, the centroids [`Starts::joint_starts`] gave it.
-    /// Once `cancel` is set it may return early with an unusable state
-    /// (the caller checks).
+    /// built from `start`, the centroids [`Starts::joint_starts`] gave it:
+    /// the labels [`init::start`] gives, or those of the centroids it gives
+    /// ([`Starts::nearest_labels`]). Once `cancel` is set it may return
+    /// early with an unusable state (the caller checks).
     fn initial_state(
         &self,
         params: &ValidParams,
         rng: &mut Xoshiro256PlusPlus,
         start: Option<Vec<f64>>,
         cancel: &AtomicBool,
-    ) -> Self::State;
+    ) -> Self::State {
+        let k = params.k();
+        let plus_plus = |rng: &mut Xoshiro256PlusPlus| self.plus_plus_rows(k, rng, cancel);
+        let labels = match init::start(params, self.n(), start, rng, plus_plus, |rows| {
+            self.rows_as_centroids(rows)
+        }) {
+            Start::Labels(labels) => labels,
+            Start::Centroids(centroids) => self.nearest_labels(centroids, k, cancel),
+        };
+        self.labelled_state(k, labels)
+    }
+    /// The label of each row's nearest of the `k` `centroids` (in the
+    /// coordinates of [`Starts::centroids`]; ties to the lowest index).
+    /// Once `cancel` is set it may return early with labels that are valid
+    /// indices but not the nearest (the caller checks).
+    fn nearest_labels(&self, centroids: Vec<f64>, k: usize, cancel: &AtomicBool) -> Vec<usize>;
+    /// The state of the partition `labels` into `k` clusters (an empty
+    /// cluster is filled as an initial partition's is).
+    fn labelled_state(&self, k: usize, labels: Vec<usize>) -> Self::State;
     /// The starting centroids of several restarts (one init stream each,
     /// `rngs`) computed together, where that shares work, or `None` where
     /// every restart starts on its own. Either way the restarts start from
@@ -106,22 +135,37 @@ pub(crate) trait Starts: Representation {
 /// The steps of a descent: sweeps, Lloyd iterations, the objective, and
 /// the tests a restart's stop rules and schedule ask.
 pub(crate) trait Descent: Representation {
-    /// One Hartigan sweep with acceptance factor `factor` in the given order,
-    /// followed by a fresh recomputation of the statistics (so incremental
-    /// updates never drift beyond one sweep). Returns the number of moves.
-    fn sweep(&self, st: &mut Self::State, order: &[usize], factor: f64) -> usize;
+    /// One Hartigan sweep with acceptance factor `factor` in the given
+    /// order, each move keeping the statistics up to date incrementally
+    /// (the representation's sweep kernel; the fresh recomputation is
+    /// [`Descent::refresh`]). Returns the number of moves.
+    fn sweep_moves(&self, st: &mut Self::State, order: &[usize], factor: f64) -> usize;
+    /// [`Descent::sweep_moves`] followed by a fresh recomputation of the
+    /// statistics (so incremental updates never drift beyond one sweep).
+    /// Returns the number of moves.
+    fn sweep(&self, st: &mut Self::State, order: &[usize], factor: f64) -> usize {
+        let moves = self.sweep_moves(st, order, factor);
+        self.refresh(st);
+        moves
+    }
     /// A Hartigan sweep (factor 1) over the candidates `order`, a few of
     /// many points, that may leave the recomputation of the statistics to
     /// the next [`Descent::sweep`] (which streams every member of each
     /// cluster touched, however few points moved). Returns the moves and
     /// the objective after them, given the one before. (Recomputing after
     /// each candidate sweep would cost more than the candidates save.)
+    /// By default the objective is recomputed from the state
+    /// ([`Descent::objective`]; representations whose objective follows
+    /// from the statistics the moves keep read it there).
     fn candidate_sweep(
         &self,
         st: &mut Self::State,
         order: &[usize],
-        objective: f64,
-    ) -> (usize, f64);
+        _objective: f64,
+    ) -> (usize, f64) {
+        let moves = self.sweep_moves(st, order, 1.0);
+        (moves, self.objective(st))
+    }
     /// Recomputes the statistics that [`Descent::candidate_sweep`]s left to
     /// the next [`Descent::sweep`], as that sweep ends by doing.
     fn refresh(&self, st: &mut Self::State);
@@ -154,16 +198,16 @@ pub(crate) trait Descent: Representation {
 }
 
 /// The moves that change a state's clusters as a whole: merges and splits
-/// (merge-split refinement, a path's steps over k), and a state from
-/// labels.
-pub(crate) trait Reshape: Representation {
+/// (merge-split refinement, a path's steps over k). Splits and merge-split
+/// moves are written once, over the labels they give
+/// ([`crate::engine::refine`]) and the state built from those labels; a
+/// representation that carries more than its labels' statistics (the
+/// dense rows' bounds) overrides them.
+pub(crate) trait Reshape: Starts + Descent {
     /// The state with one cluster fewer: the `rank`-th cheapest merge of
     /// two clusters ([`crate::engine::refine::merge_labels`]), not yet
     /// re-converged; `None` when there is no such merge.
     fn merge(&self, st: &Self::State, rank: usize) -> Option<Self::State>;
-    /// The state of the partition `labels` into `k` clusters (an empty
-    /// cluster is filled as an initial partition's is).
-    fn labelled_state(&self, k: usize, labels: Vec<usize>) -> Self::State;
     /// The state the best merge-split move on `st` gives (with `batch`,
     /// together with the disjoint moves batched with it,
     /// [`crate::engine::refine::propose_labels`]), not yet re-converged, and the
@@ -177,7 +221,23 @@ pub(crate) trait Reshape: Representation {
         cache: &mut SplitCache,
         batch: bool,
         below: Option<f64>,
-    ) -> Option<(Self::State, usize)>;
+    ) -> Option<(Self::State, usize)> {
+        let stats = Self::stats(st);
+        let centroids = self.split_centroids(st);
+        let (labels, touched) = propose_labels(
+            self.points(),
+            &stats.labels,
+            &stats.weights,
+            &centroids,
+            cache,
+            batch,
+        )?;
+        let state = self.labelled_state(stats.weights.len(), labels);
+        if below.is_some_and(|b| self.objective(&state) >= b) {
+            return None;
+        }
+        Some((state, touched.len()))
+    }
     /// The state with one more cluster (a step of a path, [`crate::fit::path`]):
     /// the cluster whose split lowers the objective most split in two, the
     /// second half taking the new label ([`crate::engine::refine::split_labels`]),
@@ -185,7 +245,20 @@ pub(crate) trait Reshape: Representation {
     /// could be: the new cluster then takes the point farthest from its
     /// centroid, as an empty cluster is filled). `cache` as for
     /// [`Reshape::merge_split`].
-    fn split(&self, st: &Self::State, cache: &mut SplitCache) -> (Self::State, Option<usize>);
+    fn split(&self, st: &Self::State, cache: &mut SplitCache) -> (Self::State, Option<usize>) {
+        let stats = Self::stats(st);
+        let k = stats.weights.len();
+        let centroids = self.split_centroids(st);
+        let (labels, split) = split_labels(self.points(), &stats.labels, &centroids, k, cache);
+        (self.labelled_state(k + 1, labels), split)
+    }
+    /// The clusters' means, `k × d`, in the coordinates of the points:
+    /// what splits and merge-split moves are measured against (by default
+    /// [`Starts::centroids`], the means of the squared Euclidean
+    /// objective).
+    fn split_centroids(&self, st: &Self::State) -> Vec<f64> {
+        self.centroids(st)
+    }
 }
 
 /// What a restart needs from its data: a representation with its starts,

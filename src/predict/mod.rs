@@ -206,17 +206,7 @@ impl<T: Scalar> Clustering<T> {
     /// assert_eq!((labels[0], labels[1]), (c.labels[0], c.labels[2]));
     /// ```
     pub fn predict<'a>(&self, rows: impl Into<Rows<'a, T>>) -> Result<Array1<usize>> {
-        self.predict_with(rows, Control::default())
-    }
-
-    /// [`Clustering::predict`] that stops with [`Error::Interrupted`] soon
-    /// after the control's flag is set (it is polled before every row).
-    pub fn predict_with<'a>(
-        &self,
-        rows: impl Into<Rows<'a, T>>,
-        control: Control<'_>,
-    ) -> Result<Array1<usize>> {
-        Centroids::new(self.centroids.view(), self.metric).predict_with(rows, control)
+        self.model().predict(rows)
     }
 
     /// The Euclidean distance from each row of `rows`, dense or sparse, to
@@ -233,17 +223,15 @@ impl<T: Scalar> Clustering<T> {
     /// assert_eq!(d[[1, c.labels[0]]], 3.0);
     /// ```
     pub fn transform<'a>(&self, rows: impl Into<Rows<'a, T>>) -> Result<Array2<T>> {
-        self.transform_with(rows, Control::default())
+        self.model().transform(rows)
     }
 
-    /// [`Clustering::transform`] that stops with [`Error::Interrupted`]
-    /// soon after the control's flag is set (it is polled before every row).
-    pub fn transform_with<'a>(
-        &self,
-        rows: impl Into<Rows<'a, T>>,
-        control: Control<'_>,
-    ) -> Result<Array2<T>> {
-        Centroids::new(self.centroids.view(), self.metric).transform_with(rows, control)
+    /// The fit's centroids compared by its metric: what
+    /// [`Clustering::predict`] and [`Clustering::transform`] use, and where
+    /// the interruptible [`Centroids::predict_with`] and
+    /// [`Centroids::transform_with`] are.
+    pub fn model(&self) -> Centroids<'_, T> {
+        Centroids::new(self.centroids.view(), self.metric)
     }
 }
 

@@ -5,9 +5,8 @@
 use super::centroids::{expansion_slack, rows_sq_dist};
 use super::{cancelled, CsrView, SparseCentroids, POLL_POINTS};
 use crate::data::{check_spread, checked_weights, weight_exponent, Scalar};
-use crate::engine::move_rule::{choose_move, may_leave, KMeans};
-use crate::engine::partition::refill;
 use crate::engine::plus_plus::kmeans_plus_plus_indices;
+use crate::engine::stats::ClusterStats;
 use crate::error::{Error, Result};
 use crate::params::ValidParams;
 use crate::rng::Xoshiro256PlusPlus;
@@ -36,12 +35,9 @@ pub(crate) struct SparseData<'a, T> {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct SparseState {
     pub(super) k: usize,
-    pub(super) labels: Vec<usize>,
-    pub(super) counts: Vec<usize>,
-    pub(super) weights: Vec<f64>,
-    /// `d × k`, column-major per cluster: `sums[c * k + j]` is cluster `j`'s
-    /// weighted sum in column `c`.
-    pub(super) sums: Vec<f64>,
+    /// Labels, counts, weights and the sums, `d × k` column-major per
+    /// cluster: `sums[c * k + j]` is cluster `j`'s weighted sum in column `c`.
+    pub(super) stats: ClusterStats,
     /// `‖S_j‖²`.
     pub(super) sum_norms: Vec<f64>,
 }
@@ -109,7 +105,7 @@ impl<'a, T: Scalar> SparseData<'a, T> {
         let (cols, vals) = self.x.row(i);
         for (&c, v) in cols.iter().zip(vals) {
             let v = v.to_f64();
-            for (d, s) in dots.iter_mut().zip(&st.sums[c * k..(c + 1) * k]) {
+            for (d, s) in dots.iter_mut().zip(&st.stats.sums[c * k..(c + 1) * k]) {
                 *d += v * s;
             }
         }
@@ -119,71 +115,27 @@ impl<'a, T: Scalar> SparseData<'a, T> {
     /// `dot = x_i · S_j`. Clamped at zero against rounding.
     #[inline(always)]
     pub(super) fn dist(&self, i: usize, st: &SparseState, j: usize, dot: f64) -> f64 {
-        let w = st.weights[j];
+        let w = st.stats.weights[j];
         if w <= 0.0 {
             return self.norms[i];
         }
         (self.norms[i] - 2.0 * dot / w + st.sum_norms[j] / (w * w)).max(0.0)
     }
 
-    /// The moves of one Hartigan sweep with acceptance factor `factor` in
-    /// `order`, the statistics kept by each move (the recomputation is the
-    /// caller's). Returns the number of moves.
-    pub(super) fn sweep_moves(&self, st: &mut SparseState, order: &[usize], factor: f64) -> usize {
-        let k = st.k;
-        let mut dots = vec![0.0; k];
-        let mut moves = 0;
-        for (visit, &i) in order.iter().enumerate() {
-            if visit % POLL_POINTS == 0 && cancelled(self.cancel) {
-                // The moves so far are whole; the restart stops on the flag.
-                break;
-            }
-            let (r, w) = (st.labels[i], self.weight(i));
-            if !may_leave(&st.counts, &st.weights, r, w) {
-                continue;
-            }
-            self.dots(i, st, &mut dots);
-            let Some(j) = choose_move(&KMeans::new(&st.counts, &st.weights), r, w, factor, |j| {
-                self.dist(i, st, j, dots[j])
-            }) else {
-                continue;
-            };
-            // ‖S ∓ w·x‖² = ‖S‖² ∓ 2w·x·S + w²‖x‖², from the dots before the move.
-            let wx2 = w * w * self.norms[i];
-            st.sum_norms[r] += wx2 - 2.0 * w * dots[r];
-            st.sum_norms[j] += wx2 + 2.0 * w * dots[j];
-            let (cols, vals) = self.x.row(i);
-            for (&c, v) in cols.iter().zip(vals) {
-                let wv = w * v.to_f64();
-                st.sums[c * k + r] -= wv;
-                st.sums[c * k + j] += wv;
-            }
-            st.labels[i] = j;
-            st.counts[r] -= 1;
-            st.counts[j] += 1;
-            st.weights[r] -= w;
-            st.weights[j] += w;
-            moves += 1;
-        }
-        moves
-    }
-
     pub(super) fn recompute(&self, st: &mut SparseState) {
         let k = st.k;
-        st.counts.iter_mut().for_each(|c| *c = 0);
-        st.weights.iter_mut().for_each(|w| *w = 0.0);
-        st.sums.iter_mut().for_each(|s| *s = 0.0);
-        for (i, &l) in st.labels.iter().enumerate() {
+        st.stats.clear();
+        for (i, &l) in st.stats.labels.iter().enumerate() {
             let w = self.weight(i);
-            st.counts[l] += 1;
-            st.weights[l] += w;
+            st.stats.counts[l] += 1;
+            st.stats.weights[l] += w;
             let (cols, vals) = self.x.row(i);
             for (&c, v) in cols.iter().zip(vals) {
-                st.sums[c * k + l] += w * v.to_f64();
+                st.stats.sums[c * k + l] += w * v.to_f64();
             }
         }
         st.sum_norms.iter_mut().for_each(|s| *s = 0.0);
-        for col in st.sums.chunks_exact(k) {
+        for col in st.stats.sums.chunks_exact(k) {
             for (n, s) in st.sum_norms.iter_mut().zip(col) {
                 *n += s * s;
             }
@@ -191,30 +143,23 @@ impl<'a, T: Scalar> SparseData<'a, T> {
     }
 
     pub(super) fn fill_empty_clusters(&self, st: &mut SparseState) -> usize {
-        let empties: Vec<usize> = (0..st.k).filter(|&j| st.weights[j] <= 0.0).collect();
+        let empties = st.stats.empty_clusters();
         if empties.is_empty() {
             return 0;
         }
         let own_dist: Vec<f64> = (0..self.x.n_rows())
             .map(|i| {
-                let l = st.labels[i];
+                let l = st.stats.labels[i];
                 let (cols, vals) = self.x.row(i);
                 let dot: f64 = cols
                     .iter()
                     .zip(vals)
-                    .map(|(&c, v)| v.to_f64() * st.sums[c * st.k + l])
+                    .map(|(&c, v)| v.to_f64() * st.stats.sums[c * st.k + l])
                     .sum();
                 self.dist(i, st, l, dot)
             })
             .collect();
-        let moved = refill(
-            &empties,
-            own_dist,
-            &mut st.labels,
-            &mut st.counts,
-            &mut st.weights,
-            |i| self.weight(i),
-        );
+        let moved = st.stats.refill(&empties, own_dist, |i| self.weight(i));
         self.recompute(st);
         moved
     }
@@ -222,10 +167,7 @@ impl<'a, T: Scalar> SparseData<'a, T> {
     pub(super) fn state_from_labels(&self, k: usize, labels: Vec<usize>) -> SparseState {
         let mut st = SparseState {
             k,
-            labels,
-            counts: vec![0; k],
-            weights: vec![0.0; k],
-            sums: vec![0.0; k * self.x.n_cols()],
+            stats: ClusterStats::new(k, self.x.n_cols(), labels),
             sum_norms: vec![0.0; k],
         };
         self.recompute(&mut st);
@@ -246,7 +188,7 @@ impl<'a, T: Scalar> SparseData<'a, T> {
                 }
                 for (o, v) in chunk.iter_mut().enumerate() {
                     let i = c * POLL_POINTS + o;
-                    *v = means.exact(self.x.row(i), st.labels[i]);
+                    *v = means.exact(self.x.row(i), st.stats.labels[i]);
                 }
             });
         own
@@ -316,8 +258,8 @@ impl<'a, T: Scalar> SparseData<'a, T> {
     pub(super) fn dense_centroids(&self, st: &SparseState) -> Vec<f64> {
         let (k, d) = (st.k, self.x.n_cols());
         let mut out = vec![0.0; k * d];
-        for (c, col) in st.sums.chunks_exact(k).enumerate() {
-            for (j, (&s, &w)) in col.iter().zip(&st.weights).enumerate() {
+        for (c, col) in st.stats.sums.chunks_exact(k).enumerate() {
+            for (j, (&s, &w)) in col.iter().zip(&st.stats.weights).enumerate() {
                 out[j * d + c] = if w > 0.0 { s / w } else { 0.0 };
             }
         }

@@ -6,7 +6,7 @@
 use super::centroids::{exact_rel_error, log2_ceil};
 use super::{cancelled, SparseCentroids, SparseData, SparseState, POLL_POINTS};
 use crate::data::Scalar;
-use crate::engine::move_rule::{join_weight, leave_weight, may_leave};
+use crate::engine::move_rule::{join_weight, leave_weight};
 use crate::error::{Error, Result};
 use crate::params::{Method, ValidParams};
 use rayon::prelude::*;
@@ -37,18 +37,18 @@ impl<T: Scalar> SparseData<'_, T> {
         i: usize,
         dots: &mut [f64],
     ) -> f64 {
-        let (r, w, k) = (st.labels[i], self.weight(i), st.k);
+        let (r, w, k) = (st.stats.labels[i], self.weight(i), st.k);
         // A weightless point changes no objective wherever it goes, and a
         // point that may not leave has no decision.
-        if w == 0.0 || (!lloyd && !may_leave(&st.counts, &st.weights, r, w)) {
+        if w == 0.0 || (!lloyd && !st.stats.may_leave(r, w)) {
             return 0.0;
         }
         self.dots(i, st, dots);
         // Lloyd compares distances; Hartigan the leave gain with join costs.
         let factor = |j: usize| match (lloyd, j == r) {
             (true, _) => 1.0,
-            (false, true) => leave_weight(w, st.weights[r]),
-            (false, false) => join_weight(w, st.weights[j]),
+            (false, true) => leave_weight(w, st.stats.weights[r]),
+            (false, false) => join_weight(w, st.stats.weights[j]),
         };
         let slack = self.state_slack(i);
         let fast = |j: usize| factor(j) * self.dist(i, st, j, dots[j]);
@@ -114,14 +114,14 @@ impl<T: Scalar> SparseData<'_, T> {
         // intervals overlap, so the exact gap is at most their widths.
         let at_most: f64 = (0..n)
             .map(|i| {
-                let (r, w) = (st.labels[i], self.weight(i));
+                let (r, w) = (st.stats.labels[i], self.weight(i));
                 let slack = self.state_slack(i);
                 let own_err = slack * (self.norms[i] + means.norm(r));
                 let other_err = slack * (self.norms[i] + max_mean);
                 if lloyd || w == 0.0 {
                     2.0 * w * (own_err + other_err)
-                } else if may_leave(&st.counts, &st.weights, r, w) {
-                    2.0 * (leave_weight(w, st.weights[r]) * own_err + w * other_err)
+                } else if st.stats.may_leave(r, w) {
+                    2.0 * (leave_weight(w, st.stats.weights[r]) * own_err + w * other_err)
                 } else {
                     0.0
                 }

@@ -5,14 +5,12 @@ use super::centroids::{rows_sq_dist, sparse_sq_dist};
 use super::{cancelled, SparseCentroids, SparseData, SparseState, POLL_POINTS};
 use crate::data::Scalar;
 use crate::engine::constrained::SquaredEuclidean;
-use crate::engine::init::{self, Start};
-use crate::engine::move_rule::{improves_beyond_rounding, move_ratio, KMeans};
+use crate::engine::move_rule::{choose_move, improves_beyond_rounding, move_ratio, KMeans};
 use crate::engine::nearest::nearest_by;
 use crate::engine::points::{Points, Split};
-use crate::engine::refine::{
-    merge_labels, propose_labels, split_cluster, split_labels, SplitCache,
-};
+use crate::engine::refine::{merge_labels, split_cluster};
 use crate::engine::source::{objective_by_cluster, Descent, Representation, Reshape, Starts};
+use crate::engine::stats::ClusterStats;
 use crate::error::Result;
 use crate::params::ValidParams;
 use crate::rng::Xoshiro256PlusPlus;
@@ -79,16 +77,8 @@ impl<'a, T: Scalar> Representation for SparseData<'a, T> {
         self
     }
 
-    fn n(&self) -> usize {
-        self.x.n_rows()
-    }
-
-    fn d(&self) -> usize {
-        self.x.n_cols()
-    }
-
-    fn labels(st: &SparseState) -> &[usize] {
-        &st.labels
+    fn stats(st: &SparseState) -> &ClusterStats {
+        &st.stats
     }
 
     /// The objective from the returned centroids, as the dense finalize
@@ -102,7 +92,7 @@ impl<'a, T: Scalar> Representation for SparseData<'a, T> {
         let wide = SparseCentroids::new(centroids.iter().map(|v| v.to_f64()).collect(), d);
         let own = self.own_distances(st, &wide);
         let (objective, per_cluster) =
-            objective_by_cluster(&st.labels, k, |i, _| self.weight(i) * own[i]);
+            objective_by_cluster(&st.stats.labels, k, |i, _| self.weight(i) * own[i]);
         (centroids, objective, per_cluster)
     }
 
@@ -112,33 +102,20 @@ impl<'a, T: Scalar> Representation for SparseData<'a, T> {
 }
 
 impl<'a, T: Scalar> Starts for SparseData<'a, T> {
-    fn initial_state(
-        &self,
-        params: &ValidParams,
-        rng: &mut Xoshiro256PlusPlus,
-        start: Option<Vec<f64>>,
-        cancel: &AtomicBool,
-    ) -> SparseState {
-        // `joint_starts` is not implemented here: a start is a child's.
-        let (n, k) = (self.x.n_rows(), params.k());
-        let centroids = match init::start(
-            params,
-            n,
-            start,
-            rng,
-            |rng| self.plus_plus(k, rng, cancel),
-            |rows| self.densify(rows),
-        ) {
-            Start::Labels(labels) => return self.state_from_labels(k, labels),
-            Start::Centroids(centroids) => centroids,
-        };
+    // `joint_starts` is not implemented here: a start is a child's.
+    fn labelled_state(&self, k: usize, labels: Vec<usize>) -> SparseState {
+        self.state_from_labels(k, labels)
+    }
+
+    fn nearest_labels(&self, centroids: Vec<f64>, k: usize, cancel: &AtomicBool) -> Vec<usize> {
         let centroids = SparseCentroids::new(centroids, self.x.n_cols());
         let labels = self.x.nearest_rows(&centroids, cancel);
         if cancelled(cancel) {
-            // Never used: the restart sees the flag and stops.
-            return self.state_from_labels(k, (0..n).map(|i| i % k).collect());
+            // Never used: the restart sees the flag and stops. (Rows the
+            // pass left at 0 could leave clusters empty.)
+            return (0..self.x.n_rows()).map(|i| i % k).collect();
         }
-        self.state_from_labels(k, labels)
+        labels
     }
 
     fn plus_plus_rows(
@@ -169,21 +146,54 @@ impl<'a, T: Scalar> Starts for SparseData<'a, T> {
 }
 
 impl<'a, T: Scalar> Descent for SparseData<'a, T> {
-    fn sweep(&self, st: &mut SparseState, order: &[usize], factor: f64) -> usize {
-        let moves = self.sweep_moves(st, order, factor);
-        self.recompute(st);
+    /// The moves of one Hartigan sweep with acceptance factor `factor` in
+    /// `order`, the statistics kept by each move (the recomputation is the
+    /// caller's). Returns the number of moves.
+    fn sweep_moves(&self, st: &mut SparseState, order: &[usize], factor: f64) -> usize {
+        let k = st.k;
+        let mut dots = vec![0.0; k];
+        let mut moves = 0;
+        for (visit, &i) in order.iter().enumerate() {
+            if visit % POLL_POINTS == 0 && cancelled(self.cancel) {
+                // The moves so far are whole; the restart stops on the flag.
+                break;
+            }
+            let (r, w) = (st.stats.labels[i], self.weight(i));
+            if !st.stats.may_leave(r, w) {
+                continue;
+            }
+            self.dots(i, st, &mut dots);
+            let Some(j) = choose_move(
+                &KMeans::new(&st.stats.counts, &st.stats.weights),
+                r,
+                w,
+                factor,
+                |j| self.dist(i, st, j, dots[j]),
+            ) else {
+                continue;
+            };
+            // ‖S ∓ w·x‖² = ‖S‖² ∓ 2w·x·S + w²‖x‖², from the dots before the move.
+            let wx2 = w * w * self.norms[i];
+            st.sum_norms[r] += wx2 - 2.0 * w * dots[r];
+            st.sum_norms[j] += wx2 + 2.0 * w * dots[j];
+            let (cols, vals) = self.x.row(i);
+            for (&c, v) in cols.iter().zip(vals) {
+                let wv = w * v.to_f64();
+                st.stats.sums[c * k + r] -= wv;
+                st.stats.sums[c * k + j] += wv;
+            }
+            st.stats.labels[i] = j;
+            st.stats.counts[r] -= 1;
+            st.stats.counts[j] += 1;
+            st.stats.weights[r] -= w;
+            st.stats.weights[j] += w;
+            moves += 1;
+        }
         moves
     }
 
     fn refresh(&self, st: &mut SparseState) {
         self.recompute(st);
-    }
-
-    fn candidate_sweep(&self, st: &mut SparseState, order: &[usize], _: f64) -> (usize, f64) {
-        // The objective comes from the clusters' `‖S‖²`, which the moves
-        // keep; the recomputation waits for the next full sweep.
-        let moves = self.sweep_moves(st, order, 1.0);
-        (moves, self.objective(st))
     }
 
     fn can_improve(&self, st: &SparseState, lloyd: bool) -> bool {
@@ -197,9 +207,9 @@ impl<'a, T: Scalar> Descent for SparseData<'a, T> {
                 return true;
             }
             self.dots(i, st, &mut dots);
-            let (r, w) = (st.labels[i], self.weight(i));
+            let (r, w) = (st.stats.labels[i], self.weight(i));
             improves_beyond_rounding(
-                &KMeans::new(&st.counts, &st.weights),
+                &KMeans::new(&st.stats.counts, &st.stats.weights),
                 r,
                 w,
                 lloyd,
@@ -216,10 +226,13 @@ impl<'a, T: Scalar> Descent for SparseData<'a, T> {
                 || vec![0.0; st.k],
                 |dots, &i| {
                     self.dots(i, st, dots);
-                    let (r, w) = (st.labels[i], self.weight(i));
-                    move_ratio(&KMeans::new(&st.counts, &st.weights), r, w, |j| {
-                        self.dist(i, st, j, dots[j])
-                    })
+                    let (r, w) = (st.stats.labels[i], self.weight(i));
+                    move_ratio(
+                        &KMeans::new(&st.stats.counts, &st.stats.weights),
+                        r,
+                        w,
+                        |j| self.dist(i, st, j, dots[j]),
+                    )
                 },
             )
             .collect()
@@ -230,7 +243,7 @@ impl<'a, T: Scalar> Descent for SparseData<'a, T> {
         let snapshot = &*st;
         // Chunks of points, each polling the flag first; a skipped chunk
         // keeps its labels (the restart stops on the flag anyway).
-        let mut new_labels = st.labels.clone();
+        let mut new_labels = st.stats.labels.clone();
         new_labels
             .par_chunks_mut(POLL_POINTS)
             .enumerate()
@@ -243,18 +256,13 @@ impl<'a, T: Scalar> Descent for SparseData<'a, T> {
                     for (o, l) in chunk.iter_mut().enumerate() {
                         let i = c * POLL_POINTS + o;
                         self.dots(i, snapshot, dots);
-                        *l = nearest_by(k, Some(snapshot.labels[i]), |j| {
+                        *l = nearest_by(k, Some(snapshot.stats.labels[i]), |j| {
                             self.dist(i, snapshot, j, dots[j])
                         });
                     }
                 },
             );
-        let changed = new_labels
-            .iter()
-            .zip(&st.labels)
-            .filter(|(a, b)| a != b)
-            .count();
-        st.labels = new_labels;
+        let changed = st.stats.relabel(new_labels);
         self.recompute(st);
         changed + self.fill_empty_clusters(st)
     }
@@ -269,7 +277,7 @@ impl<'a, T: Scalar> Descent for SparseData<'a, T> {
         let explained: f64 = st
             .sum_norms
             .iter()
-            .zip(&st.weights)
+            .zip(&st.stats.weights)
             .filter(|(_, w)| **w > 0.0)
             .map(|(s, w)| s / w)
             .sum();
@@ -283,40 +291,9 @@ impl<'a, T: Scalar> Descent for SparseData<'a, T> {
 }
 
 impl<'a, T: Scalar> Reshape for SparseData<'a, T> {
-    /// The dense merge-split move ([`crate::engine::refine`]) with sparse rows; the
-    /// new state's sums are recomputed from its labels.
-    fn merge_split(
-        &self,
-        st: &SparseState,
-        cache: &mut SplitCache,
-        batch: bool,
-        below: Option<f64>,
-    ) -> Option<(SparseState, usize)> {
-        let centroids = self.dense_centroids(st);
-        let (labels, touched) =
-            propose_labels(self, &st.labels, &st.weights, &centroids, cache, batch)?;
-        let state = self.state_from_labels(st.k, labels);
-        if below.is_some_and(|b| self.objective(&state) >= b) {
-            return None;
-        }
-        Some((state, touched.len()))
-    }
-
-    /// [`crate::engine::refine::split_labels`] with sparse rows; the new state's
-    /// sums are recomputed from its labels (an empty new cluster is filled).
-    fn split(&self, st: &SparseState, cache: &mut SplitCache) -> (SparseState, Option<usize>) {
-        let centroids = self.dense_centroids(st);
-        let (labels, split) = split_labels(self, &st.labels, &centroids, st.k, cache);
-        (self.state_from_labels(st.k + 1, labels), split)
-    }
-
     fn merge(&self, st: &SparseState, rank: usize) -> Option<SparseState> {
         let centroids = self.dense_centroids(st);
-        let labels = merge_labels(&st.labels, &st.weights, &centroids, rank)?;
+        let labels = merge_labels(&st.stats.labels, &st.stats.weights, &centroids, rank)?;
         Some(self.state_from_labels(st.k - 1, labels))
-    }
-
-    fn labelled_state(&self, k: usize, labels: Vec<usize>) -> SparseState {
-        self.state_from_labels(k, labels)
     }
 }

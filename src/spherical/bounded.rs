@@ -24,7 +24,9 @@
 //! bound ([`SphericalLoss::degenerate`]); its pairs are all evaluated.
 
 use super::costs::{join_cost, leave_gain};
-use crate::engine::constrained::gains::{not_positive, Centre, Change, Gains, Side, SCREEN_SLACK};
+use crate::engine::constrained::gains::{
+    not_positive, Centre, Change, Gains, Side, SwapRow, SCREEN_SLACK,
+};
 
 /// The spherical loss `Σ w·(1 − cos(x, μ_{c(x)}))` (module documentation).
 pub(crate) struct SphericalLoss;
@@ -105,17 +107,9 @@ impl Gains for SphericalLoss {
         }
     }
 
-    fn swap(
-        a: f64,
-        b: f64,
-        sa: Side,
-        sb: Side,
-        xa: f64,
-        xb: f64,
-        ya: f64,
-        yb: f64,
-        pair: f64,
-    ) -> Option<Change> {
+    fn swap(x: SwapRow, y: SwapRow, sa: Side, sb: Side, pair: f64) -> Option<Change> {
+        let (a, xa, xb) = (x.weight, x.own, x.other);
+        let (b, ya, yb) = (y.weight, y.other, y.own);
         if !((sa.weight - a) + b > 0.0 && (sb.weight - b) + a > 0.0) {
             return None;
         }
@@ -135,30 +129,16 @@ impl Gains for SphericalLoss {
     /// `a·(S_B − 2α_B)/(2(S_B + a))·D_xB − a·(S_A + 2α_B)/(2(S_A − a))·D_xA`
     /// (module documentation), lowered for rounding as the k-means parts
     /// are.
-    fn x_part(
-        a: f64,
-        sa: Side,
-        sb: Side,
-        s: &SphericalScreen,
-        xa: f64,
-        xb: f64,
-        floor: f64,
-    ) -> f64 {
+    fn x_part(x: SwapRow, sa: Side, sb: Side, s: &SphericalScreen, floor: f64) -> f64 {
+        let (a, xa, xb) = (x.weight, x.own, x.other);
         let jw = a * (sb.norm - 2.0 * s.alpha_b) / (2.0 * (sb.norm + a));
         let lw = a * (sa.norm + 2.0 * s.alpha_b) / (2.0 * (sa.norm - a));
         part(jw, lw, xb, xa, floor)
     }
 
     /// `b·(S_A − 2α_A)/(2(S_A + b))·D_yA − b·(S_B + 2α_A)/(2(S_B − b))·D_yB`.
-    fn y_part(
-        b: f64,
-        sa: Side,
-        sb: Side,
-        s: &SphericalScreen,
-        ya: f64,
-        yb: f64,
-        floor: f64,
-    ) -> f64 {
+    fn y_part(y: SwapRow, sa: Side, sb: Side, s: &SphericalScreen, floor: f64) -> f64 {
+        let (b, ya, yb) = (y.weight, y.other, y.own);
         let jw = b * (sa.norm - 2.0 * s.alpha_a) / (2.0 * (sa.norm + b));
         let lw = b * (sb.norm + 2.0 * s.alpha_a) / (2.0 * (sb.norm - b));
         part(jw, lw, ya, yb, floor)

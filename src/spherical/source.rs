@@ -5,19 +5,15 @@ use super::costs::Cosine;
 use super::rows::{Spherical, UnitDense, UnitRows};
 use super::screen::{choose_screened, nearest_screened, Screen, ScreenScratch};
 use crate::data::{direction_of_sum, sq_dist, Data, Scalar};
-use crate::engine::init::{self, Start};
-use crate::engine::move_rule::{improves_beyond_rounding, may_leave, move_ratio, still_moves};
+use crate::engine::move_rule::{improves_beyond_rounding, move_ratio, still_moves};
 use crate::engine::nearest::nearest_by;
-use crate::engine::partition::refill;
 use crate::engine::plus_plus::{kmeans_plus_plus_indices, kmeans_plus_plus_rows};
 use crate::engine::points::{Points, Split};
-use crate::engine::refine::{
-    merge_labels_by, propose_labels, split_cluster, split_labels, SplitCache,
-};
+use crate::engine::refine::{merge_labels_by, split_cluster};
 use crate::engine::rounds::RoundPlan;
 use crate::engine::source::{objective_by_cluster, Descent, Representation, Reshape, Starts};
+use crate::engine::stats::ClusterStats;
 use crate::params::Metric;
-use crate::params::ValidParams;
 use crate::rng::Xoshiro256PlusPlus;
 use ndarray::Array2;
 use rayon::prelude::*;
@@ -39,6 +35,20 @@ const PARALLEL_BLOCK_WORK: usize = 1 << 16;
 /// Rows per parallel task of the passes over every row.
 const CHUNK: usize = 1024;
 
+/// `value(i)` for each of `n` rows, in parallel over fixed chunks of
+/// [`CHUNK`] rows (each value on its own: no bit depends on the split).
+fn per_row(n: usize, value: impl Fn(usize) -> f64 + Sync) -> Vec<f64> {
+    let mut out = vec![0.0; n];
+    out.par_chunks_mut(CHUNK)
+        .enumerate()
+        .for_each(|(c, chunk)| {
+            for (o, v) in chunk.iter_mut().enumerate() {
+                *v = value(c * CHUNK + o);
+            }
+        });
+    out
+}
+
 /// Rows whose `f32` products are computed together: enough for the
 /// product's register tiles, few enough that a block splits into several
 /// parallel tasks (only speed depends on it).
@@ -48,11 +58,9 @@ const SCREEN_ROWS: usize = 16;
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct SphericalState {
     k: usize,
-    labels: Vec<usize>,
-    counts: Vec<usize>,
-    weights: Vec<f64>,
-    /// `k × d`: each cluster's sum of its weighted unit rows.
-    sums: Vec<f64>,
+    /// Labels, counts, weights and `k × d` row-major sums of each
+    /// cluster's weighted unit rows.
+    stats: ClusterStats,
     /// `‖s_j‖`.
     norms: Vec<f64>,
     /// `k × d`: each cluster's direction `s_j/‖s_j‖` (the first axis where
@@ -66,7 +74,7 @@ impl SphericalState {
     /// Its clusters' costs for Hartigan's rule.
     #[inline(always)]
     fn costs(&self) -> Cosine<'_> {
-        Cosine::new(&self.counts, &self.weights, &self.norms)
+        Cosine::new(&self.stats.counts, &self.stats.weights, &self.norms)
     }
 }
 
@@ -93,7 +101,7 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
     fn finish_cluster(&self, st: &mut SphericalState, j: usize) {
         let d = self.d();
         let (sum, unit) = (
-            &st.sums[j * d..(j + 1) * d],
+            &st.stats.sums[j * d..(j + 1) * d],
             &mut st.units[j * d..(j + 1) * d],
         );
         st.norms[j] = direction_of_sum(sum, unit);
@@ -103,14 +111,13 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
     /// Every statistic recomputed from the labels, rows in index order.
     fn recompute(&self, st: &mut SphericalState) {
         let d = self.d();
-        st.counts.iter_mut().for_each(|c| *c = 0);
-        st.weights.iter_mut().for_each(|w| *w = 0.0);
-        st.sums.iter_mut().for_each(|s| *s = 0.0);
+        st.stats.clear();
         for i in 0..self.rows.n() {
-            let (l, w) = (st.labels[i], self.weight(i));
-            st.counts[l] += 1;
-            st.weights[l] += w;
-            self.rows.add_to(i, w, &mut st.sums[l * d..(l + 1) * d]);
+            let (l, w) = (st.stats.labels[i], self.weight(i));
+            st.stats.counts[l] += 1;
+            st.stats.weights[l] += w;
+            self.rows
+                .add_to(i, w, &mut st.stats.sums[l * d..(l + 1) * d]);
         }
         for j in 0..st.k {
             self.finish_cluster(st, j);
@@ -124,10 +131,7 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
         let d = self.d();
         let mut st = SphericalState {
             k,
-            labels,
-            counts: vec![0; k],
-            weights: vec![0.0; k],
-            sums: vec![0.0; k * d],
+            stats: ClusterStats::new(k, d, labels),
             norms: vec![0.0; k],
             units: vec![0.0; k * d],
             unit_norms2: vec![0.0; k],
@@ -137,21 +141,14 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
         st
     }
 
-    /// Refills clusters of no weight (see [`refill`]); the rows moved.
+    /// Refills clusters of no weight (see [`ClusterStats::refill`]); the rows moved.
     fn fill_empty_clusters(&self, st: &mut SphericalState) -> usize {
-        let empties: Vec<usize> = (0..st.k).filter(|&j| st.weights[j] <= 0.0).collect();
+        let empties = st.stats.empty_clusters();
         if empties.is_empty() {
             return 0;
         }
         let own = self.own_distances(st);
-        let moved = refill(
-            &empties,
-            own,
-            &mut st.labels,
-            &mut st.counts,
-            &mut st.weights,
-            |i| self.weight(i),
-        );
+        let moved = st.stats.refill(&empties, own, |i| self.weight(i));
         self.recompute(st);
         moved
     }
@@ -159,16 +156,7 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
     /// Every row's squared distance to its own direction, in parallel over
     /// fixed chunks (each value on its own: no bit depends on the split).
     fn own_distances(&self, st: &SphericalState) -> Vec<f64> {
-        let mut own = vec![0.0; self.rows.n()];
-        own.par_chunks_mut(CHUNK)
-            .enumerate()
-            .for_each(|(c, chunk)| {
-                for (o, v) in chunk.iter_mut().enumerate() {
-                    let i = c * CHUNK + o;
-                    *v = self.dist(st, i, st.labels[i]);
-                }
-            });
-        own
+        per_row(self.rows.n(), |i| self.dist(st, i, st.stats.labels[i]))
     }
 
     /// The nearest direction of every row (ties to the lowest index), given
@@ -253,89 +241,6 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
             direction_of_sum(c, u);
         }
         out
-    }
-
-    /// The Hartigan moves of one sweep over `order` with acceptance factor
-    /// `factor`, block by block (see [`BLOCK`]); the sums, norms and
-    /// directions of the clusters a move touches are updated at once.
-    ///
-    /// Each block is first measured against the directions at its start,
-    /// in parallel: on dense rows, the `f32` screen's lower bounds on every
-    /// distance, and then the exact distances that the row's decision
-    /// against that snapshot needs ([`choose_screened`]); elsewhere every
-    /// distance exactly. The rows are then decided in order against the
-    /// current state: the directions a move of the block has changed are
-    /// measured again exactly, the others' exact distances and bounds are
-    /// still those of the current state, and whatever else a decision needs
-    /// is computed exactly when it is needed.
-    fn sweep_moves(&self, st: &mut SphericalState, order: &[usize], factor: f64) -> usize {
-        if self.rounds {
-            return self.sweep_rounds(st, order, factor);
-        }
-        let (k, d) = (st.k, self.d());
-        // Per row of the block and direction: a distance, exact where
-        // `is_exact` says so and a lower bound on it otherwise.
-        let mut measured = Vec::new();
-        let mut is_exact = Vec::new();
-        let mut dirty = vec![false; k];
-        let mut touched = Vec::new();
-        let mut lows = Vec::new();
-        let mut moves = 0;
-        for block in order.chunks(BLOCK) {
-            measured.resize(block.len() * k, 0.0);
-            is_exact.resize(block.len() * k, false);
-            let snap = &*st;
-            let screen = self
-                .rows
-                .dense()
-                .and_then(|rows| Screen::new(&snap.units, k, d, rows.max_abs()));
-            let measure =
-                |(scratch, lows): &mut (ScreenScratch, Vec<f64>),
-                 ((m, e), rows): ((&mut [f64], &mut [bool]), &[usize])| {
-                    let work = (&mut *scratch, &mut *lows);
-                    self.measure(snap, screen.as_ref(), rows, factor, (m, e), work, None);
-                };
-            let rows = SCREEN_ROWS * k;
-            if block.len() * k * d >= PARALLEL_BLOCK_WORK {
-                measured
-                    .par_chunks_mut(rows)
-                    .zip(is_exact.par_chunks_mut(rows))
-                    .zip(block.par_chunks(SCREEN_ROWS))
-                    .for_each_init(|| (ScreenScratch::default(), Vec::new()), measure);
-            } else {
-                let mut scratch = (ScreenScratch::default(), Vec::new());
-                measured
-                    .chunks_mut(rows)
-                    .zip(is_exact.chunks_mut(rows))
-                    .zip(block.chunks(SCREEN_ROWS))
-                    .for_each(|p| measure(&mut scratch, p));
-            }
-            for &j in &touched {
-                dirty[j] = false;
-            }
-            touched.clear();
-            for (t, &i) in block.iter().enumerate() {
-                let m = &mut measured[t * k..(t + 1) * k];
-                let e = &mut is_exact[t * k..(t + 1) * k];
-                for &j in &touched {
-                    m[j] = self.dist(st, i, j);
-                    e[j] = true;
-                }
-                let r = st.labels[i];
-                let Some(j) = self.decide(st, i, factor, m, e, &mut lows) else {
-                    continue;
-                };
-                self.move_row(st, i, j);
-                for c in [r, j] {
-                    if !dirty[c] {
-                        dirty[c] = true;
-                        touched.push(c);
-                    }
-                }
-                moves += 1;
-            }
-        }
-        moves
     }
 
     /// Measures `rows` against `snap`: into `m` (row after row, `k` each)
@@ -436,7 +341,7 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
         j: usize,
         factor: f64,
     ) -> bool {
-        let (r, w) = (st.labels[i], self.weight(i));
+        let (r, w) = (st.stats.labels[i], self.weight(i));
         let dists = (self.dist(st, i, r), self.dist(st, i, j));
         let moves = still_moves(&st.costs(), (r, j), w, factor, dists);
         if moves {
@@ -458,8 +363,8 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
         is_exact: &mut [bool],
         lows: &mut Vec<f64>,
     ) -> Option<usize> {
-        let (r, w) = (st.labels[i], self.weight(i));
-        if !may_leave(&st.counts, &st.weights, r, w) {
+        let (r, w) = (st.stats.labels[i], self.weight(i));
+        if !st.stats.may_leave(r, w) {
             return None;
         }
         let mut dist = |j: usize, want: bool| {
@@ -480,16 +385,18 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
     /// Row `i` moved to cluster `j`: both clusters' sums, norms and
     /// directions updated at once (the paper's Hartigan step).
     fn move_row(&self, st: &mut SphericalState, i: usize, j: usize) {
-        let (d, r, w) = (self.d(), st.labels[i], self.weight(i));
-        self.rows.add_to(i, -w, &mut st.sums[r * d..(r + 1) * d]);
-        self.rows.add_to(i, w, &mut st.sums[j * d..(j + 1) * d]);
+        let (d, r, w) = (self.d(), st.stats.labels[i], self.weight(i));
+        self.rows
+            .add_to(i, -w, &mut st.stats.sums[r * d..(r + 1) * d]);
+        self.rows
+            .add_to(i, w, &mut st.stats.sums[j * d..(j + 1) * d]);
         self.finish_cluster(st, r);
         self.finish_cluster(st, j);
-        st.labels[i] = j;
-        st.counts[r] -= 1;
-        st.counts[j] += 1;
-        st.weights[r] -= w;
-        st.weights[j] += w;
+        st.stats.labels[i] = j;
+        st.stats.counts[r] -= 1;
+        st.stats.counts[j] += 1;
+        st.stats.weights[r] -= w;
+        st.stats.weights[j] += w;
     }
 
     /// The loss `Σ w·(1 − cos)` of `st`, from every row's distance to its
@@ -506,8 +413,8 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
     /// Euclidean centroids refinement's proposals are made from).
     fn means(&self, st: &SphericalState) -> Vec<f64> {
         let d = self.d();
-        let mut means = st.sums.clone();
-        for (m, &w) in means.chunks_exact_mut(d).zip(&st.weights) {
+        let mut means = st.stats.sums.clone();
+        for (m, &w) in means.chunks_exact_mut(d).zip(&st.stats.weights) {
             if w > 0.0 {
                 m.iter_mut().for_each(|v| *v /= w);
             }
@@ -582,16 +489,8 @@ impl<U: UnitRows, T: Scalar> Representation for Spherical<'_, U, T> {
         Metric::Cosine
     }
 
-    fn n(&self) -> usize {
-        self.rows.n()
-    }
-
-    fn d(&self) -> usize {
-        self.rows.d()
-    }
-
-    fn labels(st: &SphericalState) -> &[usize] {
-        &st.labels
+    fn stats(st: &SphericalState) -> &ClusterStats {
+        &st.stats
     }
 
     /// The directions in the caller's type, and the loss from exactly
@@ -605,44 +504,23 @@ impl<U: UnitRows, T: Scalar> Representation for Spherical<'_, U, T> {
             .chunks_exact(d)
             .map(|u| u.iter().map(|v| v * v).sum())
             .collect();
-        let mut own = vec![0.0; self.rows.n()];
-        own.par_chunks_mut(CHUNK)
-            .enumerate()
-            .for_each(|(c, chunk)| {
-                for (o, v) in chunk.iter_mut().enumerate() {
-                    let i = c * CHUNK + o;
-                    let l = st.labels[i];
-                    *v = 0.5 * self.rows.sq_dist(i, &wide[l * d..(l + 1) * d], norms2[l]);
-                }
-            });
+        let own = per_row(self.rows.n(), |i| {
+            let l = st.stats.labels[i];
+            0.5 * self.rows.sq_dist(i, &wide[l * d..(l + 1) * d], norms2[l])
+        });
         let (objective, per_cluster) =
-            objective_by_cluster(&st.labels, k, |i, _| self.weight(i) * own[i]);
+            objective_by_cluster(&st.stats.labels, k, |i, _| self.weight(i) * own[i]);
         (centroids, objective, per_cluster)
     }
 }
 
 impl<U: UnitRows, T: Scalar> Starts for Spherical<'_, U, T> {
-    fn initial_state(
-        &self,
-        params: &ValidParams,
-        rng: &mut Xoshiro256PlusPlus,
-        start: Option<Vec<f64>>,
-        cancel: &AtomicBool,
-    ) -> SphericalState {
-        let (n, k) = (self.rows.n(), params.k());
-        let centroids = match init::start(
-            params,
-            n,
-            start,
-            rng,
-            |rng| self.plus_plus_rows(k, rng, cancel),
-            |rows| self.rows_as_centroids(rows),
-        ) {
-            Start::Labels(labels) => return self.state_from_labels(k, labels),
-            Start::Centroids(centroids) => centroids,
-        };
-        let labels = self.nearest(&self.directions(centroids), k, cancel);
+    fn labelled_state(&self, k: usize, labels: Vec<usize>) -> SphericalState {
         self.state_from_labels(k, labels)
+    }
+
+    fn nearest_labels(&self, centroids: Vec<f64>, k: usize, cancel: &AtomicBool) -> Vec<usize> {
+        self.nearest(&self.directions(centroids), k, cancel)
     }
 
     /// Greedy k-means++ by `1 − cos` (spherical k-means++). Between unit
@@ -709,15 +587,87 @@ impl<U: UnitRows, T: Scalar> Starts for Spherical<'_, U, T> {
 }
 
 impl<U: UnitRows, T: Scalar> Descent for Spherical<'_, U, T> {
-    fn sweep(&self, st: &mut SphericalState, order: &[usize], factor: f64) -> usize {
-        let moves = self.sweep_moves(st, order, factor);
-        self.recompute(st);
+    /// The Hartigan moves of one sweep over `order` with acceptance factor
+    /// `factor`, block by block (see [`BLOCK`]); the sums, norms and
+    /// directions of the clusters a move touches are updated at once.
+    ///
+    /// Each block is first measured against the directions at its start,
+    /// in parallel: on dense rows, the `f32` screen's lower bounds on every
+    /// distance, and then the exact distances that the row's decision
+    /// against that snapshot needs ([`choose_screened`]); elsewhere every
+    /// distance exactly. The rows are then decided in order against the
+    /// current state: the directions a move of the block has changed are
+    /// measured again exactly, the others' exact distances and bounds are
+    /// still those of the current state, and whatever else a decision needs
+    /// is computed exactly when it is needed.
+    fn sweep_moves(&self, st: &mut SphericalState, order: &[usize], factor: f64) -> usize {
+        if self.rounds {
+            return self.sweep_rounds(st, order, factor);
+        }
+        let (k, d) = (st.k, self.d());
+        // Per row of the block and direction: a distance, exact where
+        // `is_exact` says so and a lower bound on it otherwise.
+        let mut measured = Vec::new();
+        let mut is_exact = Vec::new();
+        let mut dirty = vec![false; k];
+        let mut touched = Vec::new();
+        let mut lows = Vec::new();
+        let mut moves = 0;
+        for block in order.chunks(BLOCK) {
+            measured.resize(block.len() * k, 0.0);
+            is_exact.resize(block.len() * k, false);
+            let snap = &*st;
+            let screen = self
+                .rows
+                .dense()
+                .and_then(|rows| Screen::new(&snap.units, k, d, rows.max_abs()));
+            let measure =
+                |(scratch, lows): &mut (ScreenScratch, Vec<f64>),
+                 ((m, e), rows): ((&mut [f64], &mut [bool]), &[usize])| {
+                    let work = (&mut *scratch, &mut *lows);
+                    self.measure(snap, screen.as_ref(), rows, factor, (m, e), work, None);
+                };
+            let rows = SCREEN_ROWS * k;
+            if block.len() * k * d >= PARALLEL_BLOCK_WORK {
+                measured
+                    .par_chunks_mut(rows)
+                    .zip(is_exact.par_chunks_mut(rows))
+                    .zip(block.par_chunks(SCREEN_ROWS))
+                    .for_each_init(|| (ScreenScratch::default(), Vec::new()), measure);
+            } else {
+                let mut scratch = (ScreenScratch::default(), Vec::new());
+                measured
+                    .chunks_mut(rows)
+                    .zip(is_exact.chunks_mut(rows))
+                    .zip(block.chunks(SCREEN_ROWS))
+                    .for_each(|p| measure(&mut scratch, p));
+            }
+            for &j in &touched {
+                dirty[j] = false;
+            }
+            touched.clear();
+            for (t, &i) in block.iter().enumerate() {
+                let m = &mut measured[t * k..(t + 1) * k];
+                let e = &mut is_exact[t * k..(t + 1) * k];
+                for &j in &touched {
+                    m[j] = self.dist(st, i, j);
+                    e[j] = true;
+                }
+                let r = st.stats.labels[i];
+                let Some(j) = self.decide(st, i, factor, m, e, &mut lows) else {
+                    continue;
+                };
+                self.move_row(st, i, j);
+                for c in [r, j] {
+                    if !dirty[c] {
+                        dirty[c] = true;
+                        touched.push(c);
+                    }
+                }
+                moves += 1;
+            }
+        }
         moves
-    }
-
-    fn candidate_sweep(&self, st: &mut SphericalState, order: &[usize], _: f64) -> (usize, f64) {
-        let moves = self.sweep_moves(st, order, 1.0);
-        (moves, self.loss(st))
     }
 
     fn refresh(&self, st: &mut SphericalState) {
@@ -726,13 +676,14 @@ impl<U: UnitRows, T: Scalar> Descent for Spherical<'_, U, T> {
 
     fn lloyd_iteration(&self, st: &mut SphericalState) -> usize {
         let never = AtomicBool::new(false);
-        let labels = self.assign(&st.units, &st.unit_norms2, st.k, Some(&st.labels), &never);
-        let changed = labels
-            .iter()
-            .zip(&st.labels)
-            .filter(|(a, b)| a != b)
-            .count();
-        st.labels = labels;
+        let labels = self.assign(
+            &st.units,
+            &st.unit_norms2,
+            st.k,
+            Some(&st.stats.labels),
+            &never,
+        );
+        let changed = st.stats.relabel(labels);
         self.recompute(st);
         changed + self.fill_empty_clusters(st)
     }
@@ -746,7 +697,7 @@ impl<U: UnitRows, T: Scalar> Descent for Spherical<'_, U, T> {
         let abs_margin = 1e-14;
         let costs = st.costs();
         (0..self.rows.n()).into_par_iter().any(|i| {
-            let (r, w) = (st.labels[i], self.weight(i));
+            let (r, w) = (st.stats.labels[i], self.weight(i));
             improves_beyond_rounding(&costs, r, w, lloyd, abs_margin, |j| self.dist(st, i, j))
         })
     }
@@ -755,7 +706,7 @@ impl<U: UnitRows, T: Scalar> Descent for Spherical<'_, U, T> {
         sample
             .par_iter()
             .map(|&i| {
-                let (r, w) = (st.labels[i], self.weight(i));
+                let (r, w) = (st.stats.labels[i], self.weight(i));
                 move_ratio(&st.costs(), r, w, |j| self.dist(st, i, j))
             })
             .collect()
@@ -763,6 +714,12 @@ impl<U: UnitRows, T: Scalar> Descent for Spherical<'_, U, T> {
 }
 
 impl<U: UnitRows, T: Scalar> Reshape for Spherical<'_, U, T> {
+    /// The means of the unit rows (`sums / weights`), not the directions:
+    /// splits are measured by squared distance between unit rows.
+    fn split_centroids(&self, st: &SphericalState) -> Vec<f64> {
+        self.means(st)
+    }
+
     /// The cheapest merges by the loss they add,
     /// `‖s_a‖ + ‖s_b‖ − ‖s_a + s_b‖ = ‖s_a‖·‖s_b‖·‖μ_a − μ_b‖² / (‖s_a‖ + ‖s_b‖ + ‖s_a + s_b‖)`
     /// (the stable form, as for the move).
@@ -770,9 +727,9 @@ impl<U: UnitRows, T: Scalar> Reshape for Spherical<'_, U, T> {
         let d = self.d();
         let cost = |a: usize, b: usize| {
             let (sa, sb) = (st.norms[a], st.norms[b]);
-            let joined: f64 = st.sums[a * d..(a + 1) * d]
+            let joined: f64 = st.stats.sums[a * d..(a + 1) * d]
                 .iter()
-                .zip(&st.sums[b * d..(b + 1) * d])
+                .zip(&st.stats.sums[b * d..(b + 1) * d])
                 .map(|(x, y)| (x + y) * (x + y))
                 .sum::<f64>()
                 .sqrt();
@@ -783,39 +740,8 @@ impl<U: UnitRows, T: Scalar> Reshape for Spherical<'_, U, T> {
                 0.0
             }
         };
-        let labels = merge_labels_by(&st.labels, st.k, rank, cost)?;
+        let labels = merge_labels_by(&st.stats.labels, st.k, rank, cost)?;
         Some(self.state_from_labels(st.k - 1, labels))
-    }
-
-    fn labelled_state(&self, k: usize, labels: Vec<usize>) -> SphericalState {
-        self.state_from_labels(k, labels)
-    }
-
-    fn merge_split(
-        &self,
-        st: &SphericalState,
-        cache: &mut SplitCache,
-        batch: bool,
-        below: Option<f64>,
-    ) -> Option<(SphericalState, usize)> {
-        let means = self.means(st);
-        let (labels, touched) =
-            propose_labels(self, &st.labels, &st.weights, &means, cache, batch)?;
-        let state = self.state_from_labels(st.k, labels);
-        if below.is_some_and(|b| self.loss(&state) >= b) {
-            return None;
-        }
-        Some((state, touched.len()))
-    }
-
-    fn split(
-        &self,
-        st: &SphericalState,
-        cache: &mut SplitCache,
-    ) -> (SphericalState, Option<usize>) {
-        let means = self.means(st);
-        let (labels, split) = split_labels(self, &st.labels, &means, st.k, cache);
-        (self.state_from_labels(st.k + 1, labels), split)
     }
 }
 
@@ -839,8 +765,8 @@ mod tests {
         ) -> usize {
             let mut moves = 0;
             for &i in order {
-                let (r, w) = (st.labels[i], self.weight(i));
-                if !may_leave(&st.counts, &st.weights, r, w) {
+                let (r, w) = (st.stats.labels[i], self.weight(i));
+                if !st.stats.may_leave(r, w) {
                     continue;
                 }
                 if let Some(j) = choose_move(&st.costs(), r, w, factor, |j| self.dist(st, i, j)) {
@@ -870,8 +796,8 @@ mod tests {
                 let proposals: Vec<(usize, usize)> = order[start..end]
                     .iter()
                     .filter_map(|&i| {
-                        let (r, w) = (snap.labels[i], self.weight(i));
-                        if !may_leave(&snap.counts, &snap.weights, r, w) {
+                        let (r, w) = (snap.stats.labels[i], self.weight(i));
+                        if !snap.stats.may_leave(r, w) {
                             return None;
                         }
                         choose_move(&snap.costs(), r, w, factor, |j| self.dist(&snap, i, j))
@@ -970,7 +896,7 @@ mod tests {
             s.recompute(&mut plain);
             moves.push(a);
         }
-        (moves, fast.labels.clone())
+        (moves, fast.stats.labels.clone())
     }
 
     /// Rows in many blocks, with blocks large enough to be measured in

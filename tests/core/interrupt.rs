@@ -154,20 +154,32 @@ fn predict_and_transform_poll_the_flag_and_answer_as_the_plain_calls_without_it(
     let csr = sparse(3000, 4, 2, 7);
     let set = AtomicBool::new(true);
     let stop = Control::default().cancel(&set);
-    assert_eq!(c.predict_with(&x, stop), Err(Error::Interrupted));
-    assert_eq!(c.transform_with(&x, stop), Err(Error::Interrupted));
-    assert_eq!(c.predict_with(csr.view(), stop), Err(Error::Interrupted));
-    assert_eq!(c.transform_with(csr.view(), stop), Err(Error::Interrupted));
+    assert_eq!(c.model().predict_with(&x, stop), Err(Error::Interrupted));
+    assert_eq!(c.model().transform_with(&x, stop), Err(Error::Interrupted));
+    assert_eq!(
+        c.model().predict_with(csr.view(), stop),
+        Err(Error::Interrupted)
+    );
+    assert_eq!(
+        c.model().transform_with(csr.view(), stop),
+        Err(Error::Interrupted)
+    );
     let unset = AtomicBool::new(false);
     let go = Control::default().cancel(&unset);
-    assert_eq!(c.predict_with(&x, go).unwrap(), c.predict(&x).unwrap());
-    assert_eq!(c.transform_with(&x, go).unwrap(), c.transform(&x).unwrap());
     assert_eq!(
-        c.predict_with(csr.view(), go).unwrap(),
+        c.model().predict_with(&x, go).unwrap(),
+        c.predict(&x).unwrap()
+    );
+    assert_eq!(
+        c.model().transform_with(&x, go).unwrap(),
+        c.transform(&x).unwrap()
+    );
+    assert_eq!(
+        c.model().predict_with(csr.view(), go).unwrap(),
         c.predict(csr.view()).unwrap()
     );
     assert_eq!(
-        c.transform_with(csr.view(), go).unwrap(),
+        c.model().transform_with(csr.view(), go).unwrap(),
         c.transform(csr.view()).unwrap()
     );
 }
@@ -180,22 +192,25 @@ fn predict_and_transform_on_many_rows_stop_soon_after_the_flag() {
     let x = dense(200_000, 64, 8);
     let c = with_centroids(dense(2000, 64, 9));
     interrupted_after(delay, |flag| {
-        c.predict_with(&x, Control::default().cancel(flag))
+        c.model().predict_with(&x, Control::default().cancel(flag))
     });
     let x = dense(100_000, 256, 10);
     let c = with_centroids(dense(500, 256, 11));
     interrupted_after(delay, |flag| {
-        c.transform_with(&x, Control::default().cancel(flag))
+        c.model()
+            .transform_with(&x, Control::default().cancel(flag))
     });
     let csr = sparse(200_000, 2000, 20, 12);
     let c = with_centroids(dense(3000, 2000, 13));
     interrupted_after(delay, |flag| {
-        c.predict_with(csr.view(), Control::default().cancel(flag))
+        c.model()
+            .predict_with(csr.view(), Control::default().cancel(flag))
     });
     let csr = sparse(100_000, 2000, 200, 14);
     let c = with_centroids(dense(500, 2000, 15));
     interrupted_after(delay, |flag| {
-        c.transform_with(csr.view(), Control::default().cancel(flag))
+        c.model()
+            .transform_with(csr.view(), Control::default().cancel(flag))
     });
 }
 

@@ -452,7 +452,7 @@ impl Bounds {
         let s = b.stamp as usize % self.ring.len();
         let slot = &self.ring[s];
         let upper = (b.upper + self.drift[r * self.ring.len() + s]) * UP;
-        let w_r = p.weights[r];
+        let w_r = p.stats.weights[r];
         let weighted_rounding = if w == 1.0 {
             1.0
         } else {
@@ -482,7 +482,7 @@ impl Bounds {
             let dist = sq_dist(row, p.centroid(j));
             // The reference's cost (over `w`: exactly it for unit weights),
             // compared with an upper bound on its own.
-            if (p.weights[j] / (p.weights[j] + w)) * dist < own {
+            if (p.stats.weights[j] / (p.stats.weights[j] + w)) * dist < own {
                 return None;
             }
             nearest = nearest.min(dist);
@@ -720,12 +720,12 @@ mod tests {
         }
         let mut b = cache.bounds.take().unwrap();
         // What the next sweep's start records of the recomputation.
-        b.begin_sweep(&p.centroids, &p.weights);
+        b.begin_sweep(&p.centroids, &p.stats.weights);
         b.end_sweep(&p.centroids);
         // Merge cluster 1 into 0 and split cluster 2 in two (half goes to 1).
         let mut q = p.clone();
         let mut flip = false;
-        for l in q.labels.iter_mut() {
+        for l in q.stats.labels.iter_mut() {
             if *l == 1 {
                 *l = 0;
             } else if *l == 2 {
@@ -740,12 +740,12 @@ mod tests {
         }
         q.recompute_stale(&data, false);
         let before = b.checkpoint;
-        b.reanchor(&q.labels, &q.centroids, &data);
+        b.reanchor(&q.stats.labels, &q.centroids, &data);
         assert_eq!(b.checkpoint, before.wrapping_add(1));
         let (mut anchored, mut unchanged) = (0, 0);
         let mut row = vec![0.0; d];
-        for (i, &r) in q.labels.iter().enumerate() {
-            unchanged += usize::from(p.labels[i] == r);
+        for (i, &r) in q.stats.labels.iter().enumerate() {
+            unchanged += usize::from(p.stats.labels[i] == r);
             let pb = b.points[i];
             if pb.label as usize != r || pb.lower <= 0.0 || pb.stamp != b.checkpoint {
                 continue;
@@ -767,7 +767,7 @@ mod tests {
         // Too many changed clusters: nothing is done.
         let mut far = q.centroids.clone();
         far.iter_mut().for_each(|v| *v += 1.0);
-        b.reanchor(&q.labels, &far, &data);
+        b.reanchor(&q.stats.labels, &far, &data);
         assert_eq!(b.checkpoint, before.wrapping_add(1));
     }
 
@@ -811,7 +811,7 @@ mod tests {
         let mut p = Partition::from_labels(&data, 2, vec![0, 0, 1, 1, 1], false);
         let mut row = vec![0.0];
         let mut b = Bounds::new(5, 2, 1).unwrap();
-        b.begin_sweep(&p.centroids, &p.weights);
+        b.begin_sweep(&p.centroids, &p.stats.weights);
         b.at_position(0, &p.centroids);
         b.record(0, 0, 0.0025, 25.0);
         assert!(b.proves_stay(0, 0, 1.0, &p, 1.0, &data, &mut row).is_some());

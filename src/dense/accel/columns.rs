@@ -20,7 +20,7 @@ use super::bounds::{Bounds, SkipTests};
 use super::sweep::sweep_bounds;
 use super::Cache;
 use crate::data::{prefetch, sq_dist, Data, Scalar, WIDE_FROM};
-use crate::engine::move_rule::{choose_move, join_weight, leave_weight, may_leave, KMeans};
+use crate::engine::move_rule::{choose_move, join_weight, leave_weight, KMeans};
 use crate::engine::partition::Partition;
 
 /// Clusters whose distances one pass of the kernel computes together (one
@@ -131,7 +131,7 @@ pub(crate) fn sweep_columns<T: Scalar>(
 ) -> usize {
     let keep = cache.moved_share <= BOUNDS_MAX_MOVED_SHARE;
     let mut bounds = sweep_bounds(cache, p, data.n, keep).unwrap_or_else(Bounds::off);
-    bounds.begin_sweep(&p.centroids, &p.weights);
+    bounds.begin_sweep(&p.centroids, &p.stats.weights);
     let (moves, evaluated) = dispatch_sweep(p, data, order, factor, &mut bounds);
     bounds.end_sweep(&p.centroids);
     cache.bounds = (!bounds.is_off()).then_some(bounds);
@@ -167,7 +167,8 @@ fn sweep_body<T: Scalar>(
     // factor `join_weight(1, W_j)` changes only when a move changes `W_j`:
     // kept per cluster, it costs no division per point and cluster.
     let mut joins: Option<Vec<f64>> = (!data.is_weighted()).then(|| {
-        p.weights
+        p.stats
+            .weights
             .iter()
             .map(|&big_w| join_weight(1.0, big_w))
             .collect()
@@ -179,12 +180,12 @@ fn sweep_body<T: Scalar>(
         // its turn comes.
         if let Some(&ahead) = order.get(pos + LOOKAHEAD) {
             data.prefetch(ahead);
-            prefetch(std::slice::from_ref(&p.labels[ahead]));
+            prefetch(std::slice::from_ref(&p.stats.labels[ahead]));
             bounds.prefetch(ahead);
         }
         bounds.at_position(pos, &p.centroids);
-        let (r, w) = (p.labels[i], data.weight(i));
-        if !may_leave(&p.counts, &p.weights, r, w)
+        let (r, w) = (p.stats.labels[i], data.weight(i));
+        if !p.stats.may_leave(r, w)
             || bounds.skip(i, r, w, p, factor, data, &mut x, SkipTests::First)
         {
             continue;
@@ -193,11 +194,15 @@ fn sweep_body<T: Scalar>(
         data.load_shifted(i, &mut x);
         columns.distances(&x, &mut dist);
         let to = if w == 0.0 {
-            choose_move(&KMeans::new(&p.counts, &p.weights), r, w, factor, |c| {
-                dist[c]
-            })
+            choose_move(
+                &KMeans::new(&p.stats.counts, &p.stats.weights),
+                r,
+                w,
+                factor,
+                |c| dist[c],
+            )
         } else {
-            let own = factor * leave_weight(w, p.weights[r]) * dist[r];
+            let own = factor * leave_weight(w, p.stats.weights[r]) * dist[r];
             let cost = &mut cost[..k];
             match &joins {
                 Some(joins) => {
@@ -206,7 +211,7 @@ fn sweep_body<T: Scalar>(
                     }
                 }
                 None => {
-                    for ((c, &big_w), &d) in cost.iter_mut().zip(&p.weights).zip(&dist) {
+                    for ((c, &big_w), &d) in cost.iter_mut().zip(&p.stats.weights).zip(&dist) {
                         *c = join_weight(w, big_w) * d;
                     }
                 }
@@ -224,11 +229,11 @@ fn sweep_body<T: Scalar>(
                 columns.set(p, r);
                 columns.set(p, j);
                 if let Some(joins) = joins.as_mut() {
-                    joins[r] = join_weight(1.0, p.weights[r]);
-                    joins[j] = join_weight(1.0, p.weights[j]);
+                    joins[r] = join_weight(1.0, p.stats.weights[r]);
+                    joins[j] = join_weight(1.0, p.stats.weights[j]);
                 }
                 if !bounds.is_off() {
-                    bounds.after_move(&p.centroids, &p.weights, r, j);
+                    bounds.after_move(&p.centroids, &p.stats.weights, r, j);
                     // The distance to the new centroid is known; the
                     // others are not.
                     bounds.record(i, j, sq_dist(&x, p.centroid(j)), 0.0);
@@ -340,7 +345,9 @@ mod tests {
             let mb = sweep_columns(&mut b, &data, &order, factor, &mut cache);
             assert_eq!(ma, mb, "moves differ in sweep {s}");
             assert_eq!(a, b, "state differs after sweep {s}");
-            let singletons = (0..data.n).filter(|&i| b.counts[b.labels[i]] == 1).count();
+            let singletons = (0..data.n)
+                .filter(|&i| b.stats.counts[b.stats.labels[i]] == 1)
+                .count();
             if cache.bounds.is_some() {
                 skipped += data.n - singletons - cache.evaluated;
             }

@@ -25,10 +25,10 @@ pub(crate) fn lloyd_iteration<T: Scalar>(
     spare_threads: bool,
 ) -> usize {
     let mut bounds = cache.lloyd.take();
-    let new_labels = assign_nearest_bounded(data, &p.centroids, p.k, &p.labels, &mut bounds);
+    let new_labels = assign_nearest_bounded(data, &p.centroids, p.k, &p.stats.labels, &mut bounds);
     cache.lloyd = bounds;
     let mut changed = 0;
-    for (label, new) in p.labels.iter_mut().zip(new_labels) {
+    for (label, new) in p.stats.labels.iter_mut().zip(new_labels) {
         changed += usize::from(new != *label);
         *label = new;
     }
@@ -311,7 +311,10 @@ mod tests {
             for it in 0..200 {
                 let changed_a = pool.install(|| lloyd_iteration(&mut a, &data, &mut cache, false));
                 let changed_b = crate::engine::reference::lloyd_iteration(&mut b, &data, false);
-                assert_eq!(a.labels, b.labels, "labels differ after iteration {it}");
+                assert_eq!(
+                    a.stats.labels, b.stats.labels,
+                    "labels differ after iteration {it}"
+                );
                 assert_eq!(
                     a.centroids, b.centroids,
                     "centroids differ after iteration {it}"
@@ -352,11 +355,11 @@ mod tests {
             let p = random_partition(&data, k, 3);
             let mut buf = vec![0.0; data.d];
             let never = AtomicBool::new(false);
-            let fast = assign_nearest(&data, &p.centroids, k, Some(&p.labels), &never);
+            let fast = assign_nearest(&data, &p.centroids, k, Some(&p.stats.labels), &never);
             let fresh = assign_nearest(&data, &p.centroids, k, None, &never);
             for i in 0..data.n {
                 data.load_shifted(i, &mut buf);
-                assert_eq!(fast[i], p.nearest(&buf, Some(p.labels[i])));
+                assert_eq!(fast[i], p.nearest(&buf, Some(p.stats.labels[i])));
                 assert_eq!(fresh[i], p.nearest(&buf, None));
             }
         }

@@ -10,7 +10,7 @@
 use super::block::{max_block_rows, screen, Block};
 use super::panel::Panel;
 use crate::data::{sq_dist, Data, Scalar};
-use crate::engine::move_rule::{join_weight, leave_weight, may_leave, move_ratio, KMeans};
+use crate::engine::move_rule::{join_weight, leave_weight, move_ratio, KMeans};
 use crate::engine::partition::Partition;
 use rayon::prelude::*;
 
@@ -47,7 +47,7 @@ pub(crate) fn move_ratios_below<T: Scalar>(
         .map_or(1.0, |w| w.iter().fold(0.0f64, |m, &v| m.max(v)));
     // Padding keeps factor 1, so that its screens stay at +∞ (`h` is).
     let mut factors = vec![1.0f32; panel.kp];
-    for (f, &big_w) in factors.iter_mut().zip(&p.weights) {
+    for (f, &big_w) in factors.iter_mut().zip(&p.stats.weights) {
         *f = (big_w / (big_w + w_max)) as f32;
     }
     let mut out = vec![f64::INFINITY; data.n];
@@ -85,17 +85,17 @@ fn ratios_body<T: Scalar>(
         block.fill(data, chunk);
         for (q, &i) in chunk.iter().enumerate() {
             let x = &block.x64[q * d..(q + 1) * d];
-            let (r, w) = (p.labels[i], data.weight(i));
+            let (r, w) = (p.stats.labels[i], data.weight(i));
             let exact = |j: usize| sq_dist(x, p.centroid(j));
             let o = &mut out[bi * rows + q];
             if !block.usable {
-                *o = move_ratio(&KMeans::new(&p.counts, &p.weights), r, w, exact);
+                *o = move_ratio(&KMeans::new(&p.stats.counts, &p.stats.weights), r, w, exact);
                 continue;
             }
-            if w == 0.0 || !may_leave(&p.counts, &p.weights, r, w) {
+            if w == 0.0 || !p.stats.may_leave(r, w) {
                 continue;
             }
-            let gain = leave_weight(w, p.weights[r]) * exact(r);
+            let gain = leave_weight(w, p.stats.weights[r]) * exact(r);
             if gain <= 0.0 {
                 continue;
             }
@@ -117,7 +117,7 @@ fn ratios_body<T: Scalar>(
             let mut best = f64::INFINITY;
             for (j, &s) in screens[..k].iter().enumerate() {
                 if f64::from(s) < threshold {
-                    best = best.min(join_weight(w, p.weights[j]) * exact(j));
+                    best = best.min(join_weight(w, p.stats.weights[j]) * exact(j));
                 }
             }
             *o = best / gain;
@@ -166,8 +166,8 @@ mod tests {
             .map(|i| {
                 data.load_shifted(i, &mut row);
                 move_ratio(
-                    &KMeans::new(&p.counts, &p.weights),
-                    p.labels[i],
+                    &KMeans::new(&p.stats.counts, &p.stats.weights),
+                    p.stats.labels[i],
                     data.weight(i),
                     |j| sq_dist(&row, p.centroid(j)),
                 )

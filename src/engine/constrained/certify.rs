@@ -20,7 +20,7 @@
 
 use super::clusters::Clusters;
 use super::descent::swap_change_at;
-use super::gains::{floor, Gains};
+use super::gains::{floor, Gains, SwapRow};
 use crate::engine::points::Points;
 use rayon::prelude::*;
 
@@ -58,7 +58,7 @@ pub(crate) fn certify<P: Points, G: Gains>(c: &mut Clusters, points: &P) -> usiz
                     let mut dists = vec![0.0; rows.len() * k];
                     points.distances(&rows, &c.centroids, &c.norms, &mut dists);
                     for (&i, dist) in rows.iter().zip(dists.chunks_exact(k)) {
-                        let own = c.labels[i];
+                        let own = c.stats.labels[i];
                         for j in (0..k).filter(|&j| j != own && !flat[j] && !flat[own]) {
                             let v =
                                 screens.part::<G>(c, points.weight(i), own, j, dist[own], dist[j]);
@@ -97,7 +97,7 @@ pub(crate) fn certify<P: Points, G: Gains>(c: &mut Clusters, points: &P) -> usiz
                 let mut buf = vec![0.0; c.d];
                 let mut out = Vec::new();
                 for i in t * TASK..((t + 1) * TASK).min(n) {
-                    let own = c.labels[i];
+                    let own = c.stats.labels[i];
                     if partners[own].is_empty() {
                         continue;
                     }
@@ -140,7 +140,7 @@ pub(crate) fn certify<P: Points, G: Gains>(c: &mut Clusters, points: &P) -> usiz
             // first asked and kept until a swap moves the two centroids.
             let mut y_dists: Vec<Option<(f64, f64)>> = vec![None; ys.len()];
             for x in &xs {
-                if c.labels[x.row] != a {
+                if c.stats.labels[x.row] != a {
                     continue;
                 }
                 let xa = c.distance(points, x.row, a, &mut buf);
@@ -151,7 +151,7 @@ pub(crate) fn certify<P: Points, G: Gains>(c: &mut Clusters, points: &P) -> usiz
                     .zip(y_dists.iter_mut())
                     .take_while(|(y, _)| x.value + y.value < 0.0 || x.value == f64::NEG_INFINITY)
                 {
-                    if c.labels[y.row] != b {
+                    if c.stats.labels[y.row] != b {
                         continue;
                     }
                     let yd = *cached.get_or_insert_with(|| {
@@ -204,10 +204,15 @@ impl Screens {
         let (lo, hi) = (own.min(other), own.max(other));
         let (sa, sb) = (c.side(lo), c.side(hi));
         let screen = G::screen(sa, sb, self.alpha[lo], self.alpha[hi]);
+        let row = SwapRow {
+            weight: w,
+            own: d_own,
+            other: d_other,
+        };
         if own < other {
-            G::x_part(w, sa, sb, &screen, d_own, d_other, self.floor)
+            G::x_part(row, sa, sb, &screen, self.floor)
         } else {
-            G::y_part(w, sa, sb, &screen, d_other, d_own, self.floor)
+            G::y_part(row, sa, sb, &screen, self.floor)
         }
     }
 }

@@ -5,21 +5,17 @@
 
 use super::gains::{Centre, Gains, Side};
 use crate::data::direction_of_sum;
-use crate::engine::move_rule::may_leave;
 use crate::engine::points::Points;
+use crate::engine::stats::ClusterStats;
 
 /// Labels and the per-cluster statistics the gains are computed from.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Clusters {
     pub k: usize,
     pub d: usize,
-    pub labels: Vec<usize>,
-    /// Rows per cluster (what the bounds count).
-    pub counts: Vec<usize>,
-    /// Total sample weight per cluster.
-    pub weights: Vec<f64>,
-    /// `k × d`: each cluster's weighted sum of rows.
-    pub sums: Vec<f64>,
+    /// Labels, counts (what the bounds count), weights and `k × d`
+    /// row-major sums.
+    pub stats: ClusterStats,
     /// `‖s_j‖` (the spherical gains read it).
     pub sum_norms: Vec<f64>,
     /// What a centroid is.
@@ -40,10 +36,7 @@ impl Clusters {
         let mut c = Clusters {
             k,
             d,
-            labels,
-            counts: vec![0; k],
-            weights: vec![0.0; k],
-            sums: vec![0.0; k * d],
+            stats: ClusterStats::new(k, d, labels),
             sum_norms: vec![0.0; k],
             centre: G::CENTRE,
             centroids: vec![0.0; k * d],
@@ -65,16 +58,14 @@ impl Clusters {
     /// drift beyond one step.
     pub fn recompute<P: Points>(&mut self, points: &P) {
         let d = self.d;
-        self.counts.iter_mut().for_each(|c| *c = 0);
-        self.weights.iter_mut().for_each(|w| *w = 0.0);
-        self.sums.iter_mut().for_each(|s| *s = 0.0);
+        self.stats.clear();
         let mut buf = vec![0.0; d];
-        for (i, &l) in self.labels.iter().enumerate() {
+        for (i, &l) in self.stats.labels.iter().enumerate() {
             let w = points.weight(i);
-            self.counts[l] += 1;
-            self.weights[l] += w;
+            self.stats.counts[l] += 1;
+            self.stats.weights[l] += w;
             let row = points.row(i, &mut buf);
-            P::add_to(&row, w, &mut self.sums[l * d..(l + 1) * d]);
+            P::add_to(&row, w, &mut self.stats.sums[l * d..(l + 1) * d]);
         }
         for j in 0..self.k {
             self.update_centroid(j);
@@ -84,7 +75,7 @@ impl Clusters {
     fn update_centroid(&mut self, j: usize) {
         let d = self.d;
         let (sums, centroid) = (
-            &self.sums[j * d..(j + 1) * d],
+            &self.stats.sums[j * d..(j + 1) * d],
             &mut self.centroids[j * d..(j + 1) * d],
         );
         // A cluster without weight has no mean (the centroid is then 0; no
@@ -93,7 +84,7 @@ impl Clusters {
         // engine ([`direction_of_sum`]).
         let norm = match self.centre {
             Centre::Mean => {
-                let divisor = self.weights[j];
+                let divisor = self.stats.weights[j];
                 self.sum_norms[j] = sums.iter().map(|v| v * v).sum::<f64>().sqrt();
                 let mut norm = 0.0;
                 for (c, s) in centroid.iter_mut().zip(sums) {
@@ -114,23 +105,23 @@ impl Clusters {
     #[inline(always)]
     pub fn side(&self, j: usize) -> Side {
         Side {
-            weight: self.weights[j],
+            weight: self.stats.weights[j],
             norm: self.sum_norms[j],
         }
     }
 
     /// Moves row `i` to cluster `to`, updating both clusters' statistics.
     pub fn move_point<P: Points>(&mut self, points: &P, i: usize, to: usize, buf: &mut [f64]) {
-        let from = self.labels[i];
+        let from = self.stats.labels[i];
         let (d, w) = (self.d, points.weight(i));
-        self.labels[i] = to;
-        self.counts[from] -= 1;
-        self.counts[to] += 1;
-        self.weights[from] -= w;
-        self.weights[to] += w;
+        self.stats.labels[i] = to;
+        self.stats.counts[from] -= 1;
+        self.stats.counts[to] += 1;
+        self.stats.weights[from] -= w;
+        self.stats.weights[to] += w;
         let row = points.row(i, buf);
-        P::add_to(&row, -w, &mut self.sums[from * d..(from + 1) * d]);
-        P::add_to(&row, w, &mut self.sums[to * d..(to + 1) * d]);
+        P::add_to(&row, -w, &mut self.stats.sums[from * d..(from + 1) * d]);
+        P::add_to(&row, w, &mut self.stats.sums[to * d..(to + 1) * d]);
         self.update_centroid(from);
         self.update_centroid(to);
     }
@@ -138,7 +129,7 @@ impl Clusters {
     /// Whether row `i` (weight `w`) may leave its cluster `r` by a
     /// transfer as far as weights go ([`may_leave`]).
     pub fn may_leave(&self, r: usize, w: f64) -> bool {
-        may_leave(&self.counts, &self.weights, r, w)
+        self.stats.may_leave(r, w)
     }
 
     /// The squared distance of row `i` to centroid `j`.
@@ -151,9 +142,9 @@ impl Clusters {
     /// squared distance to its centroid, summed in index order.
     pub fn objective<P: Points, G: Gains>(&self, points: &P) -> f64 {
         let mut buf = vec![0.0; self.d];
-        (0..self.labels.len())
+        (0..self.stats.labels.len())
             .map(|i| {
-                let l = self.labels[i];
+                let l = self.stats.labels[i];
                 let score = self.distance(points, i, l, &mut buf);
                 G::loss(points.weight(i), score, self.side(l))
             })
@@ -163,7 +154,7 @@ impl Clusters {
     /// The largest weight of a row of each cluster.
     pub fn heaviest<P: Points>(&self, points: &P) -> Vec<f64> {
         let mut most = vec![0.0f64; self.k];
-        for (i, &l) in self.labels.iter().enumerate() {
+        for (i, &l) in self.stats.labels.iter().enumerate() {
             most[l] = most[l].max(points.weight(i));
         }
         most

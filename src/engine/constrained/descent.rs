@@ -19,7 +19,7 @@
 //! ([`super::certify`]) once a sweep moves nothing.
 
 use super::clusters::Clusters;
-use super::gains::{floor, Change, Gains};
+use super::gains::{floor, Change, Gains, SwapRow};
 use crate::engine::points::Points;
 use crate::params::SizeBounds;
 use rayon::prelude::*;
@@ -114,9 +114,9 @@ impl<P: Points> Visit<'_, P> {
         wishes: &mut Wishes,
     ) -> (usize, [Option<usize>; 2]) {
         let c = &*self.c;
-        let (a, w) = (c.labels[i], self.points.weight(i));
-        let gives = c.counts[a] > self.bounds.min[a];
-        let open = |j: usize| c.counts[j] < self.bounds.max[j];
+        let (a, w) = (c.stats.labels[i], self.points.weight(i));
+        let gives = c.stats.counts[a] > self.bounds.min[a];
+        let open = |j: usize| c.stats.counts[j] < self.bounds.max[j];
         if w == 0.0 {
             // A row without weight changes no objective: it joins its
             // nearest centroid where that is strictly nearer and the
@@ -174,7 +174,7 @@ impl<P: Points> Visit<'_, P> {
             let mut evaluated = 0;
             while at < list.len() && evaluated < PARTNERS {
                 let y = list[at];
-                if c.labels[y] != b {
+                if c.stats.labels[y] != b {
                     list.swap_remove(at);
                     continue;
                 }
@@ -224,7 +224,7 @@ pub(crate) fn swap_change<P: Points, G: Gains>(
     x_dists: (f64, f64),
     buf: &mut [f64],
 ) -> Option<Change> {
-    let (a, b) = (c.labels[x], c.labels[y]);
+    let (a, b) = (c.stats.labels[x], c.stats.labels[y]);
     let y_dists = (c.distance(points, y, a, buf), c.distance(points, y, b, buf));
     swap_change_at::<P, G>(c, points, x, y, x_dists, y_dists)
 }
@@ -238,18 +238,18 @@ pub(crate) fn swap_change_at<P: Points, G: Gains>(
     (xa, xb): (f64, f64),
     (ya, yb): (f64, f64),
 ) -> Option<Change> {
-    let (a, b) = (c.labels[x], c.labels[y]);
+    let (a, b) = (c.stats.labels[x], c.stats.labels[y]);
     let pair = points.pair_sq_dist(x, y);
     let (sa, sb) = (c.side(a), c.side(b));
-    G::swap(
-        points.weight(x),
-        points.weight(y),
-        sa,
-        sb,
-        xa,
-        xb,
-        ya,
-        yb,
-        pair,
-    )
+    let x = SwapRow {
+        weight: points.weight(x),
+        own: xa,
+        other: xb,
+    };
+    let y = SwapRow {
+        weight: points.weight(y),
+        own: yb,
+        other: ya,
+    };
+    G::swap(x, y, sa, sb, pair)
 }

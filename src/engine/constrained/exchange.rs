@@ -84,9 +84,9 @@ pub(crate) fn exchange<P: Points, G: Gains>(
                 }
             }
         });
-    let mut labels = c.labels.clone();
-    let mut counts = c.counts.clone();
-    let mut graph = Graph::new(points, &costs, k, floor, &labels, c.weights.clone());
+    let mut labels = c.stats.labels.clone();
+    let mut counts = c.stats.counts.clone();
+    let mut graph = Graph::new(points, &costs, k, floor, &labels, c.stats.weights.clone());
     let mut moved = 0;
     // Each search's cycles lower the fixed-centroid objective; the cap only
     // guards against rounding beyond the margins.
@@ -115,7 +115,7 @@ pub(crate) fn exchange<P: Points, G: Gains>(
         }
     }
     if moved > 0 {
-        c.labels = labels;
+        c.stats.labels = labels;
         c.recompute(points);
     }
     moved

@@ -101,6 +101,16 @@ pub(crate) fn not_positive(value: f64) -> bool {
     value.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater)
 }
 
+/// A row of a swap: its weight and its scores in its own cluster and in
+/// the other cluster of the pair. (For `x ∈ A`: `own` is `xa`, `other`
+/// `xb`; for `y ∈ B`: `own` is `yb`, `other` `ya`.)
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SwapRow {
+    pub weight: f64,
+    pub own: f64,
+    pub other: f64,
+}
+
 /// What the move logic asks of an objective: the exact change of a
 /// transfer and of a swap from the rows' scores, and a lower bound on a
 /// swap's change that is a sum of one part per row.
@@ -125,53 +135,23 @@ pub(crate) trait Gains {
     /// keeps positive weight.
     fn transfer(w: f64, from: Side, to: Side, own: f64, target: f64) -> Change;
 
-    /// Rows `x ∈ A` (weight `a`) and `y ∈ B` (weight `b`) exchanged, from
-    /// `x`'s scores `xa`, `xb` in `A` and `B`, `y`'s `ya`, `yb`, and the
-    /// pair's `pair`; `None` where `A` or `B` would be left without
-    /// weight.
-    #[allow(clippy::too_many_arguments)]
-    fn swap(
-        a: f64,
-        b: f64,
-        sa: Side,
-        sb: Side,
-        xa: f64,
-        xb: f64,
-        ya: f64,
-        yb: f64,
-        pair: f64,
-    ) -> Option<Change>;
+    /// Rows `x ∈ A` and `y ∈ B` exchanged, from their weights and scores
+    /// and the pair's score `pair`; `None` where `A` or `B` would be left
+    /// without weight.
+    fn swap(x: SwapRow, y: SwapRow, sa: Side, sb: Side, pair: f64) -> Option<Change>;
 
     /// The constants of the screen of pair `(A, B)` (heaviest rows'
     /// weights `alpha_a`, `alpha_b`), neither degenerate.
     fn screen(sa: Side, sb: Side, alpha_a: f64, alpha_b: f64) -> Self::Screen;
 
     /// `x ∈ A`'s part of the screen's lower bound on the change of a swap
-    /// with a row of `B` (scores `xa`, `xb`), lowered for rounding by
-    /// `floor` per unit of its weight factors.
-    #[allow(clippy::too_many_arguments)]
-    fn x_part(
-        a: f64,
-        sa: Side,
-        sb: Side,
-        screen: &Self::Screen,
-        xa: f64,
-        xb: f64,
-        floor: f64,
-    ) -> f64;
+    /// with a row of `B`, lowered for rounding by `floor` per unit of its
+    /// weight factors.
+    fn x_part(x: SwapRow, sa: Side, sb: Side, screen: &Self::Screen, floor: f64) -> f64;
 
-    /// `y ∈ B`'s part of the same bound (scores `ya`, `yb`). For any
-    /// `x ∈ A`, `y ∈ B`: the swap's change ≥ `x_part + y_part`.
-    #[allow(clippy::too_many_arguments)]
-    fn y_part(
-        b: f64,
-        sa: Side,
-        sb: Side,
-        screen: &Self::Screen,
-        ya: f64,
-        yb: f64,
-        floor: f64,
-    ) -> f64;
+    /// `y ∈ B`'s part of the same bound. For any `x ∈ A`, `y ∈ B`: the
+    /// swap's change ≥ `x_part + y_part`.
+    fn y_part(y: SwapRow, sa: Side, sb: Side, screen: &Self::Screen, floor: f64) -> f64;
 }
 
 /// The k-means objective `Σ w_i‖x_i − μ_{c(i)}‖²`; a row's score in a
@@ -216,17 +196,9 @@ impl Gains for SquaredEuclidean {
     /// through `2(x−μ_A)·(y−μ_A) = ‖x−μ_A‖² + ‖y−μ_A‖² − ‖x−y‖²`.) The
     /// rising part gathers the terms with `‖y−μ_A‖²` and `‖x−μ_B‖²`.
     #[inline]
-    fn swap(
-        a: f64,
-        b: f64,
-        sa: Side,
-        sb: Side,
-        xa: f64,
-        xb: f64,
-        ya: f64,
-        yb: f64,
-        pair: f64,
-    ) -> Option<Change> {
+    fn swap(x: SwapRow, y: SwapRow, sa: Side, sb: Side, pair: f64) -> Option<Change> {
+        let (a, xa, xb) = (x.weight, x.own, x.other);
+        let (b, ya, yb) = (y.weight, y.other, y.own);
         let (wa, wb) = ((sa.weight - a) + b, (sb.weight - b) + a);
         if !(wa > 0.0 && wb > 0.0) {
             return None;
@@ -258,14 +230,16 @@ impl Gains for SquaredEuclidean {
     /// γ_B·b)·‖y−μ_A‖²]`, `τ` the rows' transfer changes. Each part is
     /// lowered by [`SCREEN_SLACK`] of its terms and by `floor` per unit of
     /// their weight factors, for rounding.
-    fn x_part(a: f64, sa: Side, sb: Side, s: &Screen, xa: f64, xb: f64, floor: f64) -> f64 {
+    fn x_part(x: SwapRow, sa: Side, sb: Side, s: &Screen, floor: f64) -> f64 {
+        let (a, xa, xb) = (x.weight, x.own, x.other);
         let (jw, lw) = (join_weight(a, sb.weight), leave_weight(a, sa.weight));
         let cw = 2.0 * (s.gamma_a * a + s.gamma_b * s.alpha_b);
         let (join, leave, cross) = (jw * xb, lw * xa, cw * xa);
         join - leave - cross - SCREEN_SLACK * (join + leave + cross) - (jw + lw + cw) * floor
     }
 
-    fn y_part(b: f64, sa: Side, sb: Side, s: &Screen, ya: f64, yb: f64, floor: f64) -> f64 {
+    fn y_part(y: SwapRow, sa: Side, sb: Side, s: &Screen, floor: f64) -> f64 {
+        let (b, ya, yb) = (y.weight, y.other, y.own);
         let (jw, lw) = (join_weight(b, sa.weight), leave_weight(b, sb.weight));
         let cw = 2.0 * (s.gamma_a * s.alpha_a + s.gamma_b * b);
         let (join, leave, cross) = (jw * ya, lw * yb, cw * ya);

@@ -198,7 +198,7 @@ impl Descent {
 
     /// The labels.
     pub fn labels(&self) -> &[usize] {
-        &self.clusters.labels
+        &self.clusters.stats.labels
     }
 
     /// The objective of the current labels.

@@ -9,7 +9,7 @@ use super::certify::certify;
 use super::clusters::Clusters;
 use super::descent::swap_change;
 use super::exchange::Graph;
-use super::gains::{Gains, SquaredEuclidean};
+use super::gains::{Gains, SquaredEuclidean, SwapRow};
 use super::start::feasible_labels;
 use super::{Descent, Settings};
 use crate::data::Data;
@@ -210,7 +210,10 @@ fn check_changes<P: Points, G: Gains>(
             );
             let Some(change) = swap_change::<P, G>(&c, points, i, y, xs, &mut buf) else {
                 // Only where a cluster would be left without weight.
-                assert!(c.weights[a] - w[i] + w[y] <= 0.0 || c.weights[b] - w[y] + w[i] <= 0.0);
+                assert!(
+                    c.stats.weights[a] - w[i] + w[y] <= 0.0
+                        || c.stats.weights[b] - w[y] + w[i] <= 0.0
+                );
                 continue;
             };
             let mut swapped = labels.to_vec();
@@ -283,16 +286,26 @@ fn check_screen<P: Points, G: Gains>(points: &P, c: &Clusters, case: usize) -> u
             }
             let (sa, sb) = (c.side(a), c.side(b));
             let screen = G::screen(sa, sb, alpha[a], alpha[b]);
-            for xr in (0..n).filter(|&i| c.labels[i] == a) {
+            for xr in (0..n).filter(|&i| c.stats.labels[i] == a) {
                 let xs = (
                     c.distance(points, xr, a, &mut buf),
                     c.distance(points, xr, b, &mut buf),
                 );
-                let xp = G::x_part(points.weight(xr), sa, sb, &screen, xs.0, xs.1, 0.0);
-                for yr in (0..n).filter(|&i| c.labels[i] == b) {
+                let x = SwapRow {
+                    weight: points.weight(xr),
+                    own: xs.0,
+                    other: xs.1,
+                };
+                let xp = G::x_part(x, sa, sb, &screen, 0.0);
+                for yr in (0..n).filter(|&i| c.stats.labels[i] == b) {
                     let ya = c.distance(points, yr, a, &mut buf);
                     let yb = c.distance(points, yr, b, &mut buf);
-                    let yp = G::y_part(points.weight(yr), sa, sb, &screen, ya, yb, 0.0);
+                    let y = SwapRow {
+                        weight: points.weight(yr),
+                        own: yb,
+                        other: ya,
+                    };
+                    let yp = G::y_part(y, sa, sb, &screen, 0.0);
                     let change = swap_change::<P, G>(c, points, xr, yr, xs, &mut buf).unwrap();
                     assert!(
                         xp + yp <= change.delta(),
@@ -582,7 +595,7 @@ fn check_certify<P: Points, G: Gains>(
     let mut c = Clusters::from_labels::<P, G>(points, k, labels);
     let mut taken = 0;
     loop {
-        let before = loss(x, w, &c.labels, k);
+        let before = loss(x, w, &c.stats.labels, k);
         let moved = certify::<P, G>(&mut c, points);
         c.recompute(points);
         if moved == 0 {
@@ -590,20 +603,20 @@ fn check_certify<P: Points, G: Gains>(
         }
         taken += moved;
         assert!(
-            loss(x, w, &c.labels, k) < before,
+            loss(x, w, &c.stats.labels, k) < before,
             "case {case}: swaps that did not lower the objective"
         );
     }
     // Only swaps: bounds that forbid every transfer.
     let mut sizes = vec![0; k];
-    for &l in &c.labels {
+    for &l in &c.stats.labels {
         sizes[l] += 1;
     }
     let fixed = SizeBounds {
         min: sizes.clone(),
         max: sizes,
     };
-    assert_local_optimum(x, w, &c.labels, k, &fixed, loss, true);
+    assert_local_optimum(x, w, &c.stats.labels, k, &fixed, loss, true);
     taken
 }
 
@@ -734,6 +747,7 @@ fn check_exchange<P: Points, G: Gains>(
     }
     let moved = super::exchange::exchange::<P, G>(&mut c, points, bounds);
     let got: f64 = c
+        .stats
         .labels
         .iter()
         .enumerate()
@@ -747,7 +761,7 @@ fn check_exchange<P: Points, G: Gains>(
     );
     assert!(c.objective::<P, G>(points) <= objective + 1e-12 * scale);
     let mut sizes = vec![0; k];
-    for &l in &c.labels {
+    for &l in &c.stats.labels {
         sizes[l] += 1;
     }
     for (j, &size) in sizes.iter().enumerate() {
@@ -850,10 +864,10 @@ fn the_assignment_step_keeps_bounds_and_weights_and_lowers_the_objective() {
         assert!(c.objective::<_, SquaredEuclidean>(&points) <= before * (1.0 + 1e-12) + 1e-12);
         for j in 0..k {
             assert!(
-                c.weights[j] > 0.0,
+                c.stats.weights[j] > 0.0,
                 "case {case}: cluster {j} without weight"
             );
-            assert!(bounds.min[j] <= c.counts[j] && c.counts[j] <= bounds.max[j]);
+            assert!(bounds.min[j] <= c.stats.counts[j] && c.stats.counts[j] <= bounds.max[j]);
         }
     }
 }

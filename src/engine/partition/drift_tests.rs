@@ -19,8 +19,8 @@ fn a_million_moves_agree_with_a_fresh_recomputation() {
     let mut moves = 0;
     while moves < 1_000_000 {
         let (i, to) = (rng.below(n), rng.below(k));
-        let from = p.labels[i];
-        if from == to || p.counts[from] <= 1 {
+        let from = p.stats.labels[i];
+        if from == to || p.stats.counts[from] <= 1 {
             continue;
         }
         data.load_shifted(i, &mut buf);
@@ -29,7 +29,7 @@ fn a_million_moves_agree_with_a_fresh_recomputation() {
     }
     let mut fresh = p.clone();
     fresh.recompute(&data, false);
-    assert_eq!(p.counts, fresh.counts);
+    assert_eq!(p.stats.counts, fresh.stats.counts);
     // The noise spans 10 units; a drift of 1e-9 of that would show.
     for (a, b) in p.centroids.iter().zip(&fresh.centroids) {
         assert!((a - b).abs() <= 1e-8, "centroid drifted: {a} vs {b}");
@@ -67,8 +67,8 @@ fn touched_equals_all(n: usize) {
             let moves = [1, 3, 50][round % 3];
             for _ in 0..moves {
                 let (i, to) = (rng.below(n), rng.below(k));
-                let from = p.labels[i];
-                if from == to || p.counts[from] <= 1 {
+                let from = p.stats.labels[i];
+                if from == to || p.stats.counts[from] <= 1 {
                     continue;
                 }
                 data.load_shifted(i, &mut buf);
@@ -84,9 +84,13 @@ fn touched_equals_all(n: usize) {
             let from_scratch = p.objective(&data);
             p.recompute_stale(&data, false);
             let bits = |v: &[f64]| v.iter().map(|a| a.to_bits()).collect::<Vec<_>>();
-            assert_eq!(p.counts, full.counts, "round {round}");
-            assert_eq!(bits(&p.weights), bits(&full.weights), "round {round}");
-            assert_eq!(bits(&p.sums), bits(&full.sums), "round {round}");
+            assert_eq!(p.stats.counts, full.stats.counts, "round {round}");
+            assert_eq!(
+                bits(&p.stats.weights),
+                bits(&full.stats.weights),
+                "round {round}"
+            );
+            assert_eq!(bits(&p.stats.sums), bits(&full.stats.sums), "round {round}");
             assert_eq!(bits(&p.centroids), bits(&full.centroids), "round {round}");
             // Costs come from each cluster's old centroid (the pivot) and
             // so depend on it in the last bits: the touched clusters' and
@@ -120,7 +124,15 @@ const COST_REL: f64 = 1e-12;
 /// order.
 fn costs_against_centroids(p: &Partition, data: &Data<'_, f64>) -> Vec<f64> {
     let chunks = super::recompute_chunks(data.n, p.k, p.d);
-    super::chunked_costs(data, &p.labels, &p.centroids, p.k, None, chunks, false)
+    super::chunked_costs(
+        data,
+        &p.stats.labels,
+        &p.centroids,
+        p.k,
+        None,
+        chunks,
+        false,
+    )
 }
 
 /// The recomputation sums in the documented order: within each chunk of
@@ -172,7 +184,7 @@ fn recomputation_sums_in_the_documented_order() {
             costs.iter_mut().zip(part).for_each(|(s, v)| *s += v);
         }
         let bits = |v: &[f64]| v.iter().map(|a| a.to_bits()).collect::<Vec<_>>();
-        assert_eq!(bits(&p.sums), bits(&sums), "n = {n}");
+        assert_eq!(bits(&p.stats.sums), bits(&sums), "n = {n}");
         assert_eq!(bits(&p.centroids), bits(&centroids), "n = {n}");
         assert_eq!(bits(&p.costs), bits(&costs), "n = {n}");
         let total: f64 = costs.iter().sum();
@@ -202,8 +214,8 @@ fn parallel_recomputation_equals_sequential() {
         let mut buf = vec![0.0; d];
         for _ in 0..300 {
             let (i, to) = (rng.below(n), 5 + rng.below(k - 5));
-            let from = base.labels[i];
-            if from != to && base.counts[from] > 1 {
+            let from = base.stats.labels[i];
+            if from != to && base.stats.counts[from] > 1 {
                 data.load_shifted(i, &mut buf);
                 let wi = if weighted { w[i] } else { 1.0 };
                 base.move_point(i, &buf, wi, to);
@@ -211,7 +223,7 @@ fn parallel_recomputation_equals_sequential() {
         }
         // Cluster 3 emptied behind the sums' back (labels are what counts):
         // its centroid must come out as zeros.
-        for l in base.labels.iter_mut().filter(|l| **l == 3) {
+        for l in base.stats.labels.iter_mut().filter(|l| **l == 3) {
             *l = 0;
         }
         base.stale[3] = true;
@@ -225,10 +237,13 @@ fn parallel_recomputation_equals_sequential() {
                 .unwrap();
             let mut parallel = base.clone();
             pool.install(|| parallel.recompute_stale(&data, true));
-            assert_eq!(parallel.counts, sequential.counts);
+            assert_eq!(parallel.stats.counts, sequential.stats.counts);
             assert_eq!(parallel.stale, sequential.stale);
-            assert_eq!(bits(&parallel.weights), bits(&sequential.weights));
-            assert_eq!(bits(&parallel.sums), bits(&sequential.sums));
+            assert_eq!(
+                bits(&parallel.stats.weights),
+                bits(&sequential.stats.weights)
+            );
+            assert_eq!(bits(&parallel.stats.sums), bits(&sequential.stats.sums));
             assert_eq!(bits(&parallel.centroids), bits(&sequential.centroids));
             assert_eq!(bits(&parallel.costs), bits(&sequential.costs));
         }

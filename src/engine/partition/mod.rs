@@ -4,6 +4,7 @@
 
 use crate::data::{sq_dist, sq_dist_shifted, Data, Scalar};
 use crate::engine::nearest::nearest_by;
+use crate::engine::stats::ClusterStats;
 use rayon::prelude::*;
 
 /// Labels plus the per-cluster statistics derived from them.
@@ -11,13 +12,9 @@ use rayon::prelude::*;
 pub(crate) struct Partition {
     pub k: usize,
     pub d: usize,
-    pub labels: Vec<usize>,
-    /// Points per cluster (decides the singleton rule).
-    pub counts: Vec<usize>,
-    /// Total sample weight per cluster (equals `counts` without weights).
-    pub weights: Vec<f64>,
-    /// `k × d`, row-major: the weighted sum of each cluster's shifted points.
-    pub sums: Vec<f64>,
+    /// Labels, counts, weights and the row-major sums of each cluster's
+    /// shifted points.
+    pub stats: ClusterStats,
     /// `k × d`, row-major: `sums / weights`.
     pub centroids: Vec<f64>,
     /// Per cluster, `Σ w_i·‖x_i − μ_j‖²` over its members, as of the last
@@ -43,10 +40,7 @@ impl Partition {
         let mut p = Partition {
             k,
             d: data.d,
-            labels,
-            counts: vec![0; k],
-            weights: vec![0.0; k],
-            sums: vec![0.0; k * data.d],
+            stats: ClusterStats::new(k, data.d, labels),
             centroids: vec![0.0; k * data.d],
             costs: vec![0.0; k],
             stale: vec![false; k],
@@ -61,10 +55,7 @@ impl Partition {
         Partition {
             k,
             d,
-            labels: Vec::new(),
-            counts: Vec::new(),
-            weights: Vec::new(),
-            sums: Vec::new(),
+            stats: ClusterStats::default(),
             centroids,
             costs: Vec::new(),
             stale: Vec::new(),
@@ -108,7 +99,7 @@ impl Partition {
         // pivot), while the row is in cache.
         let mut parts: Vec<ChunkSums> = (0..chunks).map(|_| ChunkSums::new(k, d)).collect();
         let pivots = &self.centroids;
-        let labels = &self.labels;
+        let labels = &self.stats.labels;
         let sum_chunk = |c: usize, part: &mut ChunkSums| {
             let range = chunk_range(data.n, chunks, c);
             dispatch_sums(data, range, labels, stale, pivots, part);
@@ -121,23 +112,23 @@ impl Partition {
         let mut far = vec![false; k];
         let mut pivot = vec![0.0; d];
         for j in (0..k).filter(|&j| stale[j]) {
-            let sums = &mut self.sums[j * d..(j + 1) * d];
+            let sums = &mut self.stats.sums[j * d..(j + 1) * d];
             sums.copy_from_slice(&parts[0].sums[j * d..(j + 1) * d]);
-            self.counts[j] = parts[0].counts[j];
-            self.weights[j] = parts[0].weights[j];
+            self.stats.counts[j] = parts[0].counts[j];
+            self.stats.weights[j] = parts[0].weights[j];
             let mut pivot_cost = parts[0].costs[j];
             for part in &parts[1..] {
                 for (s, v) in sums.iter_mut().zip(&part.sums[j * d..(j + 1) * d]) {
                     *s += v;
                 }
-                self.counts[j] += part.counts[j];
-                self.weights[j] += part.weights[j];
+                self.stats.counts[j] += part.counts[j];
+                self.stats.weights[j] += part.weights[j];
                 pivot_cost += part.costs[j];
             }
             let centroid = &mut self.centroids[j * d..(j + 1) * d];
             pivot.copy_from_slice(centroid);
-            set_centroid(centroid, sums, self.weights[j]);
-            match cost_from_pivot(pivot_cost, &pivot, centroid, sums, self.weights[j]) {
+            set_centroid(centroid, sums, self.stats.weights[j]);
+            match cost_from_pivot(pivot_cost, &pivot, centroid, sums, self.stats.weights[j]) {
                 Some(cost) => self.costs[j] = cost,
                 None => far[j] = true,
             }
@@ -147,7 +138,7 @@ impl Partition {
         if far.iter().any(|&f| f) {
             let costs = chunked_costs(
                 data,
-                &self.labels,
+                &self.stats.labels,
                 &self.centroids,
                 k,
                 Some(&far),
@@ -164,9 +155,9 @@ impl Partition {
     #[inline(always)]
     fn update_centroid(&mut self, j: usize) {
         let d = self.d;
-        let weight = self.weights[j];
+        let weight = self.stats.weights[j];
         let (sums, cents) = (
-            &self.sums[j * d..(j + 1) * d],
+            &self.stats.sums[j * d..(j + 1) * d],
             &mut self.centroids[j * d..(j + 1) * d],
         );
         set_centroid(cents, sums, weight);
@@ -181,19 +172,19 @@ impl Partition {
     /// schedule on overlapping data moves; same bits either way).
     #[inline(always)]
     pub fn move_point(&mut self, i: usize, x: &[f64], w: f64, to: usize) {
-        let from = self.labels[i];
+        let from = self.stats.labels[i];
         let d = self.d;
         self.stale[from] = true;
         self.stale[to] = true;
-        self.labels[i] = to;
-        self.counts[from] -= 1;
-        self.counts[to] += 1;
-        self.weights[from] -= w;
-        self.weights[to] += w;
-        for (s, v) in self.sums[from * d..(from + 1) * d].iter_mut().zip(x) {
+        self.stats.labels[i] = to;
+        self.stats.counts[from] -= 1;
+        self.stats.counts[to] += 1;
+        self.stats.weights[from] -= w;
+        self.stats.weights[to] += w;
+        for (s, v) in self.stats.sums[from * d..(from + 1) * d].iter_mut().zip(x) {
             *s -= w * v;
         }
-        for (s, v) in self.sums[to * d..(to + 1) * d].iter_mut().zip(x) {
+        for (s, v) in self.stats.sums[to * d..(to + 1) * d].iter_mut().zip(x) {
             *s += w * v;
         }
         self.update_centroid(from);
@@ -212,7 +203,7 @@ impl Partition {
         let chunks = recompute_chunks(data.n, self.k, self.d);
         chunked_costs(
             data,
-            &self.labels,
+            &self.stats.labels,
             &self.centroids,
             self.k,
             None,
@@ -244,7 +235,7 @@ impl Partition {
         data: &Data<'_, T>,
         spare_threads: bool,
     ) -> usize {
-        let empties: Vec<usize> = (0..self.k).filter(|&j| self.weights[j] <= 0.0).collect();
+        let empties = self.stats.empty_clusters();
         if empties.is_empty() {
             return 0;
         }
@@ -252,17 +243,10 @@ impl Partition {
         let own_dist: Vec<f64> = (0..data.n)
             .map(|i| {
                 data.load_shifted(i, &mut buf);
-                sq_dist(&buf, self.centroid(self.labels[i]))
+                sq_dist(&buf, self.centroid(self.stats.labels[i]))
             })
             .collect();
-        let moved = refill(
-            &empties,
-            own_dist,
-            &mut self.labels,
-            &mut self.counts,
-            &mut self.weights,
-            |i| data.weight(i),
-        );
+        let moved = self.stats.refill(&empties, own_dist, |i| data.weight(i));
         self.recompute(data, spare_threads);
         moved
     }
@@ -457,39 +441,6 @@ fn add_costs<T: Scalar>(
         let centroid = &centroids[l * d..(l + 1) * d];
         costs[l] += data.weight(i) * sq_dist_shifted(data.row(i), &data.shift, centroid);
     }
-}
-
-/// The refill rule shared by dense and sparse states (see
-/// [`Partition::fill_empty_clusters`]): moves points, in order of decreasing
-/// `own_dist` (ties to the lowest index), into the `empties`, updating
-/// labels, counts and cluster weights. The caller recomputes its sums.
-pub(crate) fn refill(
-    empties: &[usize],
-    own_dist: Vec<f64>,
-    labels: &mut [usize],
-    counts: &mut [usize],
-    weights: &mut [f64],
-    weight: impl Fn(usize) -> f64,
-) -> usize {
-    let mut far: Vec<(f64, usize)> = own_dist.into_iter().zip(0..).collect();
-    far.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    let mut candidates = far.into_iter().map(|(_, i)| i);
-    let mut moved = 0;
-    for &e in empties {
-        for i in candidates.by_ref() {
-            let (r, w) = (labels[i], weight(i));
-            if counts[r] >= 2 && w > 0.0 && weights[r] - w > 0.0 {
-                counts[r] -= 1;
-                counts[e] += 1;
-                weights[r] -= w;
-                weights[e] += w;
-                labels[i] = e;
-                moved += 1;
-                break;
-            }
-        }
-    }
-    moved
 }
 
 #[cfg(test)]

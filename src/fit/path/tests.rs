@@ -6,7 +6,7 @@ use crate::data::{Data, Scalar};
 use crate::dense::Dense;
 use crate::dense::DenseState;
 use crate::engine::partition::Partition;
-use crate::engine::source::{Descent, Reshape};
+use crate::engine::source::{Descent, Starts};
 use crate::error::{Error, Result};
 use crate::params::Params;
 use crate::params::{defaults, Method};
@@ -68,7 +68,10 @@ fn dense_path(
 fn dense_can_improve(x: &Array2<f64>, w: Option<&[f64]>, labels: &[usize], k: usize) -> bool {
     let rows = Data::new(x.view(), w.map(std::borrow::Cow::Borrowed));
     let partition = Partition::from_labels(&rows, k, labels.to_vec(), false);
-    assert_eq!(partition.labels, labels, "no cluster of the path is empty");
+    assert_eq!(
+        partition.stats.labels, labels,
+        "no cluster of the path is empty"
+    );
     let p = Params::new(k).check().unwrap();
     let dense = Dense::new(rows, &p, true);
     let state = DenseState {

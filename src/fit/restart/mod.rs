@@ -491,7 +491,7 @@ mod tests {
     use super::*;
     use crate::data::Data;
     use crate::dense::Dense;
-    use crate::engine::source::{Descent, Reshape};
+    use crate::engine::source::{Descent, Starts};
     use crate::params::Params;
     use ndarray::Array2;
 
@@ -558,7 +558,10 @@ mod tests {
         assert!(one.candidate_sweeps() > 0);
         for threads in [2, 3] {
             let other = descent(&x, 11, Some(3), threads);
-            assert_eq!(one.part.partition.labels, other.part.partition.labels);
+            assert_eq!(
+                one.part.partition.stats.labels,
+                other.part.partition.stats.labels
+            );
             assert_eq!(one.history, other.history, "{threads} threads");
             assert_eq!(one.moves, other.moves, "{threads} threads");
         }
@@ -591,7 +594,10 @@ mod tests {
         let plain = descent(&x, 9, None, 2);
         let waiting = descent(&x, 9, Some(plain.n_sweeps), 2);
         assert_eq!(waiting.candidate_sweeps(), 0);
-        assert_eq!(plain.part.partition.labels, waiting.part.partition.labels);
+        assert_eq!(
+            plain.part.partition.stats.labels,
+            waiting.part.partition.stats.labels
+        );
         assert_eq!(plain.history, waiting.history);
     }
 }

@@ -69,9 +69,9 @@ impl<const WEIGHTED: bool> Weighting<WEIGHTED> {
     #[inline(always)]
     fn own(self, p: &Partition, r: usize, own_dist: f64, factor: f64) -> f64 {
         if WEIGHTED {
-            factor * leave_weight(self.w, p.weights[r]) * own_dist
+            factor * leave_weight(self.w, p.stats.weights[r]) * own_dist
         } else {
-            factor * leave_weight(1.0, p.counts[r] as f64) * own_dist
+            factor * leave_weight(1.0, p.stats.counts[r] as f64) * own_dist
         }
     }
 
@@ -111,7 +111,7 @@ impl<const WEIGHTED: bool> Weighting<WEIGHTED> {
     /// of its cluster (with sample weights the caller has checked).
     #[inline(always)]
     fn may_leave(self, p: &Partition, r: usize) -> bool {
-        WEIGHTED || p.counts[r] > 1
+        WEIGHTED || p.stats.counts[r] > 1
     }
 
     /// The screen's factor of clean cluster `j` at the block's snapshot.
@@ -246,7 +246,7 @@ pub(super) fn lowest_cost(
         if j == r {
             continue;
         }
-        let cost = join_weight(w, p.weights[j]) * sq_dist(x, p.centroid(j));
+        let cost = join_weight(w, p.stats.weights[j]) * sq_dist(x, p.centroid(j));
         (best, best_j) = lower_of((cost, j), (best, best_j));
     }
     (best, best_j)
@@ -284,7 +284,7 @@ pub(super) fn decide<const WEIGHTED: bool>(
     let (mut best, mut best_j) =
         lowest_cost(p, x, unit, r, &live.dirty, (f64::INFINITY, usize::MAX));
     if WEIGHTED {
-        point_factors(&mut live.point_w, &p.weights, unit);
+        point_factors(&mut live.point_w, &p.stats.weights, unit);
     }
     let screen_w = if WEIGHTED { &live.point_w } else { &live.w };
     let half = panel.half_scale2();
@@ -382,15 +382,21 @@ pub(super) fn decide_prepared<const WEIGHTED: bool>(
 #[inline(always)]
 pub(super) fn decide_exactly(p: &Partition, x: &[f64], r: usize, w: f64, factor: f64) -> Decision {
     let (mut own_dist, mut lower) = (0.0, f64::INFINITY);
-    let to = choose_move(&KMeans::new(&p.counts, &p.weights), r, w, factor, |j| {
-        let dist = sq_dist(x, p.centroid(j));
-        if j == r {
-            own_dist = dist;
-        } else if dist < lower {
-            lower = dist;
-        }
-        dist
-    });
+    let to = choose_move(
+        &KMeans::new(&p.stats.counts, &p.stats.weights),
+        r,
+        w,
+        factor,
+        |j| {
+            let dist = sq_dist(x, p.centroid(j));
+            if j == r {
+                own_dist = dist;
+            } else if dist < lower {
+                lower = dist;
+            }
+            dist
+        },
+    );
     Decision {
         to,
         own_dist,

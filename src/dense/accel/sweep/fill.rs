@@ -7,7 +7,6 @@ use super::super::bounds::Bounds;
 use super::decide::{point_factors, prepare, Row, Weighting, UNIT};
 use super::{prefetch_ahead, Live, Pass, MAX_SPAN};
 use crate::data::{Data, Scalar};
-use crate::engine::move_rule::may_leave;
 use crate::engine::partition::Partition;
 use rayon::prelude::*;
 
@@ -53,10 +52,10 @@ impl Block {
         let limit = (start + MAX_SPAN).min(order.len());
         let mut pos = start;
         while pos < limit && self.members.len() < cap {
-            prefetch_ahead(order, pos, bounds, &p.labels);
+            prefetch_ahead(order, pos, bounds, &p.stats.labels);
             let i = order[pos];
-            let (r, w) = (p.labels[i], data.weight(i));
-            if may_leave(&p.counts, &p.weights, r, w)
+            let (r, w) = (p.stats.labels[i], data.weight(i));
+            if p.stats.may_leave(r, w)
                 && bounds.proves_stay(i, r, w, p, factor, data, row).is_none()
             {
                 self.members.push(pos);
@@ -129,7 +128,7 @@ impl Block {
         let weighted = data.is_weighted();
         self.weights0.clear();
         if weighted {
-            self.weights0.extend_from_slice(&p.weights);
+            self.weights0.extend_from_slice(&p.stats.weights);
         }
         self.prepared.resize(points.len(), Prepared::default());
         let (panel, w0) = (&self.panel, &self.w0);
@@ -153,11 +152,11 @@ impl Block {
                         panel.product(x32, idx.len(), g);
                         for (t, (out, &i)) in prepared.iter_mut().zip(idx).enumerate() {
                             let row = Row::at(x64, a, g, t, d, kp);
-                            let (r, wi) = (p.labels[i], data.weight(i));
+                            let (r, wi) = (p.stats.labels[i], data.weight(i));
                             *out = if !weighted {
                                 prepare(p, panel, (w0, h), cand, row, (r, UNIT), factor)
                             } else if wi != 0.0 {
-                                point_factors(point_w, &p.weights, wi);
+                                point_factors(point_w, &p.stats.weights, wi);
                                 let screen = (&point_w[..], &mut h[..]);
                                 let weighting = Weighting::<true> { w: wi };
                                 prepare(p, panel, screen, cand, row, (r, weighting), factor)

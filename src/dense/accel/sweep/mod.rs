@@ -33,7 +33,7 @@ use super::bounds::{Bounds, SkipTests};
 use super::panel::scale_for;
 use super::Cache;
 use crate::data::{sq_dist, Data, Scalar};
-use crate::engine::move_rule::{join_weight, may_leave};
+use crate::engine::move_rule::join_weight;
 use crate::engine::partition::Partition;
 
 mod decide;
@@ -221,7 +221,7 @@ pub(crate) fn sweep_blocked<T: Scalar>(
     let Some(mut bounds) = sweep_bounds(cache, p, data.n, keeps_bounds(cache)) else {
         return crate::engine::reference::sweep(p, data, order, factor);
     };
-    bounds.begin_sweep(&p.centroids, &p.weights);
+    bounds.begin_sweep(&p.centroids, &p.stats.weights);
     let moves = dispatch_sweep(p, data, order, factor, cache, &mut bounds, spare_threads);
     bounds.end_sweep(&p.centroids);
     cache.bounds = (!bounds.is_off()).then_some(bounds);
@@ -272,7 +272,7 @@ fn sweep_body<T: Scalar>(
 ) -> usize {
     let (k, d) = (p.k, p.d);
     let max_abs = data.max_abs_shifted();
-    let mut live = Live::new(&p.counts);
+    let mut live = Live::new(&p.stats.counts);
     let mut cur = Block::default();
     let mut next = Block::default();
     let mut pass = Pass {
@@ -350,18 +350,18 @@ fn process_block<T: Scalar>(
         // two lines per position in random order (see `MAX_SPAN`), more than
         // a 512 KB L2 cache keeps until processing comes back: load them
         // ahead again.
-        prefetch_ahead(&order[..block.end], pos, bounds, &p.labels);
+        prefetch_ahead(&order[..block.end], pos, bounds, &p.stats.labels);
         bounds.at_position(pos, &p.centroids);
         let t = member;
         let is_member = block.members.get(member) == Some(&pos);
         member += usize::from(is_member);
-        let (r, w) = (p.labels[i], data.weight(i));
+        let (r, w) = (p.stats.labels[i], data.weight(i));
         // A member failed the bounds at selection; since then displacements
         // have only grown and the size bound only fallen (up to a centroid
         // drifting back), so checking again almost never skips it and it goes
         // straight to the exact decision. Other points were predicted to stay and are re-checked,
         // because moves earlier in the block may have changed that.
-        if !may_leave(&p.counts, &p.weights, r, w)
+        if !p.stats.may_leave(r, w)
             || (!is_member && bounds.skip(i, r, w, p, factor, data, scratch, SkipTests::Both))
         {
             continue;
@@ -415,9 +415,9 @@ fn settle(
         return false;
     };
     p.move_point(i, x, w, j);
-    bounds.after_move(&p.centroids, &p.weights, r, j);
-    live.touch(r, &p.counts);
-    live.touch(j, &p.counts);
+    bounds.after_move(&p.centroids, &p.stats.weights, r, j);
+    live.touch(r, &p.stats.counts);
+    live.touch(j, &p.stats.counts);
     // The distance to the new centroid is known; the others are not.
     bounds.record(i, j, sq_dist(x, p.centroid(j)), 0.0);
     true

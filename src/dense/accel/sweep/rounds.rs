@@ -46,7 +46,7 @@ use super::decide::{
 };
 use super::{join_weight32, join_weights32, keeps_bounds, sweep_bounds, LOOKAHEAD};
 use crate::data::{sq_dist, Data, Scalar};
-use crate::engine::move_rule::{may_leave, still_moves, KMeans};
+use crate::engine::move_rule::{still_moves, KMeans};
 use crate::engine::partition::Partition;
 use crate::engine::rounds::RoundPlan;
 use rayon::prelude::*;
@@ -129,7 +129,7 @@ pub(crate) fn sweep_rounds<T: Scalar>(
     }
     let mut bounds =
         sweep_bounds(cache, p, data.n, keeps_bounds(cache)).unwrap_or_else(Bounds::off);
-    bounds.begin_sweep(&p.centroids, &p.weights);
+    bounds.begin_sweep(&p.centroids, &p.stats.weights);
     let (moves, evaluated) = dispatch_rounds(p, data, order, factor, &mut bounds);
     bounds.end_sweep(&p.centroids);
     cache.bounds = (!bounds.is_off()).then_some(bounds);
@@ -151,7 +151,7 @@ fn rounds_body<T: Scalar>(
     let (k, d, n) = (p.k, p.d, order.len());
     let mut panel = Panel::default();
     panel.pack(&p.centroids, k, d, data.max_abs_shifted());
-    let mut join_w = join_weights32(&p.counts);
+    let mut join_w = join_weights32(&p.stats.counts);
     let mut outcomes = Vec::new();
     let mut applying = Applying {
         row: vec![0.0; d],
@@ -194,7 +194,7 @@ fn rounds_body<T: Scalar>(
         // The next round's snapshot: only the clusters this one changed.
         let touched = &mut applying.touched;
         for &j in touched.iter() {
-            join_w[j] = join_weight32(p.counts[j]);
+            join_w[j] = join_weight32(p.stats.counts[j]);
             applying.is_touched[j] = false;
         }
         if !panel.refresh_clusters(&p.centroids, touched.iter().copied()) {
@@ -231,10 +231,10 @@ fn score_chunk<T: Scalar>(
     for (t, &i) in points.iter().enumerate() {
         if let Some(&ahead) = points.get(t + LOOKAHEAD) {
             bounds.prefetch(ahead);
-            crate::data::prefetch(std::slice::from_ref(&p.labels[ahead]));
+            crate::data::prefetch(std::slice::from_ref(&p.stats.labels[ahead]));
         }
-        let (r, w) = (p.labels[i], data.weight(i));
-        out[t] = if !may_leave(&p.counts, &p.weights, r, w) {
+        let (r, w) = (p.stats.labels[i], data.weight(i));
+        out[t] = if !p.stats.may_leave(r, w) {
             Outcome::Fixed
         } else if let Some(b) = bounds.proves_stay(i, r, w, p, factor, data, &mut s.row) {
             Outcome::Proved(b.0, b.1)
@@ -265,7 +265,7 @@ fn score_chunk<T: Scalar>(
         }
     }
     for (u, (&i, &t)) in s.idx.iter().zip(&s.slots).enumerate() {
-        let (r, w) = (p.labels[i], data.weight(i));
+        let (r, w) = (p.stats.labels[i], data.weight(i));
         let row = Row::at(&s.x64, &s.a, &s.g, u, d, kp);
         let a = row.a;
         // A zero-weight point follows the nearest centroid whatever the
@@ -273,7 +273,7 @@ fn score_chunk<T: Scalar>(
         let decision = if !screened || w == 0.0 {
             decide_exactly(p, row.x, r, w, factor)
         } else if data.is_weighted() {
-            point_factors(&mut s.point_w, &p.weights, w);
+            point_factors(&mut s.point_w, &p.stats.weights, w);
             let weighting = Weighting::<true> { w };
             let screen = (&s.point_w[..], &mut s.h[..]);
             let work = prepare(p, panel, screen, &mut s.cand, row, (r, weighting), factor);
@@ -320,10 +320,10 @@ fn apply_round<T: Scalar>(
     for (&i, outcome) in positions.iter().zip(outcomes) {
         match *outcome {
             Outcome::Fixed => {}
-            Outcome::Proved(upper, lower) => bounds.keep(i, p.labels[i], (upper, lower)),
+            Outcome::Proved(upper, lower) => bounds.keep(i, p.stats.labels[i], (upper, lower)),
             Outcome::Seen { to, upper, lower } => {
                 evaluated += 1;
-                bounds.keep(i, p.labels[i], (upper, lower));
+                bounds.keep(i, p.stats.labels[i], (upper, lower));
                 if let Some(j) = to {
                     proposals.push((i, j));
                 }
@@ -335,11 +335,11 @@ fn apply_round<T: Scalar>(
         if let Some(&(ahead, _)) = proposals.get(q + PROPOSALS_AHEAD) {
             data.prefetch(ahead);
         }
-        let (r, w) = (p.labels[i], data.weight(i));
+        let (r, w) = (p.stats.labels[i], data.weight(i));
         data.load_shifted(i, row);
         let dists = (sq_dist(row, p.centroid(r)), sq_dist(row, p.centroid(j)));
         if still_moves(
-            &KMeans::new(&p.counts, &p.weights),
+            &KMeans::new(&p.stats.counts, &p.stats.weights),
             (r, j),
             w,
             factor,
@@ -356,7 +356,7 @@ fn apply_round<T: Scalar>(
     }
     // A moved point's bounds (kept above under its old label) prove
     // nothing about its new cluster: it is evaluated when next visited.
-    bounds.after_moves(&p.centroids, &p.weights, touched);
+    bounds.after_moves(&p.centroids, &p.stats.weights, touched);
     (moves, evaluated, proposals.len())
 }
 

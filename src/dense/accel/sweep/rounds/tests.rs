@@ -160,8 +160,8 @@ fn rounds_descend_to_a_hartigan_local_optimum() {
         }
         let mut row = vec![0.0; d];
         for i in 0..n {
-            let (r, wi) = (p.labels[i], data.weight(i));
-            if !may_leave(&p.counts, &p.weights, r, wi) {
+            let (r, wi) = (p.stats.labels[i], data.weight(i));
+            if !p.stats.may_leave(r, wi) {
                 continue;
             }
             data.load_shifted(i, &mut row);
