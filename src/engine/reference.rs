@@ -61,10 +61,8 @@ pub(crate) fn sweep_rounds<T: Scalar>(
     let n = order.len();
     let mut buf = vec![0.0; data.d];
     let mut proposals = Vec::new();
-    let plan = RoundPlan::new(n, p.k, p.d);
-    let (mut moves, mut share, mut start) = (0, 1.0, 0);
-    while start < n {
-        let end = (start + plan.len(share)).min(n);
+    let mut moves = 0;
+    RoundPlan::new(n, p.k, p.d).run(n, |start, end| {
         proposals.clear();
         for &i in &order[start..end] {
             let (r, w) = (p.stats.labels[i], data.weight(i));
@@ -91,9 +89,8 @@ pub(crate) fn sweep_rounds<T: Scalar>(
                 moves += 1;
             }
         }
-        share = 0.5 * share + 0.5 * proposals.len() as f64 / (end - start) as f64;
-        start = end;
-    }
+        proposals.len()
+    });
     moves
 }
 

@@ -2,8 +2,9 @@
 //! sweep is cut into rounds. The plain sweep in rounds is
 //! [`crate::engine::reference::sweep_rounds`], the accelerated one
 //! [`crate::dense::accel::sweep::rounds`] (whose documentation says what a round
-//! is); the cosine objective's is in [`crate::spherical`]. All cut their
-//! rounds by a [`RoundPlan`].
+//! is); the cosine objective's is in [`crate::spherical`]. All are driven
+//! by [`RoundPlan::run`], which cuts the rounds; what differs is how a
+//! round's points are scored.
 
 /// Multiply-adds of scoring a round should hold at least (`positions·k·d`
 /// while every point is scored; about a millisecond of one core), so that
@@ -67,6 +68,23 @@ impl RoundPlan {
     pub(crate) fn len(&self, share: f64) -> usize {
         let len = self.proposals / share.max(1e-9);
         (len.min(self.longest as f64) as usize).clamp(self.shortest, self.longest)
+    }
+
+    /// The driver of every sweep in rounds: cuts `n` positions into
+    /// consecutive rounds and calls `round(start, end)` on each in order,
+    /// which decides the positions `start..end` against the state as the
+    /// round began, makes the moves the rule still accepts, and returns how
+    /// many positions proposed a move. The share of proposals, smoothed
+    /// over rounds, sets the next round's length; a sweep starts as if
+    /// every point proposed (short rounds until it knows better).
+    pub(crate) fn run(&self, n: usize, mut round: impl FnMut(usize, usize) -> usize) {
+        let (mut share, mut start) = (1.0, 0);
+        while start < n {
+            let end = (start + self.len(share)).min(n);
+            let proposed = round(start, end);
+            share = 0.5 * share + 0.5 * proposed as f64 / (end - start) as f64;
+            start = end;
+        }
     }
 }
 

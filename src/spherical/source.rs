@@ -296,10 +296,8 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
     fn sweep_rounds(&self, st: &mut SphericalState, order: &[usize], factor: f64) -> usize {
         let (k, d, n) = (st.k, self.d(), order.len());
         let mut proposals = Vec::new();
-        let plan = RoundPlan::new(n, k, d);
-        let (mut moves, mut share, mut start) = (0, 1.0, 0);
-        while start < n {
-            let end = (start + plan.len(share)).min(n);
+        let mut moves = 0;
+        RoundPlan::new(n, k, d).run(n, |start, end| {
             let round = &order[start..end];
             proposals.clear();
             proposals.resize(round.len(), None);
@@ -326,9 +324,8 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
                 proposed += 1;
                 moves += usize::from(self.move_if_still_moves(st, i, j, factor));
             }
-            share = 0.5 * share + 0.5 * proposed as f64 / round.len() as f64;
-            start = end;
-        }
+            proposed
+        });
         moves
     }
 
@@ -834,15 +831,7 @@ mod tests {
             indptr.push(indices.len());
         }
         let csr = crate::sparse::CsrView::new(d, &indptr, &indices, &values).unwrap();
-        let w: Vec<f64> = (0..n)
-            .map(|i| {
-                if i % 13 == 0 {
-                    0.0
-                } else {
-                    0.5 + (i % 3) as f64
-                }
-            })
-            .collect();
+        let w = crate::testing::testdata::weights_with_zeros(n, 3);
         let params = Params::new(k).metric(Metric::Cosine).check().unwrap();
         let start: Vec<usize> = (0..n).map(|_| rng.below(k)).collect();
         let orders: Vec<Vec<usize>> = (0..8)

@@ -34,3 +34,33 @@ pub fn gaussian_blobs(n: usize, d: usize, k: usize, seed: u64) -> Array2<f64> {
         centres[labels[i] * d + j] + z
     })
 }
+
+/// Sample weights of `n` rows of three kinds the weighted equivalence tests
+/// run on: spread (no two cluster weights alike), with zeros (rows that
+/// never move), and small integers (cluster weights exact in `f64`).
+#[cfg(test)]
+pub(crate) fn weight_kinds(n: usize) -> [Vec<f64>; 3] {
+    let spread = (0..n)
+        .map(|i| 0.1 + ((i * 7919) % 97) as f64 / 9.7)
+        .collect();
+    let zeros = (0..n)
+        .map(|i| f64::from(u8::from(i % 11 != 0)) * 2.5)
+        .collect();
+    let integers = (0..n).map(|i| (1 + i % 5) as f64).collect();
+    [spread, zeros, integers]
+}
+
+/// Weights of `n` rows with every 13th zero and the others
+/// `0.5 + (i mod period)`.
+#[cfg(test)]
+pub(crate) fn weights_with_zeros(n: usize, period: usize) -> Vec<f64> {
+    (0..n)
+        .map(|i| {
+            if i % 13 == 0 {
+                0.0
+            } else {
+                0.5 + (i % period) as f64
+            }
+        })
+        .collect()
+}

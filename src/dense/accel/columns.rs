@@ -17,7 +17,7 @@
 //! this sweep spends on all of its exact distances.
 
 use super::bounds::{Bounds, SkipTests};
-use super::sweep::sweep_bounds;
+use super::sweep::with_bounds;
 use super::Cache;
 use crate::data::{prefetch, sq_dist, Data, Scalar, WIDE_FROM};
 use crate::engine::move_rule::{choose_move, join_weight, leave_weight, KMeans};
@@ -130,13 +130,9 @@ pub(crate) fn sweep_columns<T: Scalar>(
     cache: &mut Cache,
 ) -> usize {
     let keep = cache.moved_share <= BOUNDS_MAX_MOVED_SHARE;
-    let mut bounds = sweep_bounds(cache, p, data.n, keep).unwrap_or_else(Bounds::off);
-    bounds.begin_sweep(&p.centroids, &p.stats.weights);
-    let (moves, evaluated) = dispatch_sweep(p, data, order, factor, &mut bounds);
-    bounds.end_sweep(&p.centroids);
-    cache.bounds = (!bounds.is_off()).then_some(bounds);
-    cache.count_sweep(moves, evaluated, order.len());
-    moves
+    with_bounds(cache, p, (data.n, order.len()), keep, |p, bounds| {
+        dispatch_sweep(p, data, order, factor, bounds)
+    })
 }
 
 /// Share of all points that moved in the last sweep above which the next
@@ -368,15 +364,7 @@ mod tests {
                 "no point skipped: n = {n}, d = {d}"
             );
             check_sweeps(x.mapv(|v| v as f32).view(), None, k);
-            let w: Vec<f64> = (0..n)
-                .map(|i| {
-                    if i % 13 == 0 {
-                        0.0
-                    } else {
-                        0.5 + (i % 7) as f64
-                    }
-                })
-                .collect();
+            let w = crate::testing::testdata::weights_with_zeros(n, 7);
             check_sweeps(x.view(), Some(&w), k);
         }
         // Exact duplicates: ties broken as the plain sweep breaks them.

@@ -247,6 +247,28 @@ pub(super) fn sweep_bounds(
     }
 }
 
+/// A sweep under the bounds a sweep of `n` points starts from
+/// ([`sweep_bounds`], off where the labels do not fit them): the bounds
+/// brought to the sweep's start, `body` run with them (it returns the moves
+/// and the points it evaluated), the bounds brought to the sweep's end and
+/// kept in the cache with the sweep's counts over `positions` visits.
+/// Returns the moves.
+pub(super) fn with_bounds(
+    cache: &mut Cache,
+    p: &mut Partition,
+    (n, positions): (usize, usize),
+    keep: bool,
+    body: impl FnOnce(&mut Partition, &mut Bounds) -> (usize, usize),
+) -> usize {
+    let mut bounds = sweep_bounds(cache, p, n, keep).unwrap_or_else(Bounds::off);
+    bounds.begin_sweep(&p.centroids, &p.stats.weights);
+    let (moves, evaluated) = body(p, &mut bounds);
+    bounds.end_sweep(&p.centroids);
+    cache.bounds = (!bounds.is_off()).then_some(bounds);
+    cache.count_sweep(moves, evaluated, positions);
+    moves
+}
+
 /// Whether the next blocked sweep keeps per-point bounds: not after a sweep
 /// that moved more than [`BOUNDS_MAX_MOVED_SHARE`] of all points.
 pub(super) fn keeps_bounds(cache: &Cache) -> bool {
@@ -517,15 +539,7 @@ pub(crate) mod tests {
         PREPARED.with(|c| c.set((0, 0)));
         for &(n, d, k) in &[(900, 16, 20), (700, 33, 40), (400, 9, 130)] {
             let x = blobs(n, d, k / 2 + 1, n as u64 + d as u64);
-            // Spread weights, with zeros, and integers (exact cluster weights).
-            let spread: Vec<f64> = (0..n)
-                .map(|i| 0.1 + ((i * 7919) % 97) as f64 / 9.7)
-                .collect();
-            let zeros: Vec<f64> = (0..n)
-                .map(|i| f64::from(u8::from(i % 11 != 0)) * 2.5)
-                .collect();
-            let integers: Vec<f64> = (0..n).map(|i| (1 + i % 5) as f64).collect();
-            for w in [&spread, &zeros, &integers] {
+            for w in &crate::testing::testdata::weight_kinds(n) {
                 for factor in [1.0, 1.3] {
                     check_weighted_sweeps(x.view(), Some(w), k, factor);
                     check_weighted_sweeps(x.mapv(|v| v as f32).view(), Some(w), k, factor);

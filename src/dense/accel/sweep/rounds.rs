@@ -44,7 +44,7 @@ use super::super::Cache;
 use super::decide::{
     decide_at_snapshot, decide_exactly, point_factors, prepare, Row, Weighting, UNIT,
 };
-use super::{join_weight32, join_weights32, keeps_bounds, sweep_bounds, LOOKAHEAD};
+use super::{join_weight32, join_weights32, keeps_bounds, with_bounds, LOOKAHEAD};
 use crate::data::{sq_dist, Data, Scalar};
 use crate::engine::move_rule::{still_moves, KMeans};
 use crate::engine::partition::Partition;
@@ -127,14 +127,10 @@ pub(crate) fn sweep_rounds<T: Scalar>(
     if p.k <= 1 {
         return 0;
     }
-    let mut bounds =
-        sweep_bounds(cache, p, data.n, keeps_bounds(cache)).unwrap_or_else(Bounds::off);
-    bounds.begin_sweep(&p.centroids, &p.stats.weights);
-    let (moves, evaluated) = dispatch_rounds(p, data, order, factor, &mut bounds);
-    bounds.end_sweep(&p.centroids);
-    cache.bounds = (!bounds.is_off()).then_some(bounds);
-    cache.count_sweep(moves, evaluated, order.len());
-    moves
+    let keep = keeps_bounds(cache);
+    with_bounds(cache, p, (data.n, order.len()), keep, |p, bounds| {
+        dispatch_rounds(p, data, order, factor, bounds)
+    })
 }
 
 multiversion!(rounds_body, dispatch_rounds, (p: &mut Partition, data: &Data<'_, T>, order: &[usize], factor: f64, bounds: &mut Bounds) -> (usize, usize));
@@ -160,13 +156,8 @@ fn rounds_body<T: Scalar>(
         is_touched: vec![false; k],
     };
     let (mut moves, mut evaluated) = (0, 0);
-    // Proposals per position, smoothed over rounds; a sweep starts as if
-    // every point proposed (short rounds until it knows better).
-    let (plan, chunk) = (RoundPlan::new(n, k, d), chunk_len(k, d));
-    let mut share = 1.0;
-    let mut start = 0;
-    while start < n {
-        let end = (start + plan.len(share)).min(n);
+    let chunk = chunk_len(k, d);
+    RoundPlan::new(n, k, d).run(n, |start, end| {
         bounds.at_positions(start, end, &p.centroids);
         outcomes.clear();
         outcomes.resize(end - start, Outcome::Fixed);
@@ -190,7 +181,6 @@ fn rounds_body<T: Scalar>(
             apply_round(p, data, bounds, positions, &outcomes, factor, &mut applying);
         moves += moved;
         evaluated += seen;
-        share = 0.5 * share + 0.5 * proposed as f64 / (end - start) as f64;
         // The next round's snapshot: only the clusters this one changed.
         let touched = &mut applying.touched;
         for &j in touched.iter() {
@@ -201,8 +191,8 @@ fn rounds_body<T: Scalar>(
             panel.pack(&p.centroids, k, d, data.max_abs_shifted());
         }
         touched.clear();
-        start = end;
-    }
+        proposed
+    });
     (moves, evaluated)
 }
 

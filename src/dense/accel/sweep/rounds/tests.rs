@@ -77,14 +77,7 @@ fn rounds_equal_their_plain_definition() {
 fn weighted_rounds_equal_their_plain_definition() {
     let (n, d, k) = (3000, 16, 20);
     let x = blobs(n, d, k / 2, 5);
-    let spread: Vec<f64> = (0..n)
-        .map(|i| 0.1 + ((i * 7919) % 97) as f64 / 9.7)
-        .collect();
-    let zeros: Vec<f64> = (0..n)
-        .map(|i| f64::from(u8::from(i % 11 != 0)) * 2.5)
-        .collect();
-    let integers: Vec<f64> = (0..n).map(|i| (1 + i % 5) as f64).collect();
-    for w in [&spread, &zeros, &integers] {
+    for w in &crate::testing::testdata::weight_kinds(n) {
         assert!(check_against_plain(x.view(), Some(w), k, 12));
         assert!(check_against_plain(
             x.mapv(|v| v as f32).view(),
