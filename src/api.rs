@@ -309,7 +309,8 @@ impl<T: Scalar> SourceJob<T> for PlusPlus<'_> {
     fn run<S: Source<Out = T>>(self, source: S, _exponent: i32) -> Result<Array1<usize>> {
         let pool = build_pool(self.params.n_threads())?;
         let mut rng = init_stream(self.params, 0);
-        let rows = pool.install(|| source.plus_plus_rows(self.params.k(), &mut rng, self.cancel));
+        let rows =
+            pool.install(|| source.plus_plus_rows(None, self.params.k(), &mut rng, self.cancel));
         if self.cancel.load(Ordering::Relaxed) {
             return Err(Error::Interrupted);
         }

@@ -40,6 +40,9 @@ __all__ = [
     "DEFAULT_POLISH",
     "DEFAULT_REFINE",
     "AUTO_TOL_LARGE",
+    "PLUS_PLUS_ROWS_PER_CENTRE",
+    "LARGE_PROBLEM_ROWS",
+    "LARGE_PROBLEM_WORK",
 ]
 __version__: str
 METHODS: Tuple[str, ...]
@@ -60,6 +63,9 @@ DEFAULT_SCHEDULE: Tuple[float, float]
 DEFAULT_POLISH: bool
 DEFAULT_REFINE: bool
 AUTO_TOL_LARGE: float
+PLUS_PLUS_ROWS_PER_CENTRE: int
+LARGE_PROBLEM_ROWS: int
+LARGE_PROBLEM_WORK: int
 
 @final
 class Params:

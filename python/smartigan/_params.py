@@ -107,6 +107,8 @@ def auto_budget(n_samples: int, n_features: int, k: int) -> float:
     """The work ``n_init="auto"`` may spend on data of this shape, in passes
     over the data (one pass: ``n_samples * (n_features * k + 32)``
     multiply-adds; a restart costs its k-means++ start, ``3 + ln k`` passes,
+    or its sample's share of ``2 + ln k`` plus one where it is drawn on a
+    sample (see ``init``),
     and one pass per sweep or refinement step).
 
     The larger of 25 passes (about one restart on large problems, what
@@ -320,6 +322,7 @@ def _power(n: int) -> str:
 
 
 _SMALL = _power(AUTO_SMALL_PROBLEM)
+_PP_ROWS = _core.PLUS_PLUS_ROWS_PER_CENTRE
 
 #: The parameters that several front ends share, by name: the core's (in
 #: the order their checks run in :func:`core_params`, which decides which of
@@ -347,6 +350,10 @@ PARAMETERS: Dict[str, Parameter] = {p.name: p for p in (
         "init", '{"k-means++", "random-partition", "forgy"} or array of shape (k, n_features)', DEFAULT_INIT,
         "How each restart starts: greedy k-means++ seeding, every point in a random cluster (the paper's "
         "start), distinct rows as centroids (Forgy), or the given centroids.",
+        f"On large problems (at least {_core.LARGE_PROBLEM_ROWS:,} rows and ``n_samples * n_features * k "
+        f">= {_power(_core.LARGE_PROBLEM_WORK)}``, where ``{_PP_ROWS} * k`` rows are at most half of them) "
+        f"k-means++ draws its centres from a uniform sample of ``{_PP_ROWS} * k`` rows of positive weight, "
+        "then assigns every row; :func:`kmeans_plusplus` always uses every row.",
         check=_init),
     Parameter(
         "schedule", "(float, float)", DEFAULT_SCHEDULE,

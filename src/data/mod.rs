@@ -206,6 +206,26 @@ impl<'a, T: Scalar> Data<'a, T> {
         }
     }
 
+    /// Rows `rows`, in that order, as data of their own with their weights
+    /// and this data's shift: a row or centroid gathered from either is
+    /// the same `f64`s.
+    pub fn subset(&self, rows: &[usize]) -> Data<'static, T> {
+        let x = ndarray::Array2::from_shape_fn((rows.len(), self.d), |(t, c)| self.x[[rows[t], c]]);
+        let weights = self
+            .weights
+            .as_deref()
+            .map(|w| Cow::Owned(rows.iter().map(|&i| w[i]).collect()));
+        Data {
+            x: CowArray::from(x),
+            n: rows.len(),
+            d: self.d,
+            shift: self.shift.clone(),
+            weights,
+            max_abs: OnceLock::new(),
+            max_sq_norm: OnceLock::new(),
+        }
+    }
+
     /// Weight of point `i` (1.0 without sample weights).
     #[inline(always)]
     pub fn weight(&self, i: usize) -> f64 {

@@ -13,7 +13,7 @@ use crate::dense::accel::{hartigan_sweep, Cache, Engine};
 use crate::engine::constrained::SquaredEuclidean;
 use crate::engine::move_rule::{improves_beyond_rounding, move_ratio, KMeans};
 use crate::engine::partition::Partition;
-use crate::engine::plus_plus::kmeans_plus_plus_joint;
+use crate::engine::plus_plus::{kmeans_plus_plus_joint, kmeans_plus_plus_rows, sample_len};
 use crate::engine::refine::{propose, SplitCache};
 use crate::engine::rounds::decides_in_rounds;
 use crate::engine::source::{objective_by_cluster, Descent, Representation, Reshape, Starts};
@@ -143,20 +143,27 @@ impl<'a, T: Scalar> Starts for Dense<'a, T> {
         rngs: &mut [Xoshiro256PlusPlus],
         cancel: &AtomicBool,
     ) -> Option<Vec<Vec<f64>>> {
-        // Every k-means++ pass reads every row; restarts share those reads.
+        // Every k-means++ pass reads every row; restarts share those reads
+        // (a start on a sample reads its own rows).
+        let (n, d) = (self.rows.n, self.rows.d);
         let shares = self.engine.accelerated
             && rngs.len() > 1
-            && matches!(params.init(), Init::KMeansPlusPlus);
+            && matches!(params.init(), Init::KMeansPlusPlus)
+            && sample_len(n, params.k(), d).is_none();
         shares.then(|| kmeans_plus_plus_joint(&self.rows, params.k(), rngs, cancel))
     }
 
     fn plus_plus_rows(
         &self,
+        rows: Option<&[usize]>,
         k: usize,
         rng: &mut Xoshiro256PlusPlus,
         cancel: &AtomicBool,
     ) -> Vec<usize> {
-        crate::engine::plus_plus::kmeans_plus_plus_rows(&self.rows, k, rng, cancel)
+        match rows {
+            Some(rows) => kmeans_plus_plus_rows(&self.rows.subset(rows), k, rng, cancel),
+            None => kmeans_plus_plus_rows(&self.rows, k, rng, cancel),
+        }
     }
 
     fn centroids(&self, st: &DenseState) -> Vec<f64> {

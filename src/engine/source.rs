@@ -6,6 +6,7 @@
 use crate::data::Scalar;
 use crate::engine::constrained::Gains;
 use crate::engine::init::{self, Start};
+use crate::engine::plus_plus::on_sample;
 use crate::engine::points::Points;
 use crate::engine::refine::{propose_labels, split_labels, SplitCache};
 use crate::engine::stats::ClusterStats;
@@ -81,8 +82,16 @@ pub(crate) trait Starts: Representation {
         start: Option<Vec<f64>>,
         cancel: &AtomicBool,
     ) -> Self::State {
-        let k = params.k();
-        let plus_plus = |rng: &mut Xoshiro256PlusPlus| self.plus_plus_rows(k, rng, cancel);
+        let (k, points) = (params.k(), self.points());
+        let plus_plus = |rng: &mut Xoshiro256PlusPlus| {
+            let shape = (self.n(), k, self.d());
+            on_sample(
+                shape,
+                |i| points.weight(i),
+                rng,
+                |rows, rng| self.plus_plus_rows(rows, k, rng, cancel),
+            )
+        };
         let labels = match init::start(params, self.n(), start, rng, plus_plus, |rows| {
             self.rows_as_centroids(rows)
         }) {
@@ -113,11 +122,14 @@ pub(crate) trait Starts: Representation {
         None
     }
     /// The rows greedy k-means++ chooses as the `k` centres of the start
-    /// drawn from `rng` (what [`Starts::initial_state`] starts from with
-    /// `init = "k-means++"`). Once `cancel` is set it may return early
+    /// drawn from `rng`, among `rows` (as positions in it) or among every
+    /// row (as row indices): what [`Starts::initial_state`] starts from
+    /// with `init = "k-means++"`, on a sample of the rows for large
+    /// problems ([`on_sample`]). Once `cancel` is set it may return early
     /// with fewer rows (the caller checks).
     fn plus_plus_rows(
         &self,
+        rows: Option<&[usize]>,
         k: usize,
         rng: &mut Xoshiro256PlusPlus,
         cancel: &AtomicBool,

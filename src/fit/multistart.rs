@@ -119,7 +119,7 @@ where
             match child {
                 None => {
                     let restart = Restart::new(data, params, index, start, cancel)?;
-                    let passes = start_passes(params);
+                    let passes = start_passes(params, data.n(), data.d());
                     Ok(Started {
                         restart,
                         passes,

@@ -23,6 +23,7 @@
 //! explores the neighbourhood that single-point moves and merge-split
 //! moves cannot leave.
 
+use crate::engine::plus_plus;
 use crate::fit::restart::Restart;
 use crate::params::defaults::{
     self, AGREE_REL, AUTO_GENERATION, AUTO_POPULATION, AUTO_STALL, BEST_GENERATION,
@@ -406,12 +407,14 @@ fn lower<St>(a: &Member<St>, b: &Member<St>) -> bool {
     a.objective < b.objective || (a.objective == b.objective && a.index < b.index)
 }
 
-/// The passes a fresh restart's start costs: k-means++ evaluates `2 + ln k`
-/// candidates per centre against every point, and a start by centroids
-/// assigns every point once.
-pub(crate) fn start_passes(params: &ValidParams) -> f64 {
+/// The passes a fresh restart's start on `n` rows in `d` dimensions
+/// costs: k-means++ evaluates `2 + ln k` candidates per centre against the
+/// rows it is drawn from, then assigns every row
+/// ([`plus_plus::start_passes`]); a start by centroids assigns every row
+/// once.
+pub(crate) fn start_passes(params: &ValidParams, n: usize, d: usize) -> f64 {
     match params.init() {
-        Init::KMeansPlusPlus => 3.0 + (params.k() as f64).ln().floor(),
+        Init::KMeansPlusPlus => plus_plus::start_passes(n, params.k(), d),
         Init::Forgy | Init::Centroids(_) => 1.0,
         Init::RandomPartition => 0.0,
     }

@@ -2,22 +2,16 @@
 //! restart's state on them ([`SparseState`]), the sweep and the statistics
 //! it keeps, and the checks of the input.
 
-use super::centroids::{expansion_slack, rows_sq_dist};
+use super::centroids::expansion_slack;
 use super::{cancelled, CsrView, SparseCentroids, POLL_POINTS};
 use crate::data::{check_spread, checked_weights, weight_exponent, Scalar};
-use crate::engine::plus_plus::kmeans_plus_plus_indices;
 use crate::engine::stats::ClusterStats;
 use crate::error::{Error, Result};
 use crate::params::ValidParams;
-use crate::rng::Xoshiro256PlusPlus;
 use ndarray::ArrayView1;
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::sync::atomic::AtomicBool;
-
-/// Relative accuracy of the squared distances sparse k-means++ samples
-/// from: where the expansion's bound is wider, the exact form is used.
-const PLUS_PLUS_REL: f64 = 1.0 / (1u64 << 20) as f64;
 
 /// Sparse rows with their squared norms and optional weights.
 pub(crate) struct SparseData<'a, T> {
@@ -200,57 +194,6 @@ impl<'a, T: Scalar> SparseData<'a, T> {
             .enumerate()
             .map(|(i, v)| self.weight(i) * v)
             .sum()
-    }
-
-    /// Greedy k-means++ on the rows: the plain definition
-    /// ([`kmeans_plus_plus_indices`]) with squared distances through the
-    /// expansion `‖x_i‖² + ‖x_c‖² − 2·x_i·x_c` where its error bound allows
-    /// a relative [`PLUS_PLUS_REL`], else merged exactly
-    /// ([`rows_sq_dist`]: near duplicates, and every pair far from the
-    /// origin). Polls `cancel` every [`POLL_POINTS`] points; a cancelled
-    /// call returns fewer than `k` rows.
-    pub(super) fn plus_plus(
-        &self,
-        k: usize,
-        rng: &mut Xoshiro256PlusPlus,
-        cancel: &AtomicBool,
-    ) -> Vec<usize> {
-        let mut scratch = vec![0.0; self.x.n_cols()];
-        kmeans_plus_plus_indices(
-            self.x.n_rows(),
-            k,
-            self.weights.is_some(),
-            |i| self.weight(i),
-            rng,
-            cancel,
-            |c, out| {
-                let centre = self.x.row(c);
-                for (&col, v) in centre.0.iter().zip(centre.1) {
-                    scratch[col] = v.to_f64();
-                }
-                for (block, chunk) in out.chunks_mut(POLL_POINTS).enumerate() {
-                    if cancelled(cancel) {
-                        break;
-                    }
-                    for (o, out) in chunk.iter_mut().enumerate() {
-                        let i = block * POLL_POINTS + o;
-                        let fast = (self.norms[i] + self.norms[c]
-                            - 2.0 * self.x.dot_dense(i, &scratch))
-                        .max(0.0);
-                        let nnz = self.x.row(i).0.len() + centre.0.len();
-                        let bound = expansion_slack(nnz, 0.0) * (self.norms[i] + self.norms[c]);
-                        *out = if bound <= PLUS_PLUS_REL * fast {
-                            fast
-                        } else {
-                            rows_sq_dist(self.x.row(i), centre)
-                        };
-                    }
-                }
-                for &col in centre.0 {
-                    scratch[col] = 0.0;
-                }
-            },
-        )
     }
 
     /// The means `S_j / W_j` as a dense `k × d` matrix, row after row

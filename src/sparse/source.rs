@@ -1,12 +1,13 @@
 //! Sparse rows as a [`Source`] (what a restart needs) and as [`Rows`]
 //! (what merge-split refinement reads).
 
-use super::centroids::{rows_sq_dist, sparse_sq_dist};
+use super::centroids::{expansion_slack, rows_sq_dist, sparse_sq_dist};
 use super::{cancelled, SparseCentroids, SparseData, SparseState, POLL_POINTS};
 use crate::data::Scalar;
 use crate::engine::constrained::SquaredEuclidean;
 use crate::engine::move_rule::{choose_move, improves_beyond_rounding, move_ratio, KMeans};
 use crate::engine::nearest::nearest_by;
+use crate::engine::plus_plus::kmeans_plus_plus_indices;
 use crate::engine::points::{Points, Split};
 use crate::engine::refine::{merge_labels, split_cluster};
 use crate::engine::source::{objective_by_cluster, Descent, Representation, Reshape, Starts};
@@ -17,6 +18,10 @@ use crate::rng::Xoshiro256PlusPlus;
 use ndarray::Array2;
 use rayon::prelude::*;
 use std::sync::atomic::AtomicBool;
+
+/// Relative accuracy of the squared distances sparse k-means++ samples
+/// from: where the expansion's bound is wider, the exact form is used.
+const PLUS_PLUS_REL: f64 = 1.0 / (1u64 << 20) as f64;
 
 /// The bounded descent's distances are the fast form of
 /// [`sparse_sq_dist`], as the sweeps' scores are; pairs of rows merge their
@@ -118,13 +123,58 @@ impl<'a, T: Scalar> Starts for SparseData<'a, T> {
         labels
     }
 
+    /// Greedy k-means++ on the rows: the plain definition
+    /// ([`kmeans_plus_plus_indices`]) with squared distances through the
+    /// expansion `‖x_i‖² + ‖x_c‖² − 2·x_i·x_c` where its error bound allows
+    /// a relative [`PLUS_PLUS_REL`], else merged exactly
+    /// ([`rows_sq_dist`]: near duplicates, and every pair far from the
+    /// origin). Polls `cancel` every [`POLL_POINTS`] points; a cancelled
+    /// call returns fewer than `k` rows. Among `rows`, positions in it.
     fn plus_plus_rows(
         &self,
+        rows: Option<&[usize]>,
         k: usize,
         rng: &mut Xoshiro256PlusPlus,
         cancel: &AtomicBool,
     ) -> Vec<usize> {
-        self.plus_plus(k, rng, cancel)
+        let mut scratch = vec![0.0; self.x.n_cols()];
+        let row = |t: usize| rows.map_or(t, |rows| rows[t]);
+        kmeans_plus_plus_indices(
+            rows.map_or(self.x.n_rows(), <[usize]>::len),
+            k,
+            self.weights.is_some(),
+            |t| self.weight(row(t)),
+            rng,
+            cancel,
+            |c, out| {
+                let c = row(c);
+                let centre = self.x.row(c);
+                for (&col, v) in centre.0.iter().zip(centre.1) {
+                    scratch[col] = v.to_f64();
+                }
+                for (block, chunk) in out.chunks_mut(POLL_POINTS).enumerate() {
+                    if cancelled(cancel) {
+                        break;
+                    }
+                    for (o, out) in chunk.iter_mut().enumerate() {
+                        let i = row(block * POLL_POINTS + o);
+                        let fast = (self.norms[i] + self.norms[c]
+                            - 2.0 * self.x.dot_dense(i, &scratch))
+                        .max(0.0);
+                        let nnz = self.x.row(i).0.len() + centre.0.len();
+                        let bound = expansion_slack(nnz, 0.0) * (self.norms[i] + self.norms[c]);
+                        *out = if bound <= PLUS_PLUS_REL * fast {
+                            fast
+                        } else {
+                            rows_sq_dist(self.x.row(i), centre)
+                        };
+                    }
+                }
+                for &col in centre.0 {
+                    scratch[col] = 0.0;
+                }
+            },
+        )
     }
 
     fn centroids(&self, st: &SparseState) -> Vec<f64> {

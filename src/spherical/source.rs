@@ -529,32 +529,36 @@ impl<U: UnitRows, T: Scalar> Starts for Spherical<'_, U, T> {
     /// candidate.
     fn plus_plus_rows(
         &self,
+        rows: Option<&[usize]>,
         k: usize,
         rng: &mut Xoshiro256PlusPlus,
         cancel: &AtomicBool,
     ) -> Vec<usize> {
-        if let Some(rows) = self.rows.dense().and_then(UnitDense::view) {
-            let data = Data::new(rows, self.weights().map(Cow::Borrowed));
-            return kmeans_plus_plus_rows(&data, k, rng, cancel);
+        if let Some(view) = self.rows.dense().and_then(UnitDense::view) {
+            let data = Data::new(view, self.weights().map(Cow::Borrowed));
+            return match rows {
+                Some(rows) => kmeans_plus_plus_rows(&data.subset(rows), k, rng, cancel),
+                None => kmeans_plus_plus_rows(&data, k, rng, cancel),
+            };
         }
-        let d = self.d();
-        let mut centre = vec![0.0; d];
+        let row = |t: usize| rows.map_or(t, |rows| rows[t]);
+        let mut centre = vec![0.0; self.d()];
         kmeans_plus_plus_indices(
-            self.rows.n(),
+            rows.map_or(self.rows.n(), <[usize]>::len),
             k,
             self.weights().is_some(),
-            |i| self.weight(i),
+            |t| self.weight(row(t)),
             rng,
             cancel,
             |c, out| {
-                self.rows.write_dense(c, &mut centre);
+                self.rows.write_dense(row(c), &mut centre);
                 let norm2: f64 = centre.iter().map(|v| v * v).sum();
                 let centre = &centre;
                 out.par_chunks_mut(CHUNK)
                     .enumerate()
                     .for_each(|(b, chunk)| {
                         for (o, v) in chunk.iter_mut().enumerate() {
-                            *v = self.rows.sq_dist(b * CHUNK + o, centre, norm2);
+                            *v = self.rows.sq_dist(row(b * CHUNK + o), centre, norm2);
                         }
                     });
             },

@@ -8,19 +8,22 @@
 mod joint;
 mod lanes;
 mod reference;
+mod sample;
 #[cfg(test)]
 mod tests;
 
 pub(crate) use reference::kmeans_plus_plus_indices;
+pub(crate) use sample::{on_sample, sample_len, start_passes};
 
 use crate::data::{Data, Scalar};
 use crate::rng::Xoshiro256PlusPlus;
 use joint::{joint_group, kmeans_plus_plus_with, PassSettings};
 use rayon::prelude::*;
-use reference::kmeans_plus_plus_reference;
+use reference::kmeans_plus_plus_reference_rows;
 use std::sync::atomic::AtomicBool;
 
-/// The k-means++ centres of one restart, shifted: the accelerated
+/// The k-means++ centres of one restart of a fit, shifted: on a sample of
+/// the rows for large problems ([`on_sample`]), by the accelerated
 /// computation or the plain definition, with the same numbers either way.
 /// Once `cancel` is set it stops early, with fewer than `k` centres.
 pub(crate) fn start<T: Scalar>(
@@ -30,11 +33,24 @@ pub(crate) fn start<T: Scalar>(
     accelerated: bool,
     cancel: &AtomicBool,
 ) -> Vec<f64> {
-    if accelerated {
-        kmeans_plus_plus(data, k, rng, cancel)
-    } else {
-        kmeans_plus_plus_reference(data, k, rng, cancel)
-    }
+    let on = |data: &Data<'_, T>, rng: &mut Xoshiro256PlusPlus| {
+        if accelerated {
+            kmeans_plus_plus_rows(data, k, rng, cancel)
+        } else {
+            kmeans_plus_plus_reference_rows(data, k, rng, cancel)
+        }
+    };
+    let shape = (data.n, k, data.d);
+    let rows = on_sample(
+        shape,
+        |i| data.weight(i),
+        rng,
+        |sample, rng| match sample {
+            Some(sample) => on(&data.subset(sample), rng),
+            None => on(data, rng),
+        },
+    );
+    data.gather_shifted(&rows)
 }
 
 /// Points per parallel task in k-means++. Fixed; nothing depends on it.
@@ -44,8 +60,11 @@ const PP_CHUNK: usize = 4096;
 /// beyond, the plain definition runs).
 const LANES: usize = lanes::PP_LANES;
 
-/// Greedy k-means++ with exactly the numbers of
-/// [`kmeans_plus_plus_reference`], computed faster:
+/// The rows greedy k-means++ chooses from the stream `rng`, in the order
+/// chosen: the centres [`crate::dense::init::initial_partition`] starts
+/// from (with or without weights), as indices into the data. Once `cancel`
+/// is set it stops early, with fewer than `k` rows. The numbers are
+/// exactly those of [`kmeans_plus_plus_reference_rows`], computed faster:
 ///
 /// * the trial indices of a centre depend only on the random stream and on
 ///   the potential before that centre, so they are drawn first, as before,
@@ -62,19 +81,6 @@ const LANES: usize = lanes::PP_LANES;
 ///   running sums at the chunk ends are kept: they are the reference's
 ///   cumulative sums there, so the next trials are drawn from them and
 ///   one chunk of running sums each, with the reference's indices.
-fn kmeans_plus_plus<T: Scalar>(
-    data: &Data<'_, T>,
-    k: usize,
-    rng: &mut Xoshiro256PlusPlus,
-    cancel: &AtomicBool,
-) -> Vec<f64> {
-    data.gather_shifted(&kmeans_plus_plus_rows(data, k, rng, cancel))
-}
-
-/// The rows greedy k-means++ chooses from the stream `rng`, in the order
-/// chosen: the centres [`crate::dense::init::initial_partition`] starts from (with or without
-/// weights), as indices into the data. Once `cancel` is set it stops
-/// early, with fewer than `k` rows.
 pub(crate) fn kmeans_plus_plus_rows<T: Scalar>(
     data: &Data<'_, T>,
     k: usize,
@@ -89,7 +95,7 @@ pub(crate) fn kmeans_plus_plus_rows<T: Scalar>(
     out.pop().unwrap_or_default()
 }
 
-/// [`kmeans_plus_plus`] for several restarts at once, each from its own
+/// [`kmeans_plus_plus_rows`]' centres for several restarts at once, each from its own
 /// stream (`rngs`): the same centres as one call per restart, bit for bit.
 /// The restarts go in groups ([`joint_group`]) whose passes over the data
 /// run in lockstep, centre by centre, and share each read of a row; the

@@ -30,18 +30,8 @@ pub(super) fn first_centre(
 }
 
 /// Greedy k-means++ on dense rows, the plain definition (weights allowed):
-/// the chosen points, shifted. [`kmeans_plus_plus`] computes the same
-/// numbers faster for unweighted data.
-pub(super) fn kmeans_plus_plus_reference<T: Scalar>(
-    data: &Data<'_, T>,
-    k: usize,
-    rng: &mut Xoshiro256PlusPlus,
-    cancel: &AtomicBool,
-) -> Vec<f64> {
-    data.gather_shifted(&kmeans_plus_plus_reference_rows(data, k, rng, cancel))
-}
-
-/// The rows [`kmeans_plus_plus_reference`] chooses, in the order chosen.
+/// the rows chosen, in the order chosen. [`super::kmeans_plus_plus_rows`]
+/// computes the same numbers faster.
 pub(super) fn kmeans_plus_plus_reference_rows<T: Scalar>(
     data: &Data<'_, T>,
     k: usize,
