@@ -102,7 +102,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_POLISH", defaults::POLISH)?;
     m.add("DEFAULT_REFINE", defaults::REFINE)?;
     m.add("AUTO_TOL_LARGE", defaults::TOL_LARGE)?;
-    m.add("PLUS_PLUS_ROWS_PER_CENTRE", defaults::PLUS_PLUS_ROWS_PER_CENTRE)?;
+    m.add(
+        "PLUS_PLUS_ROWS_PER_CENTRE",
+        defaults::PLUS_PLUS_ROWS_PER_CENTRE,
+    )?;
     m.add("LARGE_PROBLEM_ROWS", crate::engine::rounds::ROUNDS_MIN_ROWS)?;
     m.add("LARGE_PROBLEM_WORK", crate::engine::rounds::ROUNDS_MIN_WORK)?;
     Ok(())

@@ -2,7 +2,7 @@
 
 use crate::common::{blobs, Csr};
 use ndarray::{array, Array1, Axis};
-use smartigan::{Dataset, Error, Init, Params};
+use smartigan::{Dataset, Error, Init, Metric, Params};
 use std::collections::HashSet;
 
 /// The rows it returns are the start of restart 0: fitting from them gives
@@ -119,4 +119,60 @@ fn bad_input_is_an_error_as_in_fit() {
         got.is_err(),
         "two clusters from one positive weight: {got:?}"
     );
+}
+
+/// A large fit's start is greedy k-means++ on a sample of `16·k` rows
+/// (20,000 rows, `n·d·k ≥ 2^24`): the same start for any thread count, and
+/// the same sampled rows whether the rows are dense or sparse (continuous
+/// values: the dense engine's screened k-means++ and the sparse plain
+/// definition choose alike), so both begin at the same objective, for
+/// both metrics and with weights.
+#[test]
+fn a_large_fits_start_is_drawn_on_a_sample_alike_for_any_threads_and_input_kind() {
+    let (n, d, k) = (20_000, 16, 64);
+    let x = blobs(n, d, 40, 1.0, 8).mapv(|v| if v < 1.5 { 0.0 } else { v });
+    let csr = Csr::from_dense(&x);
+    let w = Array1::from_iter((0..n).map(|i| [0.0, 0.5, 1.0, 2.5][i % 4]));
+    for metric in [Metric::Euclidean, Metric::Cosine] {
+        for weighted in [false, true] {
+            let fit = |threads: usize, sparse: bool| {
+                let p = Params::new(k)
+                    .seed(3)
+                    .n_init(1)
+                    .n_iter(2)
+                    .refine(false)
+                    .metric(metric)
+                    .n_threads(threads)
+                    .check()
+                    .unwrap();
+                let data = match (sparse, weighted) {
+                    (false, false) => Dataset::new(&x),
+                    (false, true) => Dataset::new(&x).weights(w.view()),
+                    (true, false) => Dataset::new(csr.view()),
+                    (true, true) => Dataset::new(csr.view()).weights(w.view()),
+                };
+                p.fit(data).unwrap()
+            };
+            let one = fit(1, false);
+            for threads in [2, 3] {
+                let other = fit(threads, false);
+                assert_eq!(
+                    one.labels, other.labels,
+                    "{metric:?} w={weighted} {threads}"
+                );
+                assert_eq!(
+                    one.initial_objective.to_bits(),
+                    other.initial_objective.to_bits()
+                );
+            }
+            let sparse = fit(2, true);
+            let gap = (sparse.initial_objective - one.initial_objective).abs();
+            assert!(
+                gap <= 1e-9 * one.initial_objective,
+                "{metric:?} w={weighted}: {} sparse, {} dense",
+                sparse.initial_objective,
+                one.initial_objective
+            );
+        }
+    }
 }

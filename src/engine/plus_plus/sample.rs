@@ -2,9 +2,9 @@
 //! rows. Greedy k-means++ costs `2 + ⌊ln k⌋` distance evaluations per centre
 //! and row, about as much as the rest of a large fit's restart; on a
 //! sample of [`PLUS_PLUS_ROWS_PER_CENTRE`] rows per centre it costs that
-//! share of it, and the descent that follows on every row ends where it
-//! ends from a start on all rows. Small problems, every paper data set
-//! among them, keep the greedy start on all rows, bit for bit;
+//! share of it, and the descent that follows runs on every row. Small
+//! problems, every paper data set among them, keep the greedy start on all
+//! rows, bit for bit;
 //! [`crate::ValidParams::plus_plus`] always uses all rows.
 
 use crate::engine::rounds::decides_in_rounds;
