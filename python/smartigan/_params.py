@@ -118,7 +118,9 @@ def auto_budget(n_samples: int, n_features: int, k: int) -> float:
     * k)`` to ``2**26`` at ``2**22``. The first restart always runs; four
     restarts, then children of the best, run while the work done, plus what
     a candidate of the next kind has cost on average, stays within the
-    budget, until 48 children in a row have not lowered the objective.
+    budget, until 48 children in a row have not lowered the objective. Where
+    the four restarts end at one objective (within a relative ``1e-9``: a
+    solved problem) no child runs.
 
     >>> auto_budget(100_000, 32, 100)
     25.0
@@ -416,8 +418,9 @@ PARAMETERS: Dict[str, Parameter] = {p.name: p for p in (
         'Restarts, run in parallel; the lowest objective wins. ``"auto"``: as many as a budget of work '
         'allows; ``"best"``: a best-effort search.',
         '``"auto"`` runs restarts while their work, counted in passes over the data, stays within '
-        ":func:`smartigan._params.auto_budget` (many restarts on small problems, about one on large "
-        "ones), and stops once three of them end at the lowest objective. ``\"best\"`` searches for the "
+        ":func:`smartigan._params.auto_budget` (four restarts, then children of the best while they "
+        "lower the objective, on small problems; about one restart on large ones), and runs no child "
+        "where the four restarts end at one objective. ``\"best\"`` searches for the "
         "lowest objective it can find: ten restarts, then generations of eight children (a member's "
         "centroids partly moved to costly points, descended and refined) until 48 children in a row "
         "lower nothing, within :func:`smartigan._params.best_budget` passes. The restarts run depend on "

@@ -124,6 +124,9 @@ struct Plan {
     /// Whether a batch is cut to what the budget has room for (else a batch
     /// runs whole once begun, and the budget is checked between batches).
     fit_batches: bool,
+    /// Whether the search ends before any child where every restart of the
+    /// population ended at one optimum ([`Search::restarts_agree`]).
+    ends_on_agreement: bool,
     k: usize,
 }
 
@@ -168,6 +171,7 @@ impl<St: Clone> Search<St> {
                 generation: AUTO_GENERATION,
                 stall: AUTO_STALL,
                 fit_batches: true,
+                ends_on_agreement: true,
                 k,
             }),
             NInit::Best => Mode::Population(Plan {
@@ -176,6 +180,7 @@ impl<St: Clone> Search<St> {
                 generation: BEST_GENERATION,
                 stall: BEST_STALL,
                 fit_batches: false,
+                ends_on_agreement: false,
                 k,
             }),
         };
@@ -247,6 +252,9 @@ impl<St: Clone> Search<St> {
         if self.finished.0 < plan.population && self.finished.1 == 0 {
             let count = room(restart_cost, plan.population - self.finished.0);
             return self.fresh(count);
+        }
+        if plan.ends_on_agreement && self.finished.1 == 0 && self.restarts_agree(plan.population) {
+            return Vec::new();
         }
         let child_cost = if self.finished.1 > 0 {
             self.spent.1 / self.finished.1 as f64
@@ -354,6 +362,22 @@ impl<St: Clone> Search<St> {
         if lower(&m, &self.members[worst]) {
             self.members[worst] = m;
         }
+    }
+
+    /// Whether the `population` independent restarts (indices
+    /// `0..population`, all finished) ended at one optimum: every objective
+    /// within [`AGREE_REL`] of the lowest. From starts drawn independently
+    /// that is the sign of a solved problem, where children would spend the
+    /// budget finding the same optimum again; where they disagree the
+    /// landscape has several optima and the children search it.
+    fn restarts_agree(&self, population: usize) -> bool {
+        let restarts = self.objectives.get(..population).unwrap_or_default();
+        let lowest = restarts.iter().copied().fold(f64::INFINITY, f64::min);
+        restarts.len() == population
+            && population > 1
+            && restarts
+                .iter()
+                .all(|&o| (o - lowest).abs() <= AGREE_REL * lowest.abs())
     }
 
     /// The lowest objective kept (infinite before any).

@@ -142,6 +142,29 @@ fn auto_runs_restarts_then_children_within_its_budget() {
     assert_eq!(auto, p.n_init(1).check().unwrap().fit(&large).unwrap());
 }
 
+/// Where the four restarts of "auto" end at one optimum (well-separated
+/// blobs, k their number: a solved problem) it ends there, with the fit of
+/// `n_init = 4` bit for bit; where they disagree (the test above) children
+/// run.
+#[test]
+fn auto_ends_where_its_restarts_agree() {
+    let x = blobs(2_000, 4, 6, 0.05, 3);
+    for method in Method::ALL {
+        let p = Params::new(6).method(method).seed(4);
+        let auto = p.clone().check().unwrap().fit(&x).unwrap();
+        let four = p.n_init(4).check().unwrap().fit(&x).unwrap();
+        let lowest = four.objective;
+        assert!(
+            four.restart_objectives
+                .iter()
+                .all(|&o| (o - lowest).abs() <= 1e-9 * lowest),
+            "{method}: {:?}",
+            four.restart_objectives
+        );
+        assert_eq!(auto, four, "{method}");
+    }
+}
+
 /// Where size bounds bind, "auto" is `bounded_restarts` independent
 /// restarts, those of that `n_init` bit for bit: ten on a small problem,
 /// fewer as a pass grows.
