@@ -229,8 +229,12 @@ def compare(args: argparse.Namespace) -> int:
                          sweeps=r.n_sweeps, converged=r.converged, seconds=times[m]))
     pairs = []
     for a, b in zip(methods, methods[1:]):
-        diff = results[b].restart_objectives - results[a].restart_objectives
-        tol = 1e-12 * np.maximum(np.abs(results[a].restart_objectives), 1.0)
+        # The candidates both ran: a search ("auto", "best") may end after
+        # more of them for one method than for the other.
+        both = min(results[a].restart_objectives.size, results[b].restart_objectives.size)
+        first, second = results[a].restart_objectives[:both], results[b].restart_objectives[:both]
+        diff = second - first
+        tol = 1e-12 * np.maximum(np.abs(first), 1.0)
         pairs.append(dict(first=a, second=b, better=int(np.sum(diff < -tol)), tied=int(np.sum(np.abs(diff) <= tol)),
                           worse=int(np.sum(diff > tol))))
     if args.plot:
