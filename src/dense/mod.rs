@@ -13,7 +13,7 @@ use crate::dense::accel::{hartigan_sweep, Cache, Engine};
 use crate::engine::constrained::SquaredEuclidean;
 use crate::engine::move_rule::{improves_beyond_rounding, move_ratio, KMeans};
 use crate::engine::partition::Partition;
-use crate::engine::plus_plus::{kmeans_plus_plus_joint, kmeans_plus_plus_rows, sample_len};
+use crate::engine::plus_plus::{kmeans_plus_plus_joint, plus_plus_among, sample_len};
 use crate::engine::refine::{propose, SplitCache};
 use crate::engine::rounds::decides_in_rounds;
 use crate::engine::source::{objective_by_cluster, Descent, Representation, Reshape, Starts};
@@ -160,10 +160,7 @@ impl<'a, T: Scalar> Starts for Dense<'a, T> {
         rng: &mut Xoshiro256PlusPlus,
         cancel: &AtomicBool,
     ) -> Vec<usize> {
-        match rows {
-            Some(rows) => kmeans_plus_plus_rows(&self.rows.subset(rows), k, rng, cancel),
-            None => kmeans_plus_plus_rows(&self.rows, k, rng, cancel),
-        }
+        plus_plus_among(&self.rows, rows, k, rng, true, cancel)
     }
 
     fn centroids(&self, st: &DenseState) -> Vec<f64> {

@@ -21,9 +21,9 @@ pub const N_ITER: usize = 20;
 /// Rows per centre of the uniform sample a large fit's k-means++ start
 /// is drawn from (at least 16,384 rows and `n·d·k ≥ 2^24`, where the
 /// sample is at most half the rows). The start then costs `16·k/n` of a
-/// start on every row, at most 15 % of a default fit at `k ≥ 1,024`; a
-/// larger sample trades that time for an objective nearer the full start's
-/// (benches/journal/issue-70.md has the trade measured).
+/// start on every row, a small share of a large fit instead of about half
+/// its restart; a larger sample trades that time for an objective nearer
+/// the full start's (benches/journal/issue-70.md has the trade measured).
 pub(crate) const PLUS_PLUS_ROWS_PER_CENTRE: usize = 16;
 /// Default cap on Lloyd iterations and Hartigan sweeps (scikit-learn's
 /// `max_iter`). Both stop as soon as nothing changes, so the cap only

@@ -7,7 +7,7 @@ use super::screen::{choose_screened, nearest_screened, Screen, ScreenScratch};
 use crate::data::{direction_of_sum, sq_dist, Data, Scalar};
 use crate::engine::move_rule::{improves_beyond_rounding, move_ratio, still_moves};
 use crate::engine::nearest::nearest_by;
-use crate::engine::plus_plus::{kmeans_plus_plus_indices, kmeans_plus_plus_rows};
+use crate::engine::plus_plus::{kmeans_plus_plus_indices, plus_plus_among};
 use crate::engine::points::{Points, Split};
 use crate::engine::refine::{merge_labels_by, split_cluster};
 use crate::engine::rounds::RoundPlan;
@@ -536,10 +536,7 @@ impl<U: UnitRows, T: Scalar> Starts for Spherical<'_, U, T> {
     ) -> Vec<usize> {
         if let Some(view) = self.rows.dense().and_then(UnitDense::view) {
             let data = Data::new(view, self.weights().map(Cow::Borrowed));
-            return match rows {
-                Some(rows) => kmeans_plus_plus_rows(&data.subset(rows), k, rng, cancel),
-                None => kmeans_plus_plus_rows(&data, k, rng, cancel),
-            };
+            return plus_plus_among(&data, rows, k, rng, true, cancel);
         }
         let row = |t: usize| rows.map_or(t, |rows| rows[t]);
         let mut centre = vec![0.0; self.d()];

@@ -33,6 +33,28 @@ pub(crate) fn start<T: Scalar>(
     accelerated: bool,
     cancel: &AtomicBool,
 ) -> Vec<f64> {
+    let shape = (data.n, k, data.d);
+    let rows = on_sample(
+        shape,
+        |i| data.weight(i),
+        rng,
+        |rows, rng| plus_plus_among(data, rows, k, rng, accelerated, cancel),
+    );
+    data.gather_shifted(&rows)
+}
+
+/// The rows greedy k-means++ chooses among `rows` of `data` (as positions
+/// in it; they are gathered with their weights and `data`'s shift), or
+/// among every row (as row indices): the accelerated computation or, with
+/// `accelerated` false, the plain definition, the same numbers either way.
+pub(crate) fn plus_plus_among<T: Scalar>(
+    data: &Data<'_, T>,
+    rows: Option<&[usize]>,
+    k: usize,
+    rng: &mut Xoshiro256PlusPlus,
+    accelerated: bool,
+    cancel: &AtomicBool,
+) -> Vec<usize> {
     let on = |data: &Data<'_, T>, rng: &mut Xoshiro256PlusPlus| {
         if accelerated {
             kmeans_plus_plus_rows(data, k, rng, cancel)
@@ -40,17 +62,10 @@ pub(crate) fn start<T: Scalar>(
             kmeans_plus_plus_reference_rows(data, k, rng, cancel)
         }
     };
-    let shape = (data.n, k, data.d);
-    let rows = on_sample(
-        shape,
-        |i| data.weight(i),
-        rng,
-        |sample, rng| match sample {
-            Some(sample) => on(&data.subset(sample), rng),
-            None => on(data, rng),
-        },
-    );
-    data.gather_shifted(&rows)
+    match rows {
+        Some(rows) => on(&data.subset(rows), rng),
+        None => on(data, rng),
+    }
 }
 
 /// Points per parallel task in k-means++. Fixed; nothing depends on it.
