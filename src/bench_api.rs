@@ -6,6 +6,7 @@ use crate::data::{Data, Scalar};
 use crate::dense::accel::sweep::sweep_blocked;
 use crate::dense::accel::{Cache, Engine};
 use crate::engine::partition::Partition;
+use crate::engine::reference::Sweep;
 use crate::rng::{Stream, Xoshiro256PlusPlus};
 use ndarray::ArrayView2;
 
@@ -90,23 +91,27 @@ impl SweepState {
             return 0;
         }
         let moved = match v {
-            Variant::Reference => {
-                crate::engine::reference::sweep(&mut self.part, &data, &self.order, factor)
-            }
+            Variant::Reference => crate::engine::reference::sweep(
+                &mut self.part,
+                Sweep::new(&data, &self.order, factor),
+            ),
             Variant::Columns if crate::dense::accel::columns::applies(self.part.k, self.part.d) => {
                 let (p, order, cache) = (&mut self.part, &self.order, &mut self.cache);
-                crate::dense::accel::columns::sweep_columns(p, &data, order, factor, cache)
+                crate::dense::accel::columns::sweep_columns(
+                    p,
+                    Sweep::new(&data, order, factor),
+                    cache,
+                )
             }
-            Variant::Columns => {
-                crate::engine::reference::sweep(&mut self.part, &data, &self.order, factor)
-            }
+            Variant::Columns => crate::engine::reference::sweep(
+                &mut self.part,
+                Sweep::new(&data, &self.order, factor),
+            ),
             Variant::Blocked | Variant::BlockedParallel => {
                 let spare = v == Variant::BlockedParallel;
                 sweep_blocked(
                     &mut self.part,
-                    &data,
-                    &self.order,
-                    factor,
+                    Sweep::new(&data, &self.order, factor),
                     &mut self.cache,
                     spare,
                 )

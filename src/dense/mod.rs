@@ -14,6 +14,7 @@ use crate::engine::constrained::SquaredEuclidean;
 use crate::engine::move_rule::{improves_beyond_rounding, move_ratio, KMeans};
 use crate::engine::partition::Partition;
 use crate::engine::plus_plus::{kmeans_plus_plus_joint, plus_plus_among, sample_len};
+use crate::engine::reference::Sweep;
 use crate::engine::refine::{propose, SplitCache};
 use crate::engine::rounds::decides_in_rounds;
 use crate::engine::source::{objective_by_cluster, Descent, Representation, Reshape, Starts};
@@ -197,15 +198,15 @@ impl<'a, T: Scalar> Descent for Dense<'a, T> {
         let (rows, p) = (&self.rows, &mut st.partition);
         if self.engine.rounds {
             if self.engine.accelerated {
-                sweep_rounds(p, rows, order, factor, &mut st.cache)
+                sweep_rounds(p, Sweep::new(rows, order, factor), &mut st.cache)
             } else {
-                crate::engine::reference::sweep_rounds(p, rows, order, factor)
+                crate::engine::reference::sweep_rounds(p, Sweep::new(rows, order, factor))
             }
         } else if self.engine.accelerated {
             let spare = self.engine.spare_threads;
-            hartigan_sweep(p, rows, order, factor, &mut st.cache, spare)
+            hartigan_sweep(p, Sweep::new(rows, order, factor), &mut st.cache, spare)
         } else {
-            crate::engine::reference::sweep(p, rows, order, factor)
+            crate::engine::reference::sweep(p, Sweep::new(rows, order, factor))
         }
     }
 

@@ -22,42 +22,70 @@ pub(crate) fn best_move(p: &Partition, x: &[f64], w: f64, r: usize, factor: f64)
     )
 }
 
-/// One Hartigan sweep with acceptance factor `factor`, visiting the points in
-/// `order`. Returns the number of moves.
-pub(crate) fn sweep<T: Scalar>(
-    p: &mut Partition,
-    data: &Data<'_, T>,
-    order: &[usize],
-    factor: f64,
-) -> usize {
-    let mut buf = vec![0.0; data.d];
-    let mut moves = 0;
-    for &i in order {
-        let (r, w) = (p.stats.labels[i], data.weight(i));
-        if !p.stats.may_leave(r, w) {
-            continue;
+/// What one sweep over dense rows is given: the rows, the order in which
+/// they are visited (a fresh permutation, or a path's candidates) and the
+/// acceptance factor the schedule sets for this sweep (1 is Hartigan's rule,
+/// Smartigan's falls from 3/2 to 1). Every sweep kernel, plain or
+/// accelerated, sequential or in rounds, takes one.
+#[derive(Clone, Copy)]
+pub(crate) struct Sweep<'s, 'a, T: Scalar> {
+    pub data: &'s Data<'a, T>,
+    pub order: &'s [usize],
+    pub factor: f64,
+}
+
+impl<'s, 'a, T: Scalar> Sweep<'s, 'a, T> {
+    pub fn new(data: &'s Data<'a, T>, order: &'s [usize], factor: f64) -> Self {
+        Sweep {
+            data,
+            order,
+            factor,
         }
-        data.load_shifted(i, &mut buf);
-        if let Some(j) = best_move(p, &buf, w, r, factor) {
-            p.move_point(i, &buf, w, j);
+    }
+}
+
+/// The cluster the move rule sends point `i` to against `p` in sweep `s`
+/// (`None`: it stays, or it may not leave its cluster); `buf` gets the
+/// point's shifted row where the rule was asked.
+#[inline(always)]
+fn proposal<T: Scalar>(
+    p: &Partition,
+    s: Sweep<'_, '_, T>,
+    i: usize,
+    buf: &mut [f64],
+) -> Option<usize> {
+    let (r, w) = (p.stats.labels[i], s.data.weight(i));
+    if !p.stats.may_leave(r, w) {
+        return None;
+    }
+    s.data.load_shifted(i, buf);
+    best_move(p, buf, w, r, s.factor)
+}
+
+/// One Hartigan sweep by the plain definition. Returns the number of moves.
+pub(crate) fn sweep<T: Scalar>(p: &mut Partition, s: Sweep<'_, '_, T>) -> usize {
+    let mut buf = vec![0.0; s.data.d];
+    let mut moves = 0;
+    for &i in s.order {
+        if let Some(j) = proposal(p, s, i, &mut buf) {
+            p.move_point(i, &buf, s.data.weight(i), j);
             moves += 1;
         }
     }
     moves
 }
 
-/// One sweep in rounds, with acceptance factor `factor`, visiting `order`:
-/// every point of a round (cut by a [`RoundPlan`]) decided against the
-/// partition as the round began, then the proposed moves made in order
+/// One sweep in rounds by the plain definition: every point of a round (cut
+/// by a [`RoundPlan`]) decided against the partition as the round began, then the proposed moves made in order
 /// where the move rule still accepts them against the current centroids
 /// ([`still_moves`]). The accelerated rounds sweep
 /// ([`crate::dense::accel::sweep::rounds`]) makes exactly these moves.
-pub(crate) fn sweep_rounds<T: Scalar>(
-    p: &mut Partition,
-    data: &Data<'_, T>,
-    order: &[usize],
-    factor: f64,
-) -> usize {
+pub(crate) fn sweep_rounds<T: Scalar>(p: &mut Partition, s: Sweep<'_, '_, T>) -> usize {
+    let Sweep {
+        data,
+        order,
+        factor,
+    } = s;
     let n = order.len();
     let mut buf = vec![0.0; data.d];
     let mut proposals = Vec::new();
@@ -65,12 +93,7 @@ pub(crate) fn sweep_rounds<T: Scalar>(
     RoundPlan::new(n, p.k, p.d).run(n, |start, end| {
         proposals.clear();
         for &i in &order[start..end] {
-            let (r, w) = (p.stats.labels[i], data.weight(i));
-            if !p.stats.may_leave(r, w) {
-                continue;
-            }
-            data.load_shifted(i, &mut buf);
-            if let Some(j) = best_move(p, &buf, w, r, factor) {
+            if let Some(j) = proposal(p, s, i, &mut buf) {
                 proposals.push((i, j));
             }
         }

@@ -442,6 +442,7 @@ pub(crate) fn propose<T: Scalar>(
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+    use crate::engine::reference::Sweep;
     use crate::rng::Xoshiro256PlusPlus;
 
     /// A cache carried along a run's successive partitions gives, at every
@@ -466,7 +467,7 @@ mod tests {
             );
             stages += 1;
             rng.shuffle(&mut order);
-            if crate::engine::reference::sweep(&mut p, &data, &order, 1.0) == 0 {
+            if crate::engine::reference::sweep(&mut p, Sweep::new(&data, &order, 1.0)) == 0 {
                 break;
             }
             p.recompute_stale(&data, false);

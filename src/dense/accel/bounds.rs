@@ -55,6 +55,7 @@
 
 use crate::data::{sq_dist, Data, Scalar};
 use crate::engine::partition::Partition;
+use crate::engine::reference::Sweep;
 use rayon::prelude::*;
 
 /// Rounds a non-negative quantity up (covers the one or two roundings of the
@@ -428,16 +429,18 @@ impl Bounds {
     /// out here, and with sample weights (`w ≠ 1`) the own cost gets room
     /// for its rounding in both products. A zero-weight point follows the
     /// nearest centroid whatever `factor` is, so it is never skipped.
+    ///
+    /// Without storing them: the blocked sweep's selection predicts from
+    /// them which points need products; the rounds sweep finds them for a
+    /// round's points in parallel and stores them with [`Bounds::keep`]
+    /// before the round's moves are applied; [`Bounds::skip`] stores them
+    /// at once.
     #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    fn verdict<T: Scalar>(
+    pub fn proves_stay<T: Scalar>(
         &self,
-        i: usize,
-        r: usize,
-        w: f64,
+        (i, r, w): (usize, usize, f64),
         p: &Partition,
-        factor: f64,
-        data: &Data<'_, T>,
+        Sweep { data, factor, .. }: Sweep<'_, '_, T>,
         row: &mut [f64],
         tests: SkipTests,
     ) -> Option<(f64, f64)> {
@@ -504,44 +507,16 @@ impl Bounds {
     /// its bounds are brought up to date (so they never grow older than one
     /// sweep).
     #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
     pub fn skip<T: Scalar>(
         &mut self,
-        i: usize,
-        r: usize,
-        w: f64,
+        point: (usize, usize, f64),
         p: &Partition,
-        factor: f64,
-        data: &Data<'_, T>,
+        s: Sweep<'_, '_, T>,
         row: &mut [f64],
         tests: SkipTests,
     ) -> bool {
-        let Some((upper, lower)) = self.verdict(i, r, w, p, factor, data, row, tests) else {
-            return false;
-        };
-        self.store(i, r, upper, lower);
-        true
-    }
-
-    /// The bounds that prove point `i` (of weight `w`, in cluster `r`)
-    /// stays, by both tests, without storing them (`None` where they
-    /// cannot): the blocked sweep's selection predicts from them which
-    /// points need products; the rounds sweep finds them for a round's
-    /// points in parallel and stores them with [`Bounds::keep`] before the
-    /// round's moves are applied.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    pub fn proves_stay<T: Scalar>(
-        &self,
-        i: usize,
-        r: usize,
-        w: f64,
-        p: &Partition,
-        factor: f64,
-        data: &Data<'_, T>,
-        row: &mut [f64],
-    ) -> Option<(f64, f64)> {
-        self.verdict(i, r, w, p, factor, data, row, SkipTests::Both)
+        let found = self.proves_stay(point, p, s, row, tests);
+        found.map(|b| self.keep(point.0, point.1, b)).is_some()
     }
 
     /// Stores what [`Bounds::proves_stay`] found for point `i` (cluster
@@ -714,7 +689,10 @@ mod tests {
         // displacements since older checkpoints matter.
         for _ in 0..3 {
             crate::dense::accel::sweep::sweep_blocked(
-                &mut p, &data, &order, 1.0, &mut cache, false,
+                &mut p,
+                Sweep::new(&data, &order, 1.0),
+                &mut cache,
+                false,
             );
             p.recompute_stale(&data, false);
         }
@@ -810,34 +788,40 @@ mod tests {
         let data = Data::new(x.view(), None);
         let mut p = Partition::from_labels(&data, 2, vec![0, 0, 1, 1, 1], false);
         let mut row = vec![0.0];
+        // Whether the bounds prove that point 0 (of unit weight, in cluster
+        // `r`) stays, by both tests.
+        let mut proves = |b: &Bounds, p: &Partition, r: usize| {
+            let sweep = Sweep::new(&data, &[], 1.0);
+            b.proves_stay((0, r, 1.0), p, sweep, &mut row, SkipTests::Both)
+        };
         let mut b = Bounds::new(5, 2, 1).unwrap();
         b.begin_sweep(&p.centroids, &p.stats.weights);
         b.at_position(0, &p.centroids);
         b.record(0, 0, 0.0025, 25.0);
-        assert!(b.proves_stay(0, 0, 1.0, &p, 1.0, &data, &mut row).is_some());
+        assert!(proves(&b, &p, 0).is_some());
         // Wrong cluster: unknown.
-        assert!(b.proves_stay(0, 1, 1.0, &p, 1.0, &data, &mut row).is_none());
+        assert!(proves(&b, &p, 1).is_none());
         // (Coordinates are shifted by the mean, 3.04: the point is at −3.04,
         // its centroid at −2.99, the other at 1.99.)
         // A large move of the other cluster removes the first guarantee; the
         // second test evaluates that cluster exactly and still proves it.
         p.centroids[1] = -1.0;
         b.moved(&p.centroids, 1);
-        assert!(b.proves_stay(0, 0, 1.0, &p, 1.0, &data, &mut row).is_some());
+        assert!(proves(&b, &p, 0).is_some());
         // The other centroid right next to the point: it would move.
         p.centroids[1] = p.centroids[0] - 0.04;
         b.moved(&p.centroids, 1);
-        assert!(b.proves_stay(0, 0, 1.0, &p, 1.0, &data, &mut row).is_none());
+        assert!(proves(&b, &p, 0).is_none());
         // Too many checkpoints later the bounds are forgotten.
         // In a new checkpoint (the old one remembers how far cluster 1 went).
         p.centroids[1] = 6.0;
         b.moved(&p.centroids, 1);
         b.at_position(b.interval, &p.centroids);
         b.record(0, 0, 0.0025, 25.0);
-        assert!(b.proves_stay(0, 0, 1.0, &p, 1.0, &data, &mut row).is_some());
+        assert!(proves(&b, &p, 0).is_some());
         for pos in 2..=b.ring.len() + 1 {
             b.at_position(pos * b.interval, &p.centroids);
         }
-        assert!(b.proves_stay(0, 0, 1.0, &p, 1.0, &data, &mut row).is_none());
+        assert!(proves(&b, &p, 0).is_none());
     }
 }

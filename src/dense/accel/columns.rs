@@ -19,9 +19,10 @@
 use super::bounds::{Bounds, SkipTests};
 use super::sweep::with_bounds;
 use super::Cache;
-use crate::data::{prefetch, sq_dist, Data, Scalar, WIDE_FROM};
+use crate::data::{prefetch, sq_dist, Scalar, WIDE_FROM};
 use crate::engine::move_rule::{choose_move, join_weight, leave_weight, KMeans};
 use crate::engine::partition::Partition;
+use crate::engine::reference::Sweep;
 
 /// Clusters whose distances one pass of the kernel computes together (one
 /// 512-bit vector of `f64`, or two 256-bit ones).
@@ -116,23 +117,18 @@ pub(crate) fn applies(k: usize, d: usize) -> bool {
     k >= 2 && (1..WIDE_FROM).contains(&d)
 }
 
-/// One Hartigan sweep with acceptance factor `factor`, visiting `order`:
-/// the moves of [`crate::engine::reference::sweep`], bit for bit (requires
+/// One Hartigan sweep: the moves of [`crate::engine::reference::sweep`], bit for bit (requires
 /// [`applies`]). After a sweep that moved few points the cache's per-point
 /// bounds ([`super::bounds`], shared with the blocked sweep) skip every
 /// point they prove stays, and the others are scored against every
 /// cluster; skipping only such points leaves every decision as it was.
 pub(crate) fn sweep_columns<T: Scalar>(
     p: &mut Partition,
-    data: &Data<'_, T>,
-    order: &[usize],
-    factor: f64,
+    s: Sweep<'_, '_, T>,
     cache: &mut Cache,
 ) -> usize {
     let keep = cache.moved_share <= BOUNDS_MAX_MOVED_SHARE;
-    with_bounds(cache, p, (data.n, order.len()), keep, |p, bounds| {
-        dispatch_sweep(p, data, order, factor, bounds)
-    })
+    with_bounds(cache, p, s, keep, |p, bounds| dispatch_sweep(p, s, bounds))
 }
 
 /// Share of all points that moved in the last sweep above which the next
@@ -143,17 +139,20 @@ pub(crate) fn sweep_columns<T: Scalar>(
 /// them up to a higher share.
 const BOUNDS_MAX_MOVED_SHARE: f64 = 0.05;
 
-multiversion!(sweep_body, dispatch_sweep, (p: &mut Partition, data: &Data<'_, T>, order: &[usize], factor: f64, bounds: &mut Bounds) -> (usize, usize));
+multiversion!(sweep_body, dispatch_sweep, (p: &mut Partition, s: Sweep<'_, '_, T>, bounds: &mut Bounds) -> (usize, usize));
 
 /// The sweep: (moves, points evaluated).
 #[inline(always)]
 fn sweep_body<T: Scalar>(
     p: &mut Partition,
-    data: &Data<'_, T>,
-    order: &[usize],
-    factor: f64,
+    s: Sweep<'_, '_, T>,
     bounds: &mut Bounds,
 ) -> (usize, usize) {
+    let Sweep {
+        data,
+        order,
+        factor,
+    } = s;
     let mut columns = Columns::of(p);
     let mut x = vec![0.0; p.d];
     let (k, kp) = (p.k, columns.kp);
@@ -181,9 +180,7 @@ fn sweep_body<T: Scalar>(
         }
         bounds.at_position(pos, &p.centroids);
         let (r, w) = (p.stats.labels[i], data.weight(i));
-        if !p.stats.may_leave(r, w)
-            || bounds.skip(i, r, w, p, factor, data, &mut x, SkipTests::First)
-        {
+        if !p.stats.may_leave(r, w) || bounds.skip((i, r, w), p, s, &mut x, SkipTests::First) {
             continue;
         }
         evaluated += 1;
@@ -289,7 +286,7 @@ fn lowest_join(r: usize, own: f64, cost: &mut [f64]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::sq_dist;
+    use crate::data::{sq_dist, Data};
     use crate::rng::Xoshiro256PlusPlus;
     use crate::testing::testdata::blobs;
     use ndarray::Array2;
@@ -337,8 +334,8 @@ mod tests {
             let factor = if s < 4 { 1.4 - 0.1 * s as f64 } else { 1.0 };
             let mut order: Vec<usize> = (0..data.n).collect();
             rng.shuffle(&mut order);
-            let ma = crate::engine::reference::sweep(&mut a, &data, &order, factor);
-            let mb = sweep_columns(&mut b, &data, &order, factor, &mut cache);
+            let ma = crate::engine::reference::sweep(&mut a, Sweep::new(&data, &order, factor));
+            let mb = sweep_columns(&mut b, Sweep::new(&data, &order, factor), &mut cache);
             assert_eq!(ma, mb, "moves differ in sweep {s}");
             assert_eq!(a, b, "state differs after sweep {s}");
             let singletons = (0..data.n)
@@ -385,14 +382,17 @@ mod tests {
         rng.shuffle(&mut order);
         let start = Partition::from_labels(&data, 6, labels, false);
         let mut plain = start.clone();
-        let moves = crate::engine::reference::sweep(&mut plain, &data, &order, 1.2);
+        let moves = crate::engine::reference::sweep(&mut plain, Sweep::new(&data, &order, 1.2));
         for (share, keeps) in [(None, true), (Some(0.75), false), (Some(0.01), true)] {
             let mut p = start.clone();
             let mut cache = Cache::default();
             if let Some(share) = share {
                 cache.expect_moved_share(share);
             }
-            assert_eq!(sweep_columns(&mut p, &data, &order, 1.2, &mut cache), moves);
+            assert_eq!(
+                sweep_columns(&mut p, Sweep::new(&data, &order, 1.2), &mut cache),
+                moves
+            );
             assert_eq!(p, plain);
             assert_eq!(cache.bounds.is_some(), keeps, "expected share {share:?}");
         }

@@ -26,6 +26,7 @@ pub(crate) mod sweep;
 
 use crate::data::{Data, Scalar};
 use crate::engine::partition::Partition;
+use crate::engine::reference::Sweep;
 use bounds::Bounds;
 use lloyd::LloydBounds;
 
@@ -43,8 +44,7 @@ const PLAIN_SWEEP_MAX_KD: usize = 128;
 /// the column sweep's extra cost there is small against the fit.
 const COLUMN_SWEEP_MAX_KD: usize = 1024;
 
-/// One Hartigan sweep with acceptance factor `factor`, visiting `order`:
-/// the moves of [`crate::engine::reference::sweep`], bit for bit, by the kernel
+/// One Hartigan sweep: the moves of [`crate::engine::reference::sweep`], bit for bit, by the kernel
 /// that is cheapest here. The column sweep where `k·d` is small; where it
 /// is moderate and the clusters few; and with few clusters where the
 /// blocked sweep would keep no bounds (most points moved in the last
@@ -52,9 +52,7 @@ const COLUMN_SWEEP_MAX_KD: usize = 1024;
 /// (with `spare_threads`, its blocks' work over the pool).
 pub(crate) fn hartigan_sweep<T: Scalar>(
     p: &mut Partition,
-    data: &Data<'_, T>,
-    order: &[usize],
-    factor: f64,
+    s: Sweep<'_, '_, T>,
     cache: &mut Cache,
     spare_threads: bool,
 ) -> usize {
@@ -63,11 +61,11 @@ pub(crate) fn hartigan_sweep<T: Scalar>(
     let few = p.k <= columns::MAX_K_UNBOUNDED;
     let scores_all = few && (kd <= COLUMN_SWEEP_MAX_KD || !sweep::keeps_bounds(cache));
     if columns::applies(p.k, p.d) && (small || scores_all) {
-        columns::sweep_columns(p, data, order, factor, cache)
+        columns::sweep_columns(p, s, cache)
     } else if small {
-        crate::engine::reference::sweep(p, data, order, factor)
+        crate::engine::reference::sweep(p, s)
     } else {
-        sweep::sweep_blocked(p, data, order, factor, cache, spare_threads)
+        sweep::sweep_blocked(p, s, cache, spare_threads)
     }
 }
 

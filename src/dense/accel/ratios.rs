@@ -142,6 +142,7 @@ fn lowest(v: &[f32]) -> f32 {
 mod tests {
     use super::*;
     use crate::dense::accel::sweep::tests::random_partition;
+    use crate::engine::reference::Sweep;
     use crate::testing::testdata::blobs;
     use ndarray::Array2;
 
@@ -158,7 +159,9 @@ mod tests {
         let data = Data::new(x, w.map(std::borrow::Cow::Borrowed));
         let mut p = random_partition(&data, k, seed);
         let order: Vec<usize> = (0..data.n).collect();
-        while converged && crate::engine::reference::sweep(&mut p, &data, &order, 1.0) > 0 {
+        while converged
+            && crate::engine::reference::sweep(&mut p, Sweep::new(&data, &order, 1.0)) > 0
+        {
             p.recompute_stale(&data, false);
         }
         let mut row = vec![0.0; data.d];

@@ -3,7 +3,7 @@
 //! threads) each row's decision work prepared against the snapshot.
 
 use super::super::block::{gather, Block, Prepared};
-use super::super::bounds::Bounds;
+use super::super::bounds::{Bounds, SkipTests};
 use super::decide::{point_factors, prepare, Row, Weighting, UNIT};
 use super::{prefetch_ahead, Live, Pass, MAX_SPAN};
 use crate::data::{Data, Scalar};
@@ -44,7 +44,8 @@ impl Block {
         start: usize,
         cap: usize,
     ) {
-        let (data, order, factor) = (pass.data, pass.order, pass.factor);
+        let s = pass.sweep;
+        let (data, order) = (s.data, s.order);
         let row = &mut pass.scratch;
         self.start = start;
         self.members.clear();
@@ -56,7 +57,9 @@ impl Block {
             let i = order[pos];
             let (r, w) = (p.stats.labels[i], data.weight(i));
             if p.stats.may_leave(r, w)
-                && bounds.proves_stay(i, r, w, p, factor, data, row).is_none()
+                && bounds
+                    .proves_stay((i, r, w), p, s, row, SkipTests::Both)
+                    .is_none()
             {
                 self.members.push(pos);
                 self.points.push(i);
@@ -79,7 +82,7 @@ impl Block {
         cap: usize,
     ) {
         self.select(bounds, p, pass, start, cap);
-        self.snapshot(p, live, pass.data.max_abs_shifted());
+        self.snapshot(p, live, pass.sweep.data.max_abs_shifted());
         live.next_epoch();
         self.epoch = live.epoch;
     }
@@ -99,9 +102,9 @@ impl Block {
         let split =
             work >= PREPARE_MIN_WORK && self.members.len() > prepare_rows(self.members.len());
         if pass.spare_threads && split {
-            self.fill_prepared(pass.data, p, &live.w, pass.factor);
+            self.fill_prepared(pass.sweep.data, p, &live.w, pass.sweep.factor);
         } else {
-            self.fill_members(pass.data);
+            self.fill_members(pass.sweep.data);
         }
     }
 

@@ -32,9 +32,10 @@ use super::block::{max_block_rows, Block, MIN_BLOCK};
 use super::bounds::{Bounds, SkipTests};
 use super::panel::scale_for;
 use super::Cache;
-use crate::data::{sq_dist, Data, Scalar};
+use crate::data::{sq_dist, Scalar};
 use crate::engine::move_rule::join_weight;
 use crate::engine::partition::Partition;
+use crate::engine::reference::Sweep;
 
 mod decide;
 mod fill;
@@ -183,34 +184,28 @@ fn block_size(k: usize, d: usize, rate: f64) -> usize {
     (b as usize).clamp(MIN_BLOCK, max_block_rows(k))
 }
 
-/// What every block of one sweep reads: the rows, the visiting order and
-/// the acceptance factor, and a row of scratch for the points decided
-/// outside a block.
+/// What every block of one sweep reads: the sweep, and a row of scratch for
+/// the points decided outside a block.
 pub(super) struct Pass<'s, 'a, T: Scalar> {
-    data: &'s Data<'a, T>,
-    order: &'s [usize],
-    factor: f64,
+    sweep: Sweep<'s, 'a, T>,
     scratch: Vec<f64>,
     /// Whether blocks may be filled over the pool ([`Block::fill_for`]).
     spare_threads: bool,
 }
 
-/// One Hartigan sweep with acceptance factor `factor`, visiting `order`:
-/// the same moves as [`crate::engine::reference::sweep`], bit for bit. Points whose
+/// One Hartigan sweep: the same moves as [`crate::engine::reference::sweep`], bit for bit. Points whose
 /// bounds prove they stay are skipped ([`super::bounds`]). The moves are
 /// decided in order on the calling thread; with `spare_threads` the blocks'
 /// products and their rows' work against the snapshot are computed over the
 /// pool first ([`Block::fill_for`]), which changes no bit.
 pub(crate) fn sweep_blocked<T: Scalar>(
     p: &mut Partition,
-    data: &Data<'_, T>,
-    order: &[usize],
-    factor: f64,
+    s: Sweep<'_, '_, T>,
     cache: &mut Cache,
     spare_threads: bool,
 ) -> usize {
-    if p.k <= 1 || scale_for(data.max_abs_shifted()).is_none() {
-        return crate::engine::reference::sweep(p, data, order, factor);
+    if p.k <= 1 || scale_for(s.data.max_abs_shifted()).is_none() {
+        return crate::engine::reference::sweep(p, s);
     }
     // Bounds pay only where they skip points. While most points move (a
     // Smartigan schedule on heavily overlapping clusters), every centroid
@@ -218,11 +213,11 @@ pub(crate) fn sweep_blocked<T: Scalar>(
     // almost nothing, and keeping them costs each move a displacement from
     // every checkpoint: such sweeps run without them, and the first sweep
     // after starts them afresh. (Only speed depends on this.)
-    let Some(mut bounds) = sweep_bounds(cache, p, data.n, keeps_bounds(cache)) else {
-        return crate::engine::reference::sweep(p, data, order, factor);
+    let Some(mut bounds) = sweep_bounds(cache, p, s.data.n, keeps_bounds(cache)) else {
+        return crate::engine::reference::sweep(p, s);
     };
     bounds.begin_sweep(&p.centroids, &p.stats.weights);
-    let moves = dispatch_sweep(p, data, order, factor, cache, &mut bounds, spare_threads);
+    let moves = dispatch_sweep(p, s, cache, &mut bounds, spare_threads);
     bounds.end_sweep(&p.centroids);
     cache.bounds = (!bounds.is_off()).then_some(bounds);
     moves
@@ -247,25 +242,25 @@ pub(super) fn sweep_bounds(
     }
 }
 
-/// A sweep under the bounds a sweep of `n` points starts from
+/// The sweep `s` under the bounds a sweep of its rows starts from
 /// ([`sweep_bounds`], off where the labels do not fit them): the bounds
 /// brought to the sweep's start, `body` run with them (it returns the moves
 /// and the points it evaluated), the bounds brought to the sweep's end and
-/// kept in the cache with the sweep's counts over `positions` visits.
-/// Returns the moves.
-pub(super) fn with_bounds(
+/// kept in the cache with the sweep's counts over its visits. Returns the
+/// moves.
+pub(super) fn with_bounds<T: Scalar>(
     cache: &mut Cache,
     p: &mut Partition,
-    (n, positions): (usize, usize),
+    s: Sweep<'_, '_, T>,
     keep: bool,
     body: impl FnOnce(&mut Partition, &mut Bounds) -> (usize, usize),
 ) -> usize {
-    let mut bounds = sweep_bounds(cache, p, n, keep).unwrap_or_else(Bounds::off);
+    let mut bounds = sweep_bounds(cache, p, s.data.n, keep).unwrap_or_else(Bounds::off);
     bounds.begin_sweep(&p.centroids, &p.stats.weights);
     let (moves, evaluated) = body(p, &mut bounds);
     bounds.end_sweep(&p.centroids);
     cache.bounds = (!bounds.is_off()).then_some(bounds);
-    cache.count_sweep(moves, evaluated, positions);
+    cache.count_sweep(moves, evaluated, s.order.len());
     moves
 }
 
@@ -280,27 +275,23 @@ pub(super) fn keeps_bounds(cache: &Cache) -> bool {
 /// bounds, and keeping them then costs more than it saves.
 const BOUNDS_MAX_MOVED_SHARE: f64 = 0.5;
 
-multiversion!(sweep_body, dispatch_sweep, (p: &mut Partition, data: &Data<'_, T>, order: &[usize], factor: f64, cache: &mut Cache, bounds: &mut Bounds, spare_threads: bool) -> usize);
+multiversion!(sweep_body, dispatch_sweep, (p: &mut Partition, s: Sweep<'_, '_, T>, cache: &mut Cache, bounds: &mut Bounds, spare_threads: bool) -> usize);
 
 #[inline(always)]
 fn sweep_body<T: Scalar>(
     p: &mut Partition,
-    data: &Data<'_, T>,
-    order: &[usize],
-    factor: f64,
+    s: Sweep<'_, '_, T>,
     cache: &mut Cache,
     bounds: &mut Bounds,
     spare_threads: bool,
 ) -> usize {
-    let (k, d) = (p.k, p.d);
-    let max_abs = data.max_abs_shifted();
+    let (k, d, order) = (p.k, p.d, s.order);
+    let max_abs = s.data.max_abs_shifted();
     let mut live = Live::new(&p.stats.counts);
     let mut cur = Block::default();
     let mut next = Block::default();
     let mut pass = Pass {
-        data,
-        order,
-        factor,
+        sweep: s,
         scratch: vec![0.0; d],
         spare_threads,
     };
@@ -361,7 +352,12 @@ fn process_block<T: Scalar>(
     live: &mut Live,
     bounds: &mut Bounds,
 ) -> (usize, usize) {
-    let (data, order, factor) = (pass.data, pass.order, pass.factor);
+    let s = pass.sweep;
+    let Sweep {
+        data,
+        order,
+        factor,
+    } = s;
     let scratch = &mut pass.scratch;
     let d = p.d;
     live.start_block(block);
@@ -384,7 +380,7 @@ fn process_block<T: Scalar>(
         // straight to the exact decision. Other points were predicted to stay and are re-checked,
         // because moves earlier in the block may have changed that.
         if !p.stats.may_leave(r, w)
-            || (!is_member && bounds.skip(i, r, w, p, factor, data, scratch, SkipTests::Both))
+            || (!is_member && bounds.skip((i, r, w), p, s, scratch, SkipTests::Both))
         {
             continue;
         }
@@ -448,6 +444,7 @@ fn settle(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::data::Data;
     use crate::rng::Xoshiro256PlusPlus;
     use crate::testing::testdata::blobs;
     use ndarray::Array2;
@@ -496,9 +493,9 @@ pub(crate) mod tests {
         for s in 0..6 {
             let mut order: Vec<usize> = (0..data.n).collect();
             rng.shuffle(&mut order);
-            let ma = crate::engine::reference::sweep(&mut a, &data, &order, factor);
+            let ma = crate::engine::reference::sweep(&mut a, Sweep::new(&data, &order, factor));
             for (spare, (b, cache)) in b.iter_mut().zip(&mut cache).enumerate() {
-                let mb = sweep_blocked(b, &data, &order, factor, cache, spare == 1);
+                let mb = sweep_blocked(b, Sweep::new(&data, &order, factor), cache, spare == 1);
                 assert_eq!(ma, mb, "moves differ in sweep {s} (spare threads: {spare})");
                 assert_eq!(
                     &a, b,
@@ -591,8 +588,8 @@ pub(crate) mod tests {
             let mut order: Vec<usize> = (0..data.n).collect();
             rng.shuffle(&mut order);
             off_somewhere |= cache.moved_share > BOUNDS_MAX_MOVED_SHARE;
-            let ma = crate::engine::reference::sweep(&mut a, &data, &order, factor);
-            let mb = sweep_blocked(&mut b, &data, &order, factor, &mut cache, spare);
+            let ma = crate::engine::reference::sweep(&mut a, Sweep::new(&data, &order, factor));
+            let mb = sweep_blocked(&mut b, Sweep::new(&data, &order, factor), &mut cache, spare);
             assert_eq!(ma, mb, "moves differ in sweep {s} (spare threads: {spare})");
             assert_eq!(
                 a, b,

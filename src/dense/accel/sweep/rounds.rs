@@ -38,16 +38,17 @@
 //! position (24 bytes). No `n × k` array.
 
 use super::super::block::gather;
-use super::super::bounds::Bounds;
+use super::super::bounds::{Bounds, SkipTests};
 use super::super::panel::Panel;
 use super::super::Cache;
 use super::decide::{
     decide_at_snapshot, decide_exactly, point_factors, prepare, Row, Weighting, UNIT,
 };
 use super::{join_weight32, join_weights32, keeps_bounds, with_bounds, LOOKAHEAD};
-use crate::data::{sq_dist, Data, Scalar};
+use crate::data::{sq_dist, Scalar};
 use crate::engine::move_rule::{still_moves, KMeans};
 use crate::engine::partition::Partition;
+use crate::engine::reference::Sweep;
 use crate::engine::rounds::RoundPlan;
 use rayon::prelude::*;
 
@@ -83,12 +84,11 @@ enum Outcome {
 /// What every task of a round reads: the partition as the round began.
 struct Round<'s, 'a, T: Scalar> {
     p: &'s Partition,
-    data: &'s Data<'a, T>,
+    sweep: Sweep<'s, 'a, T>,
     bounds: &'s Bounds,
     panel: &'s Panel,
     /// The clusters' join weights as `f32`, padded with 1 to the panel.
     join_w: &'s [f32],
-    factor: f64,
 }
 
 thread_local! {
@@ -115,35 +115,30 @@ struct Scratch {
     point_w: Vec<f32>,
 }
 
-/// One sweep with acceptance factor `factor`, visiting `order`, in rounds
-/// (see the module's text). Returns the number of moves.
+/// One sweep in rounds (see the module's text). Returns the number of
+/// moves.
 pub(crate) fn sweep_rounds<T: Scalar>(
     p: &mut Partition,
-    data: &Data<'_, T>,
-    order: &[usize],
-    factor: f64,
+    s: Sweep<'_, '_, T>,
     cache: &mut Cache,
 ) -> usize {
     if p.k <= 1 {
         return 0;
     }
     let keep = keeps_bounds(cache);
-    with_bounds(cache, p, (data.n, order.len()), keep, |p, bounds| {
-        dispatch_rounds(p, data, order, factor, bounds)
-    })
+    with_bounds(cache, p, s, keep, |p, bounds| dispatch_rounds(p, s, bounds))
 }
 
-multiversion!(rounds_body, dispatch_rounds, (p: &mut Partition, data: &Data<'_, T>, order: &[usize], factor: f64, bounds: &mut Bounds) -> (usize, usize));
+multiversion!(rounds_body, dispatch_rounds, (p: &mut Partition, s: Sweep<'_, '_, T>, bounds: &mut Bounds) -> (usize, usize));
 
 /// The rounds of one sweep; returns (moves, points evaluated).
 #[inline(always)]
 fn rounds_body<T: Scalar>(
     p: &mut Partition,
-    data: &Data<'_, T>,
-    order: &[usize],
-    factor: f64,
+    sweep: Sweep<'_, '_, T>,
     bounds: &mut Bounds,
 ) -> (usize, usize) {
+    let Sweep { data, order, .. } = sweep;
     let (k, d, n) = (p.k, p.d, order.len());
     let mut panel = Panel::default();
     panel.pack(&p.centroids, k, d, data.max_abs_shifted());
@@ -163,11 +158,10 @@ fn rounds_body<T: Scalar>(
         outcomes.resize(end - start, Outcome::Fixed);
         let round = Round {
             p,
-            data,
+            sweep,
             bounds,
             panel: &panel,
             join_w: &join_w,
-            factor,
         };
         order[start..end]
             .par_chunks(chunk)
@@ -178,7 +172,7 @@ fn rounds_body<T: Scalar>(
             });
         let positions = &order[start..end];
         let (moved, seen, proposed) =
-            apply_round(p, data, bounds, positions, &outcomes, factor, &mut applying);
+            apply_round(p, sweep, bounds, positions, &outcomes, &mut applying);
         moves += moved;
         evaluated += seen;
         // The next round's snapshot: only the clusters this one changed.
@@ -208,12 +202,12 @@ fn score_chunk<T: Scalar>(
 ) {
     let Round {
         p,
-        data,
+        sweep,
         bounds,
         panel,
         join_w,
-        factor,
     } = *round;
+    let Sweep { data, factor, .. } = sweep;
     let d = p.d;
     s.row.resize(d, 0.0);
     s.idx.clear();
@@ -226,7 +220,8 @@ fn score_chunk<T: Scalar>(
         let (r, w) = (p.stats.labels[i], data.weight(i));
         out[t] = if !p.stats.may_leave(r, w) {
             Outcome::Fixed
-        } else if let Some(b) = bounds.proves_stay(i, r, w, p, factor, data, &mut s.row) {
+        } else if let Some(b) = bounds.proves_stay((i, r, w), p, sweep, &mut s.row, SkipTests::Both)
+        {
             Outcome::Proved(b.0, b.1)
         } else {
             s.idx.push(i);
@@ -292,11 +287,10 @@ fn score_chunk<T: Scalar>(
 #[inline(always)]
 fn apply_round<T: Scalar>(
     p: &mut Partition,
-    data: &Data<'_, T>,
+    Sweep { data, factor, .. }: Sweep<'_, '_, T>,
     bounds: &mut Bounds,
     positions: &[usize],
     outcomes: &[Outcome],
-    factor: f64,
     scratch: &mut Applying,
 ) -> (usize, usize, usize) {
     let Applying {

@@ -1,6 +1,7 @@
 #![allow(clippy::unwrap_used)]
 
 use super::*;
+use crate::data::Data;
 use crate::dense::accel::sweep::tests::random_partition;
 use crate::rng::Xoshiro256PlusPlus;
 use crate::testing::testdata::blobs;
@@ -36,8 +37,8 @@ fn check_against_plain<T: Scalar>(
         let mut order: Vec<usize> = (0..data.n).collect();
         rng.shuffle(&mut order);
         let f = factor(s);
-        let a = crate::engine::reference::sweep_rounds(&mut plain, &data, &order, f);
-        let b = sweep_rounds(&mut fast, &data, &order, f, &mut cache);
+        let a = crate::engine::reference::sweep_rounds(&mut plain, Sweep::new(&data, &order, f));
+        let b = sweep_rounds(&mut fast, Sweep::new(&data, &order, f), &mut cache);
         assert_eq!(a, b, "moves differ in sweep {s}");
         assert_eq!(plain, fast, "state differs after sweep {s}");
         plain.recompute(&data, false);
@@ -107,7 +108,11 @@ fn rounds_give_the_same_bits_for_any_thread_count() {
             for s in 0..12 {
                 let mut order: Vec<usize> = (0..n).collect();
                 rng.shuffle(&mut order);
-                moves.push(sweep_rounds(&mut p, &data, &order, factor(s), &mut cache));
+                moves.push(sweep_rounds(
+                    &mut p,
+                    Sweep::new(&data, &order, factor(s)),
+                    &mut cache,
+                ));
                 p.recompute(&data, false);
             }
             (p, moves)
@@ -137,7 +142,7 @@ fn rounds_descend_to_a_hartigan_local_optimum() {
         loop {
             let mut order: Vec<usize> = (0..n).collect();
             rng.shuffle(&mut order);
-            let moved = sweep_rounds(&mut p, &data, &order, 1.0, &mut cache);
+            let moved = sweep_rounds(&mut p, Sweep::new(&data, &order, 1.0), &mut cache);
             p.recompute(&data, false);
             let now = p.objective(&data);
             assert!(
