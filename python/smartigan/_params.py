@@ -118,9 +118,11 @@ def auto_budget(n_samples: int, n_features: int, k: int) -> float:
     * k)`` to ``2**26`` at ``2**22``. The first restart always runs; four
     restarts, then children of the best, run while the work done, plus what
     a candidate of the next kind has cost on average, stays within the
-    budget, until 48 children in a row have not lowered the objective. Where
-    the four restarts end at one objective (within a relative ``1e-9``: a
-    solved problem) no child runs.
+    budget, until 48 children in a row have not lowered the objective, or,
+    once a sixteenth of the budget is spent, at least 12 and at least as many
+    as the candidates that ran before the best one was found. Where the four
+    restarts end at one objective (within a relative ``1e-9``: a solved
+    problem) no child runs.
 
     >>> auto_budget(100_000, 32, 100)
     25.0

@@ -26,8 +26,8 @@
 use crate::engine::plus_plus;
 use crate::fit::restart::Restart;
 use crate::params::defaults::{
-    self, AGREE_REL, AUTO_GENERATION, AUTO_POPULATION, AUTO_STALL, BEST_GENERATION,
-    BEST_POPULATION, BEST_STALL,
+    self, AGREE_REL, AUTO_GENERATION, AUTO_POPULATION, AUTO_STALL, AUTO_STALL_FROM_SHARE,
+    AUTO_STALL_LONG, BEST_GENERATION, BEST_POPULATION, BEST_STALL,
 };
 use crate::params::{Init, NInit, ValidParams};
 use crate::rng::{Stream, Xoshiro256PlusPlus};
@@ -121,6 +121,10 @@ struct Plan {
     generation: usize,
     /// Children in a row that lower nothing, after which it ends.
     stall: usize,
+    /// A shorter stall that ends it once a share of the budget is spent,
+    /// where it is also as long as the search before the best was found
+    /// ([`AUTO_STALL`]).
+    short_stall: Option<(usize, f64)>,
     /// Whether a batch is cut to what the budget has room for (else a batch
     /// runs whole once begun, and the budget is checked between batches).
     fit_batches: bool,
@@ -149,6 +153,9 @@ pub(crate) struct Search<St> {
     issued: usize,
     /// Children in a row that did not lower the best objective.
     stall: usize,
+    /// The index of the candidate that last lowered the best objective
+    /// (beyond [`AGREE_REL`]).
+    lowered_at: usize,
     /// Generations of children handed out.
     generations: u64,
     done: bool,
@@ -169,7 +176,8 @@ impl<St: Clone> Search<St> {
                 budget: defaults::auto_budget(n, d, k),
                 population: AUTO_POPULATION,
                 generation: AUTO_GENERATION,
-                stall: AUTO_STALL,
+                stall: AUTO_STALL_LONG,
+                short_stall: Some((AUTO_STALL, AUTO_STALL_FROM_SHARE)),
                 fit_batches: true,
                 ends_on_agreement: true,
                 k,
@@ -179,6 +187,7 @@ impl<St: Clone> Search<St> {
                 population: BEST_POPULATION,
                 generation: BEST_GENERATION,
                 stall: BEST_STALL,
+                short_stall: None,
                 fit_batches: false,
                 ends_on_agreement: false,
                 k,
@@ -193,6 +202,7 @@ impl<St: Clone> Search<St> {
             finished: (0, 0),
             issued: 0,
             stall: 0,
+            lowered_at: 0,
             generations: 0,
             done: false,
         }
@@ -225,7 +235,11 @@ impl<St: Clone> Search<St> {
     /// children have stalled.
     fn next_of(&mut self, plan: Plan) -> Vec<Spec<St>> {
         let spent = self.spent.0 + self.spent.1;
-        if self.issued > 0 && (spent >= plan.budget || self.stall >= plan.stall) {
+        let stalled = self.stall >= plan.stall
+            || plan.short_stall.is_some_and(|(short, share)| {
+                spent >= share * plan.budget && self.stall >= short.max(self.lowered_at)
+            });
+        if self.issued > 0 && (spent >= plan.budget || stalled) {
             return Vec::new();
         }
         // Candidates of the next kind that fit in the rest of the budget:
@@ -326,8 +340,12 @@ impl<St: Clone> Search<St> {
                     restart,
                 });
             }
+            // (The first candidate lowers the infinite objective of none.)
+            let lowered = self.best_objective() < best_before * (1.0 - AGREE_REL);
+            if lowered {
+                self.lowered_at = f.index;
+            }
             if f.child {
-                let lowered = self.best_objective() < best_before * (1.0 - AGREE_REL);
                 self.stall = if lowered { 0 } else { self.stall + 1 };
             }
         }

@@ -191,9 +191,21 @@ pub fn bounded_restarts(n: usize, d: usize, k: usize) -> usize {
 pub(crate) const AUTO_POPULATION: usize = 4;
 /// Children of one generation of `n_init = "auto"`, at most.
 pub(crate) const AUTO_GENERATION: usize = 4;
-/// `n_init = "auto"` ends once this many children in a row have not
-/// lowered the best objective.
-pub(crate) const AUTO_STALL: usize = 48;
+/// `n_init = "auto"` ends once at least this many children in a row have
+/// not lowered the best objective, and at least as many as the candidates
+/// that ran before the best one was found, where it has spent
+/// [`AUTO_STALL_FROM_SHARE`] of its budget: a search whose best came at once
+/// has met a landscape with few optima and ends soon, one whose best came
+/// late searches again as long before it gives up.
+pub(crate) const AUTO_STALL: usize = 12;
+/// The share of its budget `n_init = "auto"` spends before the short stall
+/// of [`AUTO_STALL`] may end it (a longer one, [`AUTO_STALL_LONG`], ends it
+/// anyway): on the smallest problems a dozen children cost a few
+/// milliseconds, and searching on is cheaper than the optimum it may miss.
+pub(crate) const AUTO_STALL_FROM_SHARE: f64 = 1.0 / 16.0;
+/// Children in a row without a lower best objective that end `n_init =
+/// "auto"` whatever it has spent.
+pub(crate) const AUTO_STALL_LONG: usize = 48;
 /// Relative difference within which two objectives count as one optimum.
 pub(crate) const AGREE_REL: f64 = 1e-9;
 /// The best-effort search's population: restarts first, then their best

@@ -142,6 +142,77 @@ fn auto_runs_restarts_then_children_within_its_budget() {
     assert_eq!(auto, p.n_init(1).check().unwrap().fit(&large).unwrap());
 }
 
+/// The generations of an "auto" search replayed from its candidates'
+/// objectives: after each generation of four children, the candidates run,
+/// the children in a row that have not lowered the best objective (by more
+/// than a relative `1e-9`) and the index of the candidate that last did.
+fn stalls(objectives: &[f64]) -> Vec<(usize, usize, usize)> {
+    let (mut best, mut lowered_at, mut stall) = (f64::INFINITY, 0, 0);
+    let mut generations = Vec::new();
+    for (index, &o) in objectives.iter().enumerate() {
+        let lowered = o < best * (1.0 - 1e-9);
+        best = best.min(o);
+        if lowered {
+            lowered_at = index;
+        }
+        if index >= 4 {
+            stall = if lowered { 0 } else { stall + 1 };
+            if (index - 3) % 4 == 0 {
+                generations.push((index + 1, stall, lowered_at));
+            }
+        }
+    }
+    generations
+}
+
+/// Where "auto" ends on a stall: on a problem whose budget's sixteenth is
+/// spent within its first children, after the first generation at which
+/// at least 12 children in a row have lowered nothing and at least as many
+/// as the candidates before the one that last lowered the best (else its
+/// budget ended it, with no such generation before). On the smallest
+/// problems, where that sixteenth holds dozens of children, it goes on to a
+/// stall of 48.
+#[test]
+fn auto_ends_on_a_stall_as_long_as_the_search_before_its_best() {
+    let short = |&(_, stall, lowered_at): &(usize, usize, usize)| stall >= 12.max(lowered_at);
+    let x = overlapping();
+    let mut stalled = 0;
+    for seed in 0..6 {
+        let fit = Params::new(14).seed(seed).check().unwrap().fit(&x).unwrap();
+        let generations = stalls(&fit.restart_objectives);
+        let (last, rest) = generations.split_last().expect("children ran");
+        assert_eq!(last.0, fit.restart_objectives.len(), "seed {seed}");
+        assert!(
+            !rest.iter().any(short),
+            "seed {seed}: went on after a stall: {generations:?}"
+        );
+        stalled += usize::from(short(last));
+    }
+    assert!(stalled >= 4, "{stalled} of 6 searches ended on a stall");
+    let tiny = blobs(150, 4, 6, 1.3, 2);
+    let mut went_on = 0;
+    for seed in 0..4 {
+        let fit = Params::new(20)
+            .seed(seed)
+            .check()
+            .unwrap()
+            .fit(&tiny)
+            .unwrap();
+        let generations = stalls(&fit.restart_objectives);
+        let (last, rest) = generations.split_last().expect("children ran");
+        assert!(last.1 >= 48, "seed {seed}: {generations:?}");
+        assert!(
+            rest.iter().all(|g| g.1 < 48),
+            "seed {seed}: {generations:?}"
+        );
+        went_on += usize::from(rest.iter().any(short));
+    }
+    assert!(
+        went_on >= 2,
+        "{went_on} of 4 tiny searches went on past a short stall"
+    );
+}
+
 /// Where the four restarts of "auto" end at one optimum (well-separated
 /// blobs, k their number: a solved problem) it ends there, with the fit of
 /// `n_init = 4` bit for bit; where they disagree (the test above) children
