@@ -76,9 +76,9 @@ pub(crate) fn sweep<T: Scalar>(p: &mut Partition, s: Sweep<'_, '_, T>) -> usize 
 }
 
 /// One sweep in rounds by the plain definition: every point of a round (cut
-/// by a [`RoundPlan`]) decided against the partition as the round began, then the proposed moves made in order
-/// where the move rule still accepts them against the current centroids
-/// ([`still_moves`]). The accelerated rounds sweep
+/// by a [`RoundPlan`]) decided against the partition as the round began,
+/// then the proposed moves made in order where the move rule still accepts
+/// them against the current centroids ([`still_moves`]). The accelerated rounds sweep
 /// ([`crate::dense::accel::sweep::rounds`]) makes exactly these moves.
 pub(crate) fn sweep_rounds<T: Scalar>(p: &mut Partition, s: Sweep<'_, '_, T>) -> usize {
     let Sweep {

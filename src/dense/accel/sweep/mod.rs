@@ -193,11 +193,12 @@ pub(super) struct Pass<'s, 'a, T: Scalar> {
     spare_threads: bool,
 }
 
-/// One Hartigan sweep: the same moves as [`crate::engine::reference::sweep`], bit for bit. Points whose
-/// bounds prove they stay are skipped ([`super::bounds`]). The moves are
-/// decided in order on the calling thread; with `spare_threads` the blocks'
-/// products and their rows' work against the snapshot are computed over the
-/// pool first ([`Block::fill_for`]), which changes no bit.
+/// One Hartigan sweep: the same moves as [`crate::engine::reference::sweep`],
+/// bit for bit. Points whose bounds prove they stay are skipped
+/// ([`super::bounds`]). The moves are decided in order on the calling
+/// thread; with `spare_threads` the blocks' products and their rows' work
+/// against the snapshot are computed over the pool first
+/// ([`Block::fill_for`]), which changes no bit.
 pub(crate) fn sweep_blocked<T: Scalar>(
     p: &mut Partition,
     s: Sweep<'_, '_, T>,
