@@ -340,7 +340,8 @@ impl<St: Clone> Search<St> {
                     restart,
                 });
             }
-            // (The first candidate lowers the infinite objective of none.)
+            // (With no member yet the best objective is infinite, so the
+            // first candidate lowers it.)
             let lowered = self.best_objective() < best_before * (1.0 - AGREE_REL);
             if lowered {
                 self.lowered_at = f.index;

@@ -515,8 +515,11 @@ impl Bounds {
         row: &mut [f64],
         tests: SkipTests,
     ) -> bool {
-        let found = self.proves_stay(point, p, s, row, tests);
-        found.map(|b| self.keep(point.0, point.1, b)).is_some()
+        let Some(found) = self.proves_stay(point, p, s, row, tests) else {
+            return false;
+        };
+        self.keep(point.0, point.1, found);
+        true
     }
 
     /// Stores what [`Bounds::proves_stay`] found for point `i` (cluster
