@@ -11,6 +11,7 @@ use crate::clustering::Clustering;
 use crate::control::{Control, Progress};
 use crate::data::Scalar;
 use crate::dataset::{Dataset, Setup, SourceJob};
+use crate::engine::plus_plus::Draw;
 use crate::engine::source::Source;
 use crate::error::{Error, Result};
 use crate::fit::multistart::{build_pool, fit_source};
@@ -309,8 +310,14 @@ impl<T: Scalar> SourceJob<T> for PlusPlus<'_> {
     fn run<S: Source<Out = T>>(self, source: S, _exponent: i32) -> Result<Array1<usize>> {
         let pool = build_pool(self.params.n_threads())?;
         let mut rng = init_stream(self.params, 0);
-        let rows =
-            pool.install(|| source.plus_plus_rows(None, self.params.k(), &mut rng, self.cancel));
+        let (k, cancel) = (self.params.k(), self.cancel);
+        let draw = Draw {
+            among: None,
+            k,
+            rng: &mut rng,
+            cancel,
+        };
+        let rows = pool.install(|| source.plus_plus_rows(draw));
         if self.cancel.load(Ordering::Relaxed) {
             return Err(Error::Interrupted);
         }

@@ -13,7 +13,7 @@ use crate::dense::accel::{hartigan_sweep, Cache, Engine};
 use crate::engine::constrained::SquaredEuclidean;
 use crate::engine::move_rule::{improves_beyond_rounding, move_ratio, KMeans};
 use crate::engine::partition::Partition;
-use crate::engine::plus_plus::{kmeans_plus_plus_joint, plus_plus_among, sample_len};
+use crate::engine::plus_plus::{kmeans_plus_plus_joint, plus_plus_among, sample_len, Draw};
 use crate::engine::reference::Sweep;
 use crate::engine::refine::{propose, SplitCache};
 use crate::engine::rounds::decides_in_rounds;
@@ -154,14 +154,8 @@ impl<'a, T: Scalar> Starts for Dense<'a, T> {
         shares.then(|| kmeans_plus_plus_joint(&self.rows, params.k(), rngs, cancel))
     }
 
-    fn plus_plus_rows(
-        &self,
-        rows: Option<&[usize]>,
-        k: usize,
-        rng: &mut Xoshiro256PlusPlus,
-        cancel: &AtomicBool,
-    ) -> Vec<usize> {
-        plus_plus_among(&self.rows, rows, k, rng, true, cancel)
+    fn plus_plus_rows(&self, draw: Draw<'_>) -> Vec<usize> {
+        plus_plus_among(&self.rows, draw, true)
     }
 
     fn centroids(&self, st: &DenseState) -> Vec<f64> {

@@ -6,7 +6,7 @@
 use crate::data::Scalar;
 use crate::engine::constrained::Gains;
 use crate::engine::init::{self, Start};
-use crate::engine::plus_plus::on_sample;
+use crate::engine::plus_plus::{on_sample, Draw};
 use crate::engine::points::Points;
 use crate::engine::refine::{propose_labels, split_labels, SplitCache};
 use crate::engine::stats::ClusterStats;
@@ -89,7 +89,14 @@ pub(crate) trait Starts: Representation {
                 shape,
                 |i| points.weight(i),
                 rng,
-                |rows, rng| self.plus_plus_rows(rows, k, rng, cancel),
+                |among, rng| {
+                    self.plus_plus_rows(Draw {
+                        among,
+                        k,
+                        rng,
+                        cancel,
+                    })
+                },
             )
         };
         let labels = match init::start(params, self.n(), start, rng, plus_plus, |rows| {
@@ -121,19 +128,10 @@ pub(crate) trait Starts: Representation {
     ) -> Option<Vec<Vec<f64>>> {
         None
     }
-    /// The rows greedy k-means++ chooses as the `k` centres of the start
-    /// drawn from `rng`, among `rows` (as positions in it) or among every
-    /// row (as row indices): what [`Starts::initial_state`] starts from
-    /// with `init = "k-means++"`, on a sample of the rows for large
-    /// problems ([`on_sample`]). Once `cancel` is set it may return early
-    /// with fewer rows (the caller checks).
-    fn plus_plus_rows(
-        &self,
-        rows: Option<&[usize]>,
-        k: usize,
-        rng: &mut Xoshiro256PlusPlus,
-        cancel: &AtomicBool,
-    ) -> Vec<usize>;
+    /// The rows greedy k-means++ chooses in `draw`: the centres
+    /// [`Starts::initial_state`] starts from with `init = "k-means++"`, on
+    /// a sample of the rows for large problems ([`on_sample`]).
+    fn plus_plus_rows(&self, draw: Draw<'_>) -> Vec<usize>;
     /// The centroids of `st`, `k × d`, row after row, in the coordinates
     /// [`Starts::initial_state`] takes its `start` in.
     fn centroids(&self, st: &Self::State) -> Vec<f64>;

@@ -72,24 +72,12 @@ impl<St: Clone + std::fmt::Debug + Send + Sync> Stepwise<St> {
         params: &ValidParams,
         cancel: &AtomicBool,
     ) -> Result<Self> {
-        let mut run = Stepwise {
-            search: Search::new(params, source.n(), source.d()),
-            batch: Vec::new(),
+        let mut search = Search::new(params, source.n(), source.d());
+        let batch = match search.next_batch() {
+            Some(batch) => start_batch(source, params, batch, cancel)?,
+            None => Vec::new(),
         };
-        run.next_batch(source, params, cancel)?;
-        Ok(run)
-    }
-
-    fn next_batch<S: Source<State = St>>(
-        &mut self,
-        source: &S,
-        params: &ValidParams,
-        cancel: &AtomicBool,
-    ) -> Result<()> {
-        if let Some(batch) = self.search.next_batch() {
-            self.batch = start_batch(source, params, batch, cancel)?;
-        }
-        Ok(())
+        Ok(Stepwise { search, batch })
     }
 
     /// One step of every unfinished restart of the batch; a batch whose
@@ -113,7 +101,9 @@ impl<St: Clone + std::fmt::Debug + Send + Sync> Stepwise<St> {
                 })
                 .collect();
             self.search.accept(done);
-            self.next_batch(source, params, cancel)?;
+            if let Some(batch) = self.search.next_batch() {
+                self.batch = start_batch(source, params, batch, cancel)?;
+            }
         }
         Ok(())
     }

@@ -6,6 +6,38 @@ use ndarray::Array2;
 use std::fmt;
 use std::str::FromStr;
 
+/// For a fieldless enum of named choices: `ALL` (documented by `$all`),
+/// `name`, `Display` by name, and `FromStr` by name whose error names the
+/// parameter `$param` and lists every name.
+macro_rules! named_choices {
+    ($ty:ident, $param:literal, $all:literal, [$($variant:ident => $name:literal),+ $(,)?]) => {
+        impl $ty {
+            #[doc = $all]
+            pub const ALL: [$ty; [$($name),+].len()] = [$($ty::$variant),+];
+
+            /// The name used by `FromStr` and the Python API.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($ty::$variant => $name),+
+                }
+            }
+        }
+
+        impl fmt::Display for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+
+        impl FromStr for $ty {
+            type Err = Error;
+            fn from_str(s: &str) -> Result<Self> {
+                named($param, s, $ty::ALL, $ty::name)
+            }
+        }
+    };
+}
+
 /// Which algorithm moves the points.
 ///
 /// ```
@@ -26,41 +58,11 @@ pub enum Method {
     Smartigan,
 }
 
-impl Method {
-    /// All methods, in the order used in messages.
-    pub const ALL: [Method; 3] = [Method::Lloyd, Method::Hartigan, Method::Smartigan];
-
-    /// The name used by `FromStr` and the Python API.
-    pub fn name(self) -> &'static str {
-        match self {
-            Method::Lloyd => "lloyd",
-            Method::Hartigan => "hartigan",
-            Method::Smartigan => "smartigan",
-        }
-    }
-}
-
-impl fmt::Display for Method {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Method {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        Method::ALL
-            .into_iter()
-            .find(|m| m.name() == s)
-            .ok_or_else(|| {
-                Error::invalid(
-                    "method",
-                    format!("'{s}'"),
-                    "allowed: 'lloyd', 'hartigan', 'smartigan'",
-                )
-            })
-    }
-}
+named_choices!(Method, "method", "All methods, in the order used in messages.", [
+    Lloyd => "lloyd",
+    Hartigan => "hartigan",
+    Smartigan => "smartigan",
+]);
 
 /// How each restart starts.
 ///
@@ -201,33 +203,25 @@ pub enum Metric {
     Cosine,
 }
 
-impl Metric {
-    /// Both metrics, in the order used in messages.
-    pub const ALL: [Metric; 2] = [Metric::Euclidean, Metric::Cosine];
+named_choices!(Metric, "metric", "Both metrics, in the order used in messages.", [
+    Euclidean => "euclidean",
+    Cosine => "cosine",
+]);
 
-    /// The name used by `FromStr` and the Python API.
-    pub fn name(self) -> &'static str {
-        match self {
-            Metric::Euclidean => "euclidean",
-            Metric::Cosine => "cosine",
-        }
-    }
-}
-
-impl fmt::Display for Metric {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Metric {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        Metric::ALL
-            .into_iter()
-            .find(|m| m.name() == s)
-            .ok_or_else(|| {
-                Error::invalid("metric", format!("'{s}'"), "allowed: 'euclidean', 'cosine'")
-            })
-    }
+/// The choice among `all` whose `name` is `s`, or the error for `param`
+/// that lists every name, in the order of `all`.
+fn named<C: Copy, const N: usize>(
+    param: &'static str,
+    s: &str,
+    all: [C; N],
+    name: fn(C) -> &'static str,
+) -> Result<C> {
+    all.into_iter().find(|&c| name(c) == s).ok_or_else(|| {
+        let names: Vec<String> = all.iter().map(|&c| format!("'{}'", name(c))).collect();
+        Error::invalid(
+            param,
+            format!("'{s}'"),
+            format!("allowed: {}", names.join(", ")),
+        )
+    })
 }

@@ -226,71 +226,62 @@ mod tests {
         assert_eq!((even.min, even.max), (vec![3; 3], vec![3; 3]));
     }
 
+    /// Whether `e` is `kind` (`"invalid"` or `"shape"`) for the parameter
+    /// `name`.
+    fn names(e: &Error, kind: &str, name: &str) -> bool {
+        match e {
+            Error::InvalidParameter { name: n, .. } => kind == "invalid" && *n == name,
+            Error::Shape { name: n, .. } => kind == "shape" && *n == name,
+            _ => false,
+        }
+    }
+
     #[test]
     fn infeasible_bounds_name_the_parameter() {
-        let e = resolve(Some(4.into()), None, 10, 3).unwrap_err();
-        assert!(
-            matches!(
-                e,
-                Error::InvalidParameter {
-                    name: "size_min",
-                    ..
-                }
+        let refusals = [
+            (
+                resolve(Some(4.into()), None, 10, 3),
+                "invalid",
+                "size_min",
+                "add up to 12, more than n_samples=10",
             ),
-            "{e}"
-        );
-        assert!(
-            e.to_string()
-                .contains("add up to 12, more than n_samples=10"),
-            "{e}"
-        );
-        let e = resolve(None, Some(3.into()), 10, 3).unwrap_err();
-        assert!(
-            matches!(
-                e,
-                Error::InvalidParameter {
-                    name: "size_max",
-                    ..
-                }
+            (
+                resolve(None, Some(3.into()), 10, 3),
+                "invalid",
+                "size_max",
+                "add up to 9, fewer than n_samples=10",
             ),
-            "{e}"
-        );
-        assert!(
-            e.to_string()
-                .contains("add up to 9, fewer than n_samples=10"),
-            "{e}"
-        );
-        let e = resolve(Some(vec![1, 5, 1].into()), Some(4.into()), 10, 3).unwrap_err();
-        assert!(
-            e.to_string()
-                .contains("cluster 1 has minimum 5 > maximum 4"),
-            "{e}"
-        );
-        let e = resolve(Some(vec![1, 2].into()), None, 10, 3).unwrap_err();
-        assert!(
-            matches!(
-                e,
-                Error::Shape {
-                    name: "size_min",
-                    ..
-                }
+            (
+                resolve(Some(vec![1, 5, 1].into()), Some(4.into()), 10, 3),
+                "invalid",
+                "size_min",
+                "cluster 1 has minimum 5 > maximum 4",
             ),
-            "{e}"
-        );
-        let e = resolve(None, Some(0.into()), 10, 3).unwrap_err();
-        assert!(
-            matches!(
-                e,
-                Error::InvalidParameter {
-                    name: "size_max",
-                    ..
-                }
+            (
+                resolve(Some(vec![1, 2].into()), None, 10, 3),
+                "shape",
+                "size_min",
+                "size_min",
             ),
-            "{e}"
-        );
-        // Minimums of 0 are raised to 1: three clusters need three rows.
-        let e = resolve(Some(vec![0, 0, 3].into()), None, 4, 3).unwrap_err();
-        assert!(e.to_string().contains("add up to 5"), "{e}");
+            (
+                resolve(None, Some(0.into()), 10, 3),
+                "invalid",
+                "size_max",
+                "size_max",
+            ),
+            // Minimums of 0 are raised to 1: three clusters need three rows.
+            (
+                resolve(Some(vec![0, 0, 3].into()), None, 4, 3),
+                "invalid",
+                "size_min",
+                "add up to 5",
+            ),
+        ];
+        for (result, kind, name, text) in refusals {
+            let e = result.unwrap_err();
+            assert!(names(&e, kind, name), "{e}: not {kind} {name}");
+            assert!(e.to_string().contains(text), "{e}");
+        }
     }
 
     #[test]

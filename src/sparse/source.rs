@@ -7,14 +7,13 @@ use crate::data::Scalar;
 use crate::engine::constrained::SquaredEuclidean;
 use crate::engine::move_rule::{choose_move, improves_beyond_rounding, move_ratio, KMeans};
 use crate::engine::nearest::nearest_by;
-use crate::engine::plus_plus::kmeans_plus_plus_indices;
+use crate::engine::plus_plus::Draw;
 use crate::engine::points::{Points, Split};
 use crate::engine::refine::{merge_labels, split_cluster};
 use crate::engine::source::{objective_by_cluster, Descent, Representation, Reshape, Starts};
 use crate::engine::stats::ClusterStats;
 use crate::error::Result;
 use crate::params::ValidParams;
-use crate::rng::Xoshiro256PlusPlus;
 use ndarray::Array2;
 use rayon::prelude::*;
 use std::sync::atomic::AtomicBool;
@@ -124,30 +123,20 @@ impl<'a, T: Scalar> Starts for SparseData<'a, T> {
     }
 
     /// Greedy k-means++ on the rows: the plain definition
-    /// ([`kmeans_plus_plus_indices`]) with squared distances through the
+    /// ([`Draw::plain`]) with squared distances through the
     /// expansion `‖x_i‖² + ‖x_c‖² − 2·x_i·x_c` where its error bound allows
     /// a relative [`PLUS_PLUS_REL`], else merged exactly
     /// ([`rows_sq_dist`]: near duplicates, and every pair far from the
     /// origin). Polls `cancel` every [`POLL_POINTS`] points; a cancelled
-    /// call returns fewer than `k` rows. Among `rows`, positions in it.
-    fn plus_plus_rows(
-        &self,
-        rows: Option<&[usize]>,
-        k: usize,
-        rng: &mut Xoshiro256PlusPlus,
-        cancel: &AtomicBool,
-    ) -> Vec<usize> {
+    /// call returns fewer than `k` rows.
+    fn plus_plus_rows(&self, draw: Draw<'_>) -> Vec<usize> {
         let mut scratch = vec![0.0; self.x.n_cols()];
-        let row = |t: usize| rows.map_or(t, |rows| rows[t]);
-        kmeans_plus_plus_indices(
-            rows.map_or(self.x.n_rows(), <[usize]>::len),
-            k,
+        let cancel = draw.cancel;
+        draw.plain(
+            self.x.n_rows(),
             self.weights.is_some(),
-            |t| self.weight(row(t)),
-            rng,
-            cancel,
-            |c, out| {
-                let c = row(c);
+            |i| self.weight(i),
+            |c, among, out| {
                 let centre = self.x.row(c);
                 for (&col, v) in centre.0.iter().zip(centre.1) {
                     scratch[col] = v.to_f64();
@@ -157,7 +146,7 @@ impl<'a, T: Scalar> Starts for SparseData<'a, T> {
                         break;
                     }
                     for (o, out) in chunk.iter_mut().enumerate() {
-                        let i = row(block * POLL_POINTS + o);
+                        let i = among.row(block * POLL_POINTS + o);
                         let fast = (self.norms[i] + self.norms[c]
                             - 2.0 * self.x.dot_dense(i, &scratch))
                         .max(0.0);

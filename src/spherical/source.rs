@@ -7,14 +7,13 @@ use super::screen::{choose_screened, nearest_screened, Screen, ScreenScratch};
 use crate::data::{direction_of_sum, sq_dist, Data, Scalar};
 use crate::engine::move_rule::{improves_beyond_rounding, move_ratio, still_moves};
 use crate::engine::nearest::nearest_by;
-use crate::engine::plus_plus::{kmeans_plus_plus_indices, plus_plus_among};
+use crate::engine::plus_plus::{plus_plus_among, Draw};
 use crate::engine::points::{Points, Split};
 use crate::engine::refine::{merge_labels_by, split_cluster};
 use crate::engine::rounds::RoundPlan;
 use crate::engine::source::{objective_by_cluster, Descent, Representation, Reshape, Starts};
 use crate::engine::stats::ClusterStats;
 use crate::params::Metric;
-use crate::rng::Xoshiro256PlusPlus;
 use ndarray::Array2;
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -527,35 +526,25 @@ impl<U: UnitRows, T: Scalar> Starts for Spherical<'_, U, T> {
     /// the same choices as its plain definition for any thread count);
     /// sparse ones through the plain definition, computed in parallel per
     /// candidate.
-    fn plus_plus_rows(
-        &self,
-        rows: Option<&[usize]>,
-        k: usize,
-        rng: &mut Xoshiro256PlusPlus,
-        cancel: &AtomicBool,
-    ) -> Vec<usize> {
+    fn plus_plus_rows(&self, draw: Draw<'_>) -> Vec<usize> {
         if let Some(view) = self.rows.dense().and_then(UnitDense::view) {
             let data = Data::new(view, self.weights().map(Cow::Borrowed));
-            return plus_plus_among(&data, rows, k, rng, true, cancel);
+            return plus_plus_among(&data, draw, true);
         }
-        let row = |t: usize| rows.map_or(t, |rows| rows[t]);
         let mut centre = vec![0.0; self.d()];
-        kmeans_plus_plus_indices(
-            rows.map_or(self.rows.n(), <[usize]>::len),
-            k,
+        draw.plain(
+            self.rows.n(),
             self.weights().is_some(),
-            |t| self.weight(row(t)),
-            rng,
-            cancel,
-            |c, out| {
-                self.rows.write_dense(row(c), &mut centre);
+            |i| self.weight(i),
+            |c, among, out| {
+                self.rows.write_dense(c, &mut centre);
                 let norm2: f64 = centre.iter().map(|v| v * v).sum();
                 let centre = &centre;
                 out.par_chunks_mut(CHUNK)
                     .enumerate()
                     .for_each(|(b, chunk)| {
                         for (o, v) in chunk.iter_mut().enumerate() {
-                            *v = self.rows.sq_dist(row(b * CHUNK + o), centre, norm2);
+                            *v = self.rows.sq_dist(among.row(b * CHUNK + o), centre, norm2);
                         }
                     });
             },
@@ -749,8 +738,10 @@ mod tests {
     use super::*;
     use crate::engine::move_rule::choose_move;
     use crate::params::{Metric, Params};
+    use crate::rng::Xoshiro256PlusPlus;
     use crate::rows::Rows;
     use crate::spherical::{checked_spherical, SphericalInput};
+    use ndarray::Array2;
 
     impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
         /// The sweep by its definition: one row at a time, every distance
@@ -812,6 +803,15 @@ mod tests {
         }
     }
 
+    /// `n × d` rows in `period` groups of direction (row `i` leans on the
+    /// coordinates `c` with `c ≡ i` mod `period`), jittered uniformly by
+    /// ±0.5 from `rng`.
+    fn banded(n: usize, d: usize, period: usize, rng: &mut Xoshiro256PlusPlus) -> Array2<f64> {
+        Array2::from_shape_fn((n, d), |(i, c)| {
+            ((i % period) == c % period) as u8 as f64 + rng.unit_f64() - 0.5
+        })
+    }
+
     /// Rounds (several a sweep), dense and sparse rows, with and without
     /// weights: the parallel sweep in rounds takes the decisions of its
     /// definition, bit for bit, for any thread count.
@@ -819,9 +819,7 @@ mod tests {
     fn the_sweep_in_rounds_is_its_definition() {
         let (n, d, k) = (4000, 12, 20);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(6);
-        let x = ndarray::Array2::from_shape_fn((n, d), |(i, c)| {
-            ((i % 9) == c % 9) as u8 as f64 + rng.unit_f64() - 0.5
-        });
+        let x = banded(n, d, 9, &mut rng);
         // The entries above 0.3 in magnitude as CSR (every row keeps one).
         let (mut indptr, mut indices, mut values) = (vec![0], Vec::new(), Vec::new());
         for row in x.rows() {
@@ -896,9 +894,7 @@ mod tests {
     fn the_blocked_sweep_is_the_sweep_by_definition() {
         let (n, d, k) = (1500, 24, 16);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(4);
-        let x = ndarray::Array2::from_shape_fn((n, d), |(i, c)| {
-            ((i % 7) == c % 7) as u8 as f64 + rng.unit_f64() - 0.5
-        });
+        let x = banded(n, d, 7, &mut rng);
         let w: Vec<f64> = (0..n).map(|i| 0.5 + (i % 3) as f64).collect();
         let params = Params::new(k).metric(Metric::Cosine).check().unwrap();
         for weights in [None, Some(ndarray::ArrayView1::from(&w[..]))] {

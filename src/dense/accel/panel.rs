@@ -192,25 +192,26 @@ impl Panel {
         {
             if std::arch::is_x86_feature_detected!("avx512f") {
                 // SAFETY: the CPU supports AVX-512F, and the sizes were checked above.
-                unsafe { x86::product_avx512(&self.packed, d, kp, x, rows, out) };
+                unsafe { x86::product_avx512(self, x, rows, out) };
                 return;
             }
             if std::arch::is_x86_feature_detected!("avx2")
                 && std::arch::is_x86_feature_detected!("fma")
             {
                 // SAFETY: the CPU supports AVX2 and FMA, and the sizes were checked above.
-                unsafe { x86::product_avx2(&self.packed, d, kp, x, rows, out) };
+                unsafe { x86::product_avx2(self, x, rows, out) };
                 return;
             }
         }
-        product_portable(&self.packed, d, kp, x, rows, out);
+        product_portable(self, x, rows, out);
     }
 }
 
 /// Rows of the portable micro-tile.
 const PR: usize = 4;
 
-fn product_portable(packed: &[f32], d: usize, kp: usize, x: &[f32], rows: usize, out: &mut [f32]) {
+fn product_portable(panel: &Panel, x: &[f32], rows: usize, out: &mut [f32]) {
+    let (packed, d, kp) = (&panel.packed, panel.d, panel.kp);
     for (q, panel) in packed.chunks_exact(d * W).enumerate() {
         let mut i = 0;
         while i < rows {
@@ -236,7 +237,7 @@ fn product_portable(packed: &[f32], d: usize, kp: usize, x: &[f32], rows: usize,
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::W;
+    use super::{Panel, W};
     use std::arch::x86_64::*;
 
     /// One `R × (NP·16)` tile with AVX-512: `NP` panels side by side.
@@ -297,19 +298,12 @@ mod x86 {
         }
     }
 
-    /// Caller guarantees AVX-512F and `packed.len() ≥ kp·d`,
+    /// Caller guarantees AVX-512F and `panel.packed.len() ≥ kp·d`,
     /// `x.len() ≥ rows·d`, `out.len() ≥ rows·kp`.
     #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn product_avx512(
-        packed: &[f32],
-        d: usize,
-        kp: usize,
-        x: &[f32],
-        rows: usize,
-        out: &mut [f32],
-    ) {
-        let np = kp / W;
-        let (pp, xp, op) = (packed.as_ptr(), x.as_ptr(), out.as_mut_ptr());
+    pub(super) unsafe fn product_avx512(panel: &Panel, x: &[f32], rows: usize, out: &mut [f32]) {
+        let (d, kp, np) = (panel.d, panel.kp, panel.kp / W);
+        let (pp, xp, op) = (panel.packed.as_ptr(), x.as_ptr(), out.as_mut_ptr());
         let mut q = 0;
         while q + 2 <= np {
             rows512::<2>(pp.add(q * d * W), d, kp, xp, rows, op.add(q * W));
@@ -347,17 +341,10 @@ mod x86 {
 
     /// Caller guarantees AVX2+FMA and the same sizes as [`product_avx512`].
     #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn product_avx2(
-        packed: &[f32],
-        d: usize,
-        kp: usize,
-        x: &[f32],
-        rows: usize,
-        out: &mut [f32],
-    ) {
+    pub(super) unsafe fn product_avx2(panel: &Panel, x: &[f32], rows: usize, out: &mut [f32]) {
         const R: usize = 6;
-        let np = kp / W;
-        let (pp, xp, op) = (packed.as_ptr(), x.as_ptr(), out.as_mut_ptr());
+        let (d, kp, np) = (panel.d, panel.kp, panel.kp / W);
+        let (pp, xp, op) = (panel.packed.as_ptr(), x.as_ptr(), out.as_mut_ptr());
         for q in 0..np {
             let panel = pp.add(q * d * W);
             let o = op.add(q * W);
@@ -400,7 +387,7 @@ mod tests {
         let mut out = vec![0.0f32; rows * panel.kp];
         let mut out_p = out.clone();
         panel.product(&x, rows, &mut out);
-        product_portable(&panel.packed, d, panel.kp, &x, rows, &mut out_p);
+        product_portable(&panel, &x, rows, &mut out_p);
         let half = panel.half_scale2();
         for i in 0..rows {
             let xi = &x64[i * d..(i + 1) * d];

@@ -251,6 +251,20 @@ fn small_case(
     (x, w, labels, k)
 }
 
+/// `n × d` rows ([`data`], with repeated rows where `dupes`), the case's
+/// weights and random labels into `k` clusters.
+fn labelled_case(
+    (n, d, k): (usize, usize, usize),
+    case: usize,
+    dupes: bool,
+    rng: &mut Xoshiro256PlusPlus,
+) -> (Array2<f64>, Vec<f64>, Vec<usize>) {
+    let x = data(n, d, dupes, rng);
+    let w = case_weights(case, n, k, rng);
+    let labels = labels(n, k, &w, rng);
+    (x, w, labels)
+}
+
 #[test]
 fn transfer_and_swap_changes_match_the_objective_recomputed() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
@@ -327,9 +341,7 @@ fn the_swap_screen_never_exceeds_a_swaps_change() {
     let (mut pairs, mut spherical_pairs) = (0, 0);
     for case in 0..60 {
         let (n, d, k) = (8 + rng.below(16), 1 + rng.below(3), 2 + rng.below(4));
-        let x = data(n, d, case % 4 == 0, &mut rng);
-        let w = case_weights(case, n, k, &mut rng);
-        let labels = labels(n, k, &w, &mut rng);
+        let (x, w, labels) = labelled_case((n, d, k), case, case % 4 == 0, &mut rng);
         let points = data_points(&x, &w);
         let c = Clusters::from_labels::<_, SquaredEuclidean>(&points, k, labels.clone());
         pairs += check_screen::<_, SquaredEuclidean>(&points, &c, case);
@@ -626,9 +638,7 @@ fn a_check_that_takes_nothing_proves_no_swap_pays() {
     let (mut taken, mut spherical_taken) = (0, 0);
     for case in 0..60 {
         let (n, d, k) = (6 + rng.below(30), 1 + rng.below(3), 2 + rng.below(5));
-        let x = data(n, d, case % 3 == 0, &mut rng);
-        let w = case_weights(case, n, k, &mut rng);
-        let labels = labels(n, k, &w, &mut rng);
+        let (x, w, labels) = labelled_case((n, d, k), case, case % 3 == 0, &mut rng);
         let points = data_points(&x, &w);
         taken += check_certify::<_, SquaredEuclidean>(
             &x,

@@ -1,7 +1,7 @@
 //! Greedy k-means++ (Arthur & Vassilvitskii, with the `2 + ⌊ln k⌋` local
 //! trials scikit-learn uses): the plain definition, for any representation
 //! and with weights ([`kmeans_plus_plus_indices`]), and the accelerated
-//! dense one with the same numbers ([`kmeans_plus_plus_rows`],
+//! dense one with the same numbers ([`plus_plus_among`],
 //! [`kmeans_plus_plus_joint`]: several restarts sharing each pass over the
 //! data), whose pass kernels are in [`lanes`].
 
@@ -38,48 +38,76 @@ pub(crate) fn start<T: Scalar>(
         shape,
         |i| data.weight(i),
         rng,
-        |rows, rng| plus_plus_among(data, rows, k, rng, accelerated, cancel),
+        |among, rng| {
+            let draw = Draw {
+                among,
+                k,
+                rng,
+                cancel,
+            };
+            plus_plus_among(data, draw, accelerated)
+        },
     );
     data.gather_shifted(&rows)
 }
 
-/// The rows greedy k-means++ chooses among `rows` of `data` (as positions
-/// in it; they are gathered with their weights and `data`'s shift), or
-/// among every row (as row indices): the accelerated computation or, with
-/// `accelerated` false, the plain definition, the same numbers either way.
-pub(crate) fn plus_plus_among<T: Scalar>(
-    data: &Data<'_, T>,
-    rows: Option<&[usize]>,
-    k: usize,
-    rng: &mut Xoshiro256PlusPlus,
-    accelerated: bool,
-    cancel: &AtomicBool,
-) -> Vec<usize> {
-    let on = |data: &Data<'_, T>, rng: &mut Xoshiro256PlusPlus| {
-        if accelerated {
-            kmeans_plus_plus_rows(data, k, rng, cancel)
-        } else {
-            kmeans_plus_plus_reference_rows(data, k, rng, cancel)
-        }
-    };
-    match rows {
-        Some(rows) => on(&data.subset(rows), rng),
-        None => on(data, rng),
+/// One greedy k-means++ draw: `k` centres chosen with the stream `rng`
+/// among the rows `among` (as positions in it) or, where it is `None`,
+/// among every row (as row indices). Once `cancel` is set the draw may stop
+/// early, with fewer than `k` centres (the caller checks).
+pub(crate) struct Draw<'a> {
+    pub(crate) among: Option<&'a [usize]>,
+    pub(crate) k: usize,
+    pub(crate) rng: &'a mut Xoshiro256PlusPlus,
+    pub(crate) cancel: &'a AtomicBool,
+}
+
+impl Draw<'_> {
+    /// The plain definition ([`kmeans_plus_plus_indices`]) on the draw's
+    /// rows of `n`, for a representation that reads rows by index:
+    /// `weight(i)` is row `i`'s weight, and `dists_to(c, among, out)`
+    /// writes into `out[t]` the squared distance from row `among.row(t)` to
+    /// row `c`.
+    pub(crate) fn plain(
+        self,
+        n: usize,
+        weighted: bool,
+        weight: impl Fn(usize) -> f64,
+        mut dists_to: impl FnMut(usize, Among<'_>, &mut [f64]),
+    ) -> Vec<usize> {
+        let among = Among(self.among);
+        let positions = self.among.map_or(n, <[usize]>::len);
+        kmeans_plus_plus_indices(
+            positions,
+            self.k,
+            weighted,
+            |t| weight(among.row(t)),
+            self.rng,
+            self.cancel,
+            |c, out| dists_to(among.row(c), among, out),
+        )
     }
 }
 
-/// Points per parallel task in k-means++. Fixed; nothing depends on it.
-const PP_CHUNK: usize = 4096;
+/// The rows a draw chooses among, by position: a sample's rows, or every
+/// row (position `t` is row `t`).
+#[derive(Clone, Copy)]
+pub(crate) struct Among<'a>(Option<&'a [usize]>);
 
-/// Trials evaluated together (`2 + ⌊ln k⌋ ≤ 16`: k below e¹⁵ ≈ 3.3·10⁶;
-/// beyond, the plain definition runs).
-const LANES: usize = lanes::PP_LANES;
+impl Among<'_> {
+    /// The row at position `t`.
+    #[inline(always)]
+    pub(crate) fn row(self, t: usize) -> usize {
+        self.0.map_or(t, |rows| rows[t])
+    }
+}
 
-/// The rows greedy k-means++ chooses from the stream `rng`, in the order
-/// chosen: the centres [`crate::dense::init::initial_partition`] starts
-/// from (with or without weights), as indices into the data. Once `cancel`
-/// is set it stops early, with fewer than `k` rows. The numbers are
-/// exactly those of [`kmeans_plus_plus_reference_rows`], computed faster:
+/// The rows greedy k-means++ chooses in `draw` on `data`, in the order
+/// chosen (rows it chooses among are gathered with their weights and
+/// `data`'s shift): the centres [`crate::dense::init::initial_partition`]
+/// starts from. With `accelerated` false, the plain definition
+/// ([`kmeans_plus_plus_reference_rows`]); with it true, exactly the same
+/// numbers, computed faster:
 ///
 /// * the trial indices of a centre depend only on the random stream and on
 ///   the potential before that centre, so they are drawn first, as before,
@@ -96,21 +124,42 @@ const LANES: usize = lanes::PP_LANES;
 ///   running sums at the chunk ends are kept: they are the reference's
 ///   cumulative sums there, so the next trials are drawn from them and
 ///   one chunk of running sums each, with the reference's indices.
-pub(crate) fn kmeans_plus_plus_rows<T: Scalar>(
+pub(crate) fn plus_plus_among<T: Scalar>(
     data: &Data<'_, T>,
-    k: usize,
-    rng: &mut Xoshiro256PlusPlus,
-    cancel: &AtomicBool,
+    draw: Draw<'_>,
+    accelerated: bool,
 ) -> Vec<usize> {
-    let settings = PassSettings {
-        cancel: Some(cancel),
-        ..PassSettings::for_this_cpu(data.d)
+    let Draw {
+        among,
+        k,
+        rng,
+        cancel,
+    } = draw;
+    let on = |data: &Data<'_, T>, rng: &mut Xoshiro256PlusPlus| {
+        if !accelerated {
+            return kmeans_plus_plus_reference_rows(data, k, rng, cancel);
+        }
+        let settings = PassSettings {
+            cancel: Some(cancel),
+            ..PassSettings::for_this_cpu(data.d)
+        };
+        let mut out = kmeans_plus_plus_with(data, k, std::slice::from_mut(rng), settings);
+        out.pop().unwrap_or_default()
     };
-    let mut out = kmeans_plus_plus_with(data, k, std::slice::from_mut(rng), settings);
-    out.pop().unwrap_or_default()
+    match among {
+        Some(rows) => on(&data.subset(rows), rng),
+        None => on(data, rng),
+    }
 }
 
-/// [`kmeans_plus_plus_rows`]' centres for several restarts at once, each from its own
+/// Points per parallel task in k-means++. Fixed; nothing depends on it.
+const PP_CHUNK: usize = 4096;
+
+/// Trials evaluated together (`2 + ⌊ln k⌋ ≤ 16`: k below e¹⁵ ≈ 3.3·10⁶;
+/// beyond, the plain definition runs).
+const LANES: usize = lanes::PP_LANES;
+
+/// [`plus_plus_among`]'s centres on every row for several restarts at once, each from its own
 /// stream (`rngs`): the same centres as one call per restart, bit for bit.
 /// The restarts go in groups ([`joint_group`]) whose passes over the data
 /// run in lockstep, centre by centre, and share each read of a row; the

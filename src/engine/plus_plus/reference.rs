@@ -30,7 +30,7 @@ pub(super) fn first_centre(
 }
 
 /// Greedy k-means++ on dense rows, the plain definition (weights allowed):
-/// the rows chosen, in the order chosen. [`super::kmeans_plus_plus_rows`]
+/// the rows chosen, in the order chosen. [`super::plus_plus_among`]
 /// computes the same numbers faster.
 pub(super) fn kmeans_plus_plus_reference_rows<T: Scalar>(
     data: &Data<'_, T>,

@@ -1,7 +1,7 @@
 #![allow(clippy::unwrap_used)]
 use super::policy::*;
 use super::*;
-use crate::control::Progress;
+use crate::control::{Control, Progress};
 use crate::data::{Data, Scalar};
 use crate::dense::Dense;
 use crate::dense::DenseState;
@@ -28,13 +28,9 @@ fn fit_path<'a, T: Scalar>(
     ks: RangeInclusive<usize>,
     p: Params,
     keep: PathKeep,
-    cancel: &AtomicBool,
-    progress: &Progress,
+    control: Control<'_>,
 ) -> Result<Path<T>> {
     let data = crate::dataset::Dataset::new(x).maybe_weights(w);
-    let control = crate::control::Control::default()
-        .cancel(cancel)
-        .progress(progress);
     Params {
         k: (*ks.start()).max(1),
         ..p
@@ -56,8 +52,7 @@ fn dense_path(
         ks,
         p,
         PathKeep::Clusterings,
-        &never(),
-        &Default::default(),
+        Control::default(),
     )
     .unwrap()
 }
@@ -285,8 +280,7 @@ fn summaries_are_the_clusterings_without_them() {
         2..=8,
         p,
         PathKeep::Summaries,
-        &never(),
-        &Default::default(),
+        Control::default(),
     )
     .unwrap();
     assert_eq!(few.seed, all.seed);
@@ -325,8 +319,7 @@ fn the_last_k_is_also_reached_from_above() {
             2..=9,
             Params::new(1).seed(seed),
             PathKeep::Summaries,
-            &never(),
-            &Default::default(),
+            Control::default(),
         )
         .unwrap();
         assert_eq!(p.ks(), (2..=9).collect::<Vec<_>>());
@@ -343,8 +336,7 @@ fn the_last_k_is_also_reached_from_above() {
         2..=6,
         Params::new(1).seed(2),
         PathKeep::Summaries,
-        &never(),
-        &Default::default(),
+        Control::default(),
     )
     .unwrap();
     assert_eq!(p.ks(), vec![2, 3, 4, 5, 6]);
@@ -367,8 +359,7 @@ fn progress_ends_at_its_total() {
             2..=8,
             p,
             PathKeep::Summaries,
-            &never(),
-            &progress,
+            Control::default().progress(&progress),
         )
         .unwrap();
         assert_eq!(progress.get(), (total, total), "refine {refine}");
@@ -404,8 +395,7 @@ fn sparse_rows_give_the_dense_path() {
         2..=9,
         p,
         PathKeep::Clusterings,
-        &never(),
-        &Default::default(),
+        Control::default(),
     )
     .unwrap();
     for (d, s) in dense.steps.iter().zip(&sparse.steps) {
@@ -450,8 +440,7 @@ fn bad_ranges_and_weights_are_named() {
             ks,
             Params::new(1),
             PathKeep::Summaries,
-            &never(),
-            &Default::default(),
+            Control::default(),
         )
         .unwrap_err()
     };
@@ -483,8 +472,7 @@ fn bad_ranges_and_weights_are_named() {
         1..=3,
         Params::new(1),
         PathKeep::Summaries,
-        &never(),
-        &Default::default(),
+        Control::default(),
     )
     .unwrap();
     // Three positive weights in three clusters: nothing left but rounding.
@@ -501,8 +489,7 @@ fn a_set_cancel_flag_interrupts() {
         2..=5,
         Params::new(1),
         PathKeep::Summaries,
-        &cancel,
-        &Default::default(),
+        Control::default().cancel(&cancel),
     );
     assert_eq!(r.unwrap_err(), Error::Interrupted);
 }
