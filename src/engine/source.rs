@@ -89,14 +89,8 @@ pub(crate) trait Starts: Representation {
                 shape,
                 |i| points.weight(i),
                 rng,
-                |among, rng| {
-                    self.plus_plus_rows(Draw {
-                        among,
-                        k,
-                        rng,
-                        cancel,
-                    })
-                },
+                cancel,
+                |draw| self.plus_plus_rows(draw),
             )
         };
         let labels = match init::start(params, self.n(), start, rng, plus_plus, |rows| {

@@ -38,15 +38,8 @@ pub(crate) fn start<T: Scalar>(
         shape,
         |i| data.weight(i),
         rng,
-        |among, rng| {
-            let draw = Draw {
-                among,
-                k,
-                rng,
-                cancel,
-            };
-            plus_plus_among(data, draw, accelerated)
-        },
+        cancel,
+        |draw| plus_plus_among(data, draw, accelerated),
     );
     data.gather_shifted(&rows)
 }

@@ -7,9 +7,11 @@
 //! rows, bit for bit;
 //! [`crate::ValidParams::plus_plus`] always uses all rows.
 
+use super::Draw;
 use crate::engine::rounds::decides_in_rounds;
 use crate::params::defaults::PLUS_PLUS_ROWS_PER_CENTRE;
 use crate::rng::Xoshiro256PlusPlus;
+use std::sync::atomic::AtomicBool;
 
 /// The size of the sample a fit's k-means++ start on `n` rows in `d`
 /// dimensions with `k` clusters is drawn from, or `None` where it uses
@@ -21,8 +23,8 @@ pub(crate) fn sample_len(n: usize, k: usize, d: usize) -> Option<usize> {
     (decides_in_rounds(n, k, d) && m.saturating_mul(2) <= n).then_some(m)
 }
 
-/// Greedy k-means++ for a fit's start: `plus_plus(rows, rng)` (which
-/// returns positions in `rows`, or row indices when given `None`) on a
+/// Greedy k-means++ for a fit's start: `plus_plus(draw)` (which returns
+/// positions in the draw's rows, or row indices among every row) on a
 /// uniform sample of [`sample_len`] rows of positive weight, drawn first
 /// from `rng`, with the positions mapped back to rows; on every row where
 /// there is no sample (or too few rows of positive weight for one).
@@ -31,14 +33,21 @@ pub(crate) fn on_sample(
     (n, k, d): (usize, usize, usize),
     weight: impl Fn(usize) -> f64,
     rng: &mut Xoshiro256PlusPlus,
-    plus_plus: impl FnOnce(Option<&[usize]>, &mut Xoshiro256PlusPlus) -> Vec<usize>,
+    cancel: &AtomicBool,
+    plus_plus: impl FnOnce(Draw<'_>) -> Vec<usize>,
 ) -> Vec<usize> {
+    let draw = |among, rng| Draw {
+        among,
+        k,
+        rng,
+        cancel,
+    };
     let Some(m) = sample_len(n, k, d) else {
-        return plus_plus(None, rng);
+        return plus_plus(draw(None, rng));
     };
     let mut pool: Vec<usize> = (0..n).filter(|&i| weight(i) > 0.0).collect();
     if pool.len() < m {
-        return plus_plus(None, rng);
+        return plus_plus(draw(None, rng));
     }
     // The first `m` steps of a Fisher-Yates shuffle: a uniform sample of
     // `m` distinct rows, kept in index order.
@@ -48,7 +57,7 @@ pub(crate) fn on_sample(
     }
     pool.truncate(m);
     pool.sort_unstable();
-    plus_plus(Some(&pool), rng)
+    plus_plus(draw(Some(&pool), rng))
         .into_iter()
         .map(|t| pool[t])
         .collect()
@@ -80,6 +89,10 @@ mod tests {
         assert_eq!(sample_len(100_000, 3_126, 128), None);
     }
 
+    fn never() -> AtomicBool {
+        AtomicBool::new(false)
+    }
+
     #[test]
     fn the_sample_is_distinct_rows_of_positive_weight_mapped_back() {
         let (n, k, d) = (40_000, 100, 64);
@@ -87,8 +100,8 @@ mod tests {
         let weight = |i: usize| f64::from(u8::from(!i.is_multiple_of(3)));
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(4);
         let mut seen = Vec::new();
-        let rows = on_sample((n, k, d), weight, &mut rng, |rows, _| {
-            let rows = rows.unwrap();
+        let rows = on_sample((n, k, d), weight, &mut rng, &never(), |draw| {
+            let rows = draw.among.unwrap();
             seen = rows.to_vec();
             // The positions of the last k sample rows.
             (m - k..m).collect()
@@ -100,8 +113,8 @@ mod tests {
         // The same stream draws the same sample.
         let mut again = Xoshiro256PlusPlus::seed_from_u64(4);
         let mut seen2 = Vec::new();
-        on_sample((n, k, d), weight, &mut again, |rows, _| {
-            seen2 = rows.unwrap().to_vec();
+        on_sample((n, k, d), weight, &mut again, &never(), |draw| {
+            seen2 = draw.among.unwrap().to_vec();
             Vec::new()
         });
         assert_eq!(seen, seen2);
@@ -115,9 +128,10 @@ mod tests {
             (150, 3, 4),
             |_| 1.0,
             &mut rng,
-            |rows, rng| {
-                assert!(rows.is_none());
-                vec![rng.below(150)]
+            &never(),
+            |draw| {
+                assert!(draw.among.is_none());
+                vec![draw.rng.below(150)]
             },
         );
         assert_eq!(rows, vec![fresh.below(150)]);
@@ -127,8 +141,9 @@ mod tests {
             (n, k, d),
             |i| f64::from(u8::from(i < 100)),
             &mut rng,
-            |rows, _| {
-                assert!(rows.is_none());
+            &never(),
+            |draw| {
+                assert!(draw.among.is_none());
                 vec![7]
             },
         );
