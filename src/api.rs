@@ -18,6 +18,7 @@ use crate::fit::multistart::{build_pool, fit_source};
 use crate::fit::path::{checked_path, run_path, search_top, Path, PathKeep};
 use crate::fit::restart::init_stream;
 use crate::fit::run::Run;
+use crate::fit::sample::seeded;
 use crate::params::ValidParams;
 use ndarray::Array1;
 use std::ops::RangeInclusive;
@@ -84,6 +85,7 @@ impl ValidParams {
             setup,
             Fit {
                 params: self,
+                data,
                 cancel,
             },
         )
@@ -255,17 +257,21 @@ impl ValidParams {
     }
 }
 
-/// A multi-start fit on a representation.
-struct Fit<'p> {
+/// A multi-start fit on a representation of `data`.
+struct Fit<'p, 'a, T> {
     params: &'p ValidParams,
+    data: Dataset<'a, T>,
     cancel: &'p AtomicBool,
 }
 
-impl<T: Scalar> SourceJob<T> for Fit<'_> {
+impl<T: Scalar> SourceJob<T> for Fit<'_, '_, T> {
     type Output = Clustering<T>;
 
     fn run<S: Source<Out = T>>(self, source: S, exponent: i32) -> Result<Clustering<T>> {
-        let mut result = fit_source(&source, self.params, self.cancel)?;
+        // The rows are checked by now: the candidate descended on a sample
+        // draws its rows from them.
+        let seeded = seeded(self.params, self.data, self.cancel)?;
+        let mut result = fit_source(&source, self.params, seeded, self.cancel)?;
         result.rescale_to_caller_units(exponent)?;
         Ok(result)
     }

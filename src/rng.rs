@@ -30,6 +30,9 @@ pub(crate) enum Stream {
     /// Which centroids a child moves, and where ([`crate::fit::search`]; the
     /// "restart" is the child's index).
     Child = 5,
+    /// The rows of the sample a candidate descends on first
+    /// ([`crate::fit::sample`]; the "restart" is 0).
+    Sample = 6,
 }
 
 /// xoshiro256++ generator.

@@ -50,6 +50,7 @@ __all__ = [
     "PARAMETERS",
     "REQUIRED",
     "auto_budget",
+    "sample_rows",
     "best_budget",
     "auto_tol",
     "default_n_iter",
@@ -115,14 +116,19 @@ def auto_budget(n_samples: int, n_features: int, k: int) -> float:
     scikit-learn's default spends there) and a fixed work of ``2**28``
     multiply-adds while ``n_samples * n_features * k <= 2**20`` (many
     candidates on small problems), falling as ``1 / (n_samples * n_features
-    * k)`` to ``2**26`` at ``2**22``. The first restart always runs; four
-    restarts, then children of the best, run while the work done, plus what
-    a candidate of the next kind has cost on average, stays within the
-    budget, until 48 children in a row have not lowered the objective, or,
-    once a sixteenth of the budget is spent, at least 12 and at least as many
-    as the candidates that ran before the best one was found. Where the four
-    restarts end at one objective (within a relative ``1e-9``: a solved
-    problem) no child runs.
+    * k)`` to ``2**26`` at ``2**22``; a merge-split proposal counts as the
+    passes its splits read. The first restart always runs; where
+    :func:`sample_rows` gives a sample, a candidate descended on it first
+    (four restarts on the sample, the best descended again on all rows)
+    runs beside it, outside the budget. Four restarts, then children of the
+    best, run while the work done, plus what a candidate of the next kind
+    has cost on average, stays within the budget, until 48 children in a row
+    have not lowered the objective, or, once a sixteenth of the budget is
+    spent, at least 12 and at least as many as the candidates that ran
+    before the best one was found. Where the four restarts end at one
+    objective (within a relative ``1e-9``: a solved problem) no child runs.
+    Where the candidates' objectives lie more than 0.1 % apart (a rugged
+    landscape), the budget is at least 75 passes.
 
     >>> auto_budget(100_000, 32, 100)
     25.0
@@ -130,6 +136,22 @@ def auto_budget(n_samples: int, n_features: int, k: int) -> float:
     40672
     """
     return float(_core.auto_budget(*_sizes(n_samples, n_features, k)))
+
+
+def sample_rows(n_samples: int, n_features: int, k: int) -> Optional[int]:
+    """The rows of the uniform sample on which ``n_init="auto"`` descends a
+    candidate before it descends it on all rows, or ``None`` where it runs
+    none: an eighth of the rows, at least 32 per cluster, where
+    ``2**21 <= n_samples * n_features * k < 2**24`` and that is at most a
+    quarter of the rows (see :func:`auto_budget`).
+
+    >>> sample_rows(20_000, 16, 10)
+    2500
+    >>> sample_rows(1_000, 16, 10) is None
+    True
+    """
+    rows = _core.sample_rows(*_sizes(n_samples, n_features, k))
+    return None if rows is None else int(rows)
 
 
 def best_budget(n_samples: int, n_features: int, k: int) -> float:

@@ -29,7 +29,7 @@ use crate::engine::points::{Points, Split};
 use rayon::prelude::*;
 
 /// Lloyd iterations of the 2-means split of one cluster.
-const SPLIT_ITERS: usize = 10;
+pub(crate) const SPLIT_ITERS: usize = 10;
 /// Members ahead whose row a split's pass prefetches.
 const SPLIT_LOOKAHEAD: usize = 8;
 /// Clusters with the largest split gains that are considered for splitting,

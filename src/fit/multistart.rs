@@ -8,7 +8,8 @@ use crate::clustering::Clustering;
 use crate::engine::source::Source;
 use crate::error::{Error, Result};
 use crate::fit::restart::{init_stream, Restart};
-use crate::fit::search::{start_passes, Finished, Search, Spec, Started, CHILD_START_PASSES};
+use crate::fit::sample::Seeded;
+use crate::fit::search::{start_passes, Finished, Kind, Search, Spec, Started, CHILD_START_PASSES};
 use crate::params::defaults::pool_threads;
 use crate::params::ValidParams;
 use crate::rng::{Stream, Xoshiro256PlusPlus};
@@ -59,27 +60,32 @@ pub(crate) struct Best<St> {
     pub index: usize,
     /// Every candidate's final objective, by index.
     pub objectives: Vec<f64>,
+    /// The passes every candidate cost, together.
+    pub passes: f64,
 }
 
-/// Runs the search of `params` ([`crate::fit::search`]) on `data` and returns
-/// the best candidate as a clustering.
+/// Runs the search of `params` ([`crate::fit::search`]), with the
+/// candidate `seeded`, on `data` and returns the best candidate as a
+/// clustering.
 pub(crate) fn fit_source<S: Source>(
     data: &S,
     params: &ValidParams,
+    seeded: Option<Seeded>,
     cancel: &AtomicBool,
 ) -> Result<Clustering<S::Out>>
 where
     S::State: Send,
 {
     let pool = build_pool(params.n_threads())?;
-    let best = best_restart(&pool, data, params, cancel)?;
+    let best = best_restart(&pool, data, params, seeded, cancel)?;
     Ok(best
         .restart
         .clustering(data, best.objectives, best.index, params.seed()))
 }
 
 /// The restarts a batch of a search starts: the fresh ones from their
-/// joint starts, the children from their parents' moved centroids.
+/// joint starts, the children from their parents' moved centroids, a
+/// seeded one from its sample's centroids.
 pub(crate) fn start_batch<S: Source>(
     data: &S,
     params: &ValidParams,
@@ -103,41 +109,64 @@ where
     let jobs: Vec<_> = batch
         .into_iter()
         .map(|spec| match spec {
-            Spec::Fresh(i) => (i, None, starts.next().flatten()),
+            Spec::Fresh(i) => (i, Job::Fresh(starts.next().flatten())),
             Spec::Child {
                 index,
                 parent,
                 moved,
-            } => (index, Some((parent, moved)), None),
+            } => (index, Job::Child(parent, moved)),
+            Spec::Seeded { index, seeded } => (index, Job::Seeded(seeded)),
         })
         .collect();
     jobs.into_par_iter()
-        .map(|(index, child, start)| {
+        .map(|(index, job)| {
             if cancel.load(Ordering::Relaxed) {
                 return Err(Error::Interrupted);
             }
-            match child {
-                None => {
+            match job {
+                Job::Fresh(start) => {
                     let restart = Restart::new(data, params, index, start, cancel)?;
                     let passes = start_passes(params, data.n(), data.d());
                     Ok(Started {
                         restart,
                         passes,
-                        child: false,
+                        kind: Kind::Restart,
                     })
                 }
-                Some((parent, moved)) => {
+                Job::Seeded(seeded) => {
+                    // It descends as a child does (Hartigan sweeps): the
+                    // sample's descent has done the schedule's exploring.
+                    let from = children.from_centroids(seeded.centroids);
+                    let restart = Restart::new(data, &from, index, None, cancel)?;
+                    let passes = seeded.passes + start_passes(&from, data.n(), data.d());
+                    Ok(Started {
+                        restart,
+                        passes,
+                        kind: Kind::Seeded,
+                    })
+                }
+                Job::Child(parent, moved) => {
                     let start = child_start(data, &parent, moved, params.seed(), index);
                     let restart = Restart::new(data, &children, index, Some(start), cancel)?;
                     Ok(Started {
                         restart,
                         passes: CHILD_START_PASSES,
-                        child: true,
+                        kind: Kind::Child,
                     })
                 }
             }
         })
         .collect()
+}
+
+/// How a candidate of a batch starts.
+enum Job<St> {
+    /// From its joint start, if the batch shared one.
+    Fresh(Option<Vec<f64>>),
+    /// From a member's state with this many centroids moved.
+    Child(St, usize),
+    /// From a sample's centroids.
+    Seeded(Seeded),
 }
 
 /// A restart run to its end, as a search takes it back. (A child steps
@@ -151,7 +180,7 @@ pub(crate) fn finished<S: Source>(
 ) -> Result<Finished<S::State>> {
     started.restart.run_to_end(data, params, cancel)?;
     let (_, objective, _) = data.finalize(&started.restart.part);
-    Ok(started.finished(objective))
+    Ok(started.finished(objective, (data.n(), data.d(), params.k())))
 }
 
 /// The centroids a child starts from (module documentation of
@@ -204,18 +233,19 @@ fn child_start<S: Source>(
     centroids
 }
 
-/// Every candidate of the search `params` ask for on `data`, each batch
-/// run in parallel on `pool`; the best one.
+/// Every candidate of the search `params` ask for on `data` (with the
+/// candidate `seeded`), each batch run in parallel on `pool`; the best one.
 pub(crate) fn best_restart<S: Source>(
     pool: &rayon::ThreadPool,
     data: &S,
     params: &ValidParams,
+    seeded: Option<Seeded>,
     cancel: &AtomicBool,
 ) -> Result<Best<S::State>>
 where
     S::State: Send,
 {
-    let mut search = Search::new(params, data.n(), data.d());
+    let mut search = Search::new(params, data.n(), data.d(), seeded);
     while let Some(batch) = search.next_batch() {
         let keep_one = search.keeps_one();
         let started = pool.install(|| start_batch(data, params, batch, cancel))?;
@@ -250,6 +280,7 @@ where
         })?;
         search.accept(done);
     }
+    let passes = search.spent();
     let (restart, index, objectives) =
         search
             .into_best()
@@ -262,6 +293,7 @@ where
         restart,
         index,
         objectives,
+        passes,
     })
 }
 

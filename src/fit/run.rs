@@ -9,6 +9,7 @@ use crate::dense::{Dense, DenseState};
 use crate::engine::source::Source;
 use crate::error::{Error, Result};
 use crate::fit::multistart::{build_pool, start_batch};
+use crate::fit::sample::{seeded, Seeded};
 use crate::fit::search::{Search, Started};
 use crate::params::ValidParams;
 use crate::rows::Rows;
@@ -66,13 +67,15 @@ struct Stepwise<St> {
 }
 
 impl<St: Clone + std::fmt::Debug + Send + Sync> Stepwise<St> {
-    /// The search of `params` on `source`, its first batch started.
+    /// The search of `params` on `source` (with the candidate `seeded`), its
+    /// first batch started.
     fn start<S: Source<State = St>>(
         source: &S,
         params: &ValidParams,
+        seeded: Option<Seeded>,
         cancel: &AtomicBool,
     ) -> Result<Self> {
-        let mut search = Search::new(params, source.n(), source.d());
+        let mut search = Search::new(params, source.n(), source.d(), seeded);
         let batch = match search.next_batch() {
             Some(batch) => start_batch(source, params, batch, cancel)?,
             None => Vec::new(),
@@ -97,7 +100,7 @@ impl<St: Clone + std::fmt::Debug + Send + Sync> Stepwise<St> {
                 .drain(..)
                 .map(|s| {
                     let objective = source.finalize(&s.restart.part).1;
-                    s.finished(objective)
+                    s.finished(objective, (source.n(), source.d(), params.k()))
                 })
                 .collect();
             self.search.accept(done);
@@ -155,6 +158,9 @@ impl Run {
         let pool = build_pool(params.n_threads())?;
         let shape = data.shape();
         let (checked, weight_exponent) = data.checked(&params, params.k(), Setup::fit(cancel))?;
+        // The candidate descended on a sample, as a fit draws it (the rows
+        // are checked by now).
+        let seeded = seeded(&params, data, cancel)?;
         // Each step rebuilds the representation from what the start kept:
         // the weights as the fit uses them (scaled: their scale then stays
         // put), and for dense rows the shift and the screens' scale.
@@ -165,22 +171,22 @@ impl Run {
                     max_abs: source.rows.max_abs_shifted(),
                 };
                 let weights = source.rows.weights().map(<[f64]>::to_vec);
-                let run = pool.install(|| Stepwise::start(&source, &params, cancel))?;
+                let run = pool.install(|| Stepwise::start(&source, &params, seeded, cancel))?;
                 (Runs::Dense(run), weights, kept)
             }
             Checked::Sparse(source) => {
                 let weights = source.weights().map(<[f64]>::to_vec);
-                let run = pool.install(|| Stepwise::start(&source, &params, cancel))?;
+                let run = pool.install(|| Stepwise::start(&source, &params, seeded, cancel))?;
                 (Runs::Sparse(run), weights, Kept::Sparse)
             }
             Checked::UnitDense(source) => {
                 let weights = source.weights().map(<[f64]>::to_vec);
-                let run = pool.install(|| Stepwise::start(&source, &params, cancel))?;
+                let run = pool.install(|| Stepwise::start(&source, &params, seeded, cancel))?;
                 (Runs::Spherical(run), weights, Kept::UnitDense)
             }
             Checked::UnitSparse(source) => {
                 let weights = source.weights().map(<[f64]>::to_vec);
-                let run = pool.install(|| Stepwise::start(&source, &params, cancel))?;
+                let run = pool.install(|| Stepwise::start(&source, &params, seeded, cancel))?;
                 (Runs::Spherical(run), weights, Kept::UnitSparse)
             }
         };

@@ -25,9 +25,11 @@
 
 use crate::engine::plus_plus;
 use crate::fit::restart::Restart;
+use crate::fit::sample::Seeded;
 use crate::params::defaults::{
-    self, AGREE_REL, AUTO_GENERATION, AUTO_POPULATION, AUTO_STALL, AUTO_STALL_FROM_SHARE,
-    AUTO_STALL_LONG, BEST_GENERATION, BEST_POPULATION, BEST_STALL,
+    self, AGREE_REL, AUTO_GENERATION, AUTO_POPULATION, AUTO_RUGGED_PASSES, AUTO_STALL,
+    AUTO_STALL_FROM_SHARE, AUTO_STALL_LONG, BEST_GENERATION, BEST_POPULATION, BEST_STALL,
+    RUGGED_REL,
 };
 use crate::params::{Init, NInit, ValidParams};
 use crate::rng::{Stream, Xoshiro256PlusPlus};
@@ -45,13 +47,16 @@ pub(crate) enum Spec<St> {
         parent: St,
         moved: usize,
     },
+    /// Candidate `index`: a descent on all rows from the centroids a
+    /// descent on a sample ended at ([`crate::fit::sample`]).
+    Seeded { index: usize, seeded: Seeded },
 }
 
 impl<St> Spec<St> {
     /// The candidate's index: its place among every candidate of the fit.
     pub fn index(&self) -> usize {
         match self {
-            Spec::Fresh(index) | Spec::Child { index, .. } => *index,
+            Spec::Fresh(index) | Spec::Child { index, .. } | Spec::Seeded { index, .. } => *index,
         }
     }
 }
@@ -67,28 +72,41 @@ pub(crate) struct Finished<St> {
     /// Its state, where it may be kept: a search that keeps one candidate
     /// ([`Search::keeps_one`]) is handed only the state of its batch's best.
     pub restart: Option<Restart<St>>,
-    /// Whether it is a child.
-    pub child: bool,
+    pub kind: Kind,
 }
 
-/// A candidate started: its restart, the passes its start cost, and
-/// whether it is a child.
+/// What a candidate is, for the search's accounting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// A fresh restart.
+    Restart,
+    /// A child of a member.
+    Child,
+    /// Seeded by a descent on a sample: outside the budget, which it would
+    /// otherwise use up beside the first restart on the largest problems,
+    /// and outside the restarts' agreement (it is not drawn independently).
+    Seeded,
+}
+
+/// A candidate started: its restart, the passes its start cost, and what
+/// it is.
 #[derive(Debug)]
 pub(crate) struct Started<St> {
     pub restart: Restart<St>,
     pub passes: f64,
-    pub child: bool,
+    pub kind: Kind,
 }
 
 impl<St> Started<St> {
-    /// The candidate, run to its end, at `objective`.
-    pub fn finished(self, objective: f64) -> Finished<St> {
+    /// The candidate, run to its end on `n` rows of `d` features with `k`
+    /// clusters, at `objective`.
+    pub fn finished(self, objective: f64, (n, d, k): (usize, usize, usize)) -> Finished<St> {
         Finished {
             index: self.restart.index(),
             objective,
-            passes: self.passes + self.restart.n_sweeps() as f64,
+            passes: self.passes + self.restart.passes(n, d, k),
             restart: Some(self.restart),
-            child: self.child,
+            kind: self.kind,
         }
     }
 }
@@ -131,6 +149,9 @@ struct Plan {
     /// Whether the search ends before any child where every restart of the
     /// population ended at one optimum ([`Search::restarts_agree`]).
     ends_on_agreement: bool,
+    /// The budget, at least, once the finished candidates disagree
+    /// ([`Search::candidates_disagree`]).
+    rugged_budget: Option<f64>,
     k: usize,
 }
 
@@ -149,6 +170,8 @@ pub(crate) struct Search<St> {
     spent: (f64, f64),
     /// Restarts and children finished.
     finished: (usize, usize),
+    /// The fresh restarts' objectives, in index order.
+    restart_objectives: Vec<f64>,
     /// Candidates handed out so far (the next one's index).
     issued: usize,
     /// Children in a row that did not lower the best objective.
@@ -158,12 +181,18 @@ pub(crate) struct Search<St> {
     lowered_at: usize,
     /// Generations of children handed out.
     generations: u64,
+    /// The candidate descended on a sample first, until it is handed out,
+    /// and what it cost once finished (outside the budget).
+    seeded: Option<Seeded>,
+    seeded_passes: f64,
     done: bool,
 }
 
 impl<St: Clone> Search<St> {
-    /// The search `params` ask for on data of `n` rows and `d` features.
-    pub fn new(params: &ValidParams, n: usize, d: usize) -> Self {
+    /// The search `params` ask for on data of `n` rows and `d` features,
+    /// with the candidate `seeded` (a population search runs it beside its
+    /// first restart).
+    pub fn new(params: &ValidParams, n: usize, d: usize, seeded: Option<Seeded>) -> Self {
         let k = params.k();
         let mode = match params.n_init() {
             NInit::Count(count) => Mode::Count(count),
@@ -180,6 +209,7 @@ impl<St: Clone> Search<St> {
                 short_stall: Some((AUTO_STALL, AUTO_STALL_FROM_SHARE)),
                 fit_batches: true,
                 ends_on_agreement: true,
+                rugged_budget: Some(AUTO_RUGGED_PASSES),
                 k,
             }),
             NInit::Best => Mode::Population(Plan {
@@ -190,6 +220,7 @@ impl<St: Clone> Search<St> {
                 short_stall: None,
                 fit_batches: false,
                 ends_on_agreement: false,
+                rugged_budget: None,
                 k,
             }),
         };
@@ -200,10 +231,13 @@ impl<St: Clone> Search<St> {
             members: Vec::new(),
             spent: (0.0, 0.0),
             finished: (0, 0),
+            restart_objectives: Vec::new(),
             issued: 0,
             stall: 0,
             lowered_at: 0,
             generations: 0,
+            seeded,
+            seeded_passes: 0.0,
             done: false,
         }
     }
@@ -227,13 +261,19 @@ impl<St: Clone> Search<St> {
         Some(batch)
     }
 
-    /// The next batch of a population search: the first restart alone (its
-    /// cost says what the budget has room for), the rest of the population
+    /// The next batch of a population search: the first restart alone (with
+    /// the seeded candidate, if any; its cost says what the budget has room
+    /// for), the rest of the population
     /// together, then generations of children, each cut (with
     /// `fit_batches`) to what the budget has room for at what candidates of
     /// its kind have cost so far, and none once the budget is spent or the
     /// children have stalled.
-    fn next_of(&mut self, plan: Plan) -> Vec<Spec<St>> {
+    fn next_of(&mut self, mut plan: Plan) -> Vec<Spec<St>> {
+        if let Some(rugged) = plan.rugged_budget {
+            if self.candidates_disagree() {
+                plan.budget = plan.budget.max(rugged);
+            }
+        }
         let spent = self.spent.0 + self.spent.1;
         let stalled = self.stall >= plan.stall
             || plan.short_stall.is_some_and(|(short, share)| {
@@ -261,7 +301,17 @@ impl<St: Clone> Search<St> {
         let restart_cost = self.spent.0 / self.finished.0.max(1) as f64;
         if self.issued == 0 {
             let first = if plan.fit_batches { 1 } else { plan.population };
-            return self.fresh(first);
+            let mut batch = self.fresh(first);
+            // The seeded candidate runs beside the first restart, outside
+            // the budget ([`Kind::Seeded`]).
+            if let Some(seeded) = self.seeded.take() {
+                batch.push(Spec::Seeded {
+                    index: self.issued,
+                    seeded,
+                });
+                self.issued += 1;
+            }
+            return batch;
         }
         if self.finished.0 < plan.population && self.finished.1 == 0 {
             let count = room(restart_cost, plan.population - self.finished.0);
@@ -326,12 +376,17 @@ impl<St: Clone> Search<St> {
             }
             self.objectives[f.index] = f.objective;
             let best_before = self.best_objective();
-            if f.child {
-                self.spent.1 += f.passes;
-                self.finished.1 += 1;
-            } else {
-                self.spent.0 += f.passes;
-                self.finished.0 += 1;
+            match f.kind {
+                Kind::Child => {
+                    self.spent.1 += f.passes;
+                    self.finished.1 += 1;
+                }
+                Kind::Restart => {
+                    self.spent.0 += f.passes;
+                    self.finished.0 += 1;
+                    self.restart_objectives.push(f.objective);
+                }
+                Kind::Seeded => self.seeded_passes = f.passes,
             }
             if let Some(restart) = f.restart {
                 self.keep(Member {
@@ -346,7 +401,7 @@ impl<St: Clone> Search<St> {
             if lowered {
                 self.lowered_at = f.index;
             }
-            if f.child {
+            if f.kind == Kind::Child {
                 self.stall = if lowered { 0 } else { self.stall + 1 };
             }
         }
@@ -383,20 +438,34 @@ impl<St: Clone> Search<St> {
         }
     }
 
-    /// Whether the `population` independent restarts (indices
-    /// `0..population`, all finished) ended at one optimum: every objective
-    /// within [`AGREE_REL`] of the lowest. From starts drawn independently
+    /// Whether the first `population` independent restarts (all finished)
+    /// ended at one optimum: every objective within [`AGREE_REL`] of the
+    /// lowest. From starts drawn independently
     /// that is the sign of a solved problem, where children would spend the
     /// budget finding the same optimum again; where they disagree the
     /// landscape has several optima and the children search it.
     fn restarts_agree(&self, population: usize) -> bool {
-        let restarts = self.objectives.get(..population).unwrap_or_default();
+        let restarts = self
+            .restart_objectives
+            .get(..population)
+            .unwrap_or_default();
         let lowest = restarts.iter().copied().fold(f64::INFINITY, f64::min);
         restarts.len() == population
             && population > 1
             && restarts
                 .iter()
                 .all(|&o| (o - lowest).abs() <= AGREE_REL * lowest.abs())
+    }
+
+    /// Whether the finished candidates ended further apart than
+    /// [`RUGGED_REL`] of the lowest: the landscape has optima far enough
+    /// apart that the default's result depends on which one it finds.
+    fn candidates_disagree(&self) -> bool {
+        let finished = self.objectives.iter().filter(|o| !o.is_nan());
+        let (lowest, highest) = finished.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &o| {
+            (a.min(o), b.max(o))
+        });
+        highest - lowest > RUGGED_REL * lowest.abs()
     }
 
     /// The lowest objective kept (infinite before any).
@@ -443,6 +512,12 @@ impl<St: Clone> Search<St> {
     pub fn objectives(&self) -> &[f64] {
         &self.objectives
     }
+
+    /// The passes the finished candidates cost, together (the seeded one's
+    /// too).
+    pub fn spent(&self) -> f64 {
+        self.spent.0 + self.spent.1 + self.seeded_passes
+    }
 }
 
 /// Whether `a` ranks before `b`: lower objective, ties to the lower index.
@@ -466,3 +541,60 @@ pub(crate) fn start_passes(params: &ValidParams, n: usize, d: usize) -> f64 {
 /// The passes a child's start costs: every point's cost in its parent, and
 /// the assignment to the moved centroids.
 pub(crate) const CHILD_START_PASSES: f64 = 2.0;
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::params::Params;
+    use ndarray::Array2;
+
+    /// A finished fresh restart or seeded candidate, its state not kept.
+    fn done(index: usize, objective: f64, kind: Kind) -> Finished<()> {
+        Finished {
+            index,
+            objective,
+            passes: 30.0,
+            restart: None,
+            kind,
+        }
+    }
+
+    /// On a large problem (a budget of 25 passes) the seeded candidate runs
+    /// beside the first restart, outside the budget. Where the two end
+    /// within a tenth of a percent of each other the search is over; where
+    /// they end further apart, it goes on with the rest of the population
+    /// on the rugged budget.
+    #[test]
+    fn disagreeing_candidates_raise_the_budget_to_the_rugged_one() {
+        let params = Params::new(16).seed(0).check().unwrap();
+        assert_eq!(defaults::auto_budget(40_000, 8, 16), 25.0);
+        for (second, goes_on) in [
+            (1.0 + 0.5 * RUGGED_REL, false),
+            (1.0 + 2.0 * RUGGED_REL, true),
+        ] {
+            let seeded = Seeded {
+                centroids: Array2::zeros((16, 8)),
+                passes: 4.0,
+            };
+            let mut search: Search<()> = Search::new(&params, 40_000, 8, Some(seeded));
+            let first = search.next_batch().unwrap();
+            assert!(matches!(
+                first[..],
+                [Spec::Fresh(0), Spec::Seeded { index: 1, .. }]
+            ));
+            search.accept(vec![
+                done(1, second, Kind::Seeded),
+                done(0, 1.0, Kind::Restart),
+            ]);
+            let next = search.next_batch();
+            assert_eq!(next.is_some(), goes_on, "second at {second}");
+            if let Some(batch) = next {
+                // Restart 2: one more at 30 passes fits in 75 - 30.
+                assert!(matches!(batch[..], [Spec::Fresh(2)]), "{batch:?}");
+            }
+            // The seeded candidate's passes are outside the budget.
+            assert_eq!(search.spent(), 60.0);
+        }
+    }
+}

@@ -132,10 +132,13 @@ pub enum NInit {
     /// Exactly this many independent restarts (side by side on the
     /// thread pool); the lowest objective wins.
     Count(usize),
-    /// Independent restarts while the work done stays within a budget set
-    /// by the problem's size ([`crate::defaults::auto_budget`]): many on
-    /// small problems, one on large ones. Where size bounds bind, the
-    /// count of [`crate::defaults::bounded_restarts`].
+    /// Restarts, then children of the best, while the work done stays
+    /// within a budget set by the problem's size and by how far apart the
+    /// candidates end ([`crate::defaults::auto_budget`]): many on small
+    /// problems; on large ones the first restart and a candidate descended
+    /// on a sample of the rows first ([`crate::defaults::sample_rows`]),
+    /// more where they disagree. Where size bounds bind, the count of
+    /// [`crate::defaults::bounded_restarts`].
     #[default]
     Auto,
     /// The lowest objective the search finds in a bounded time: a

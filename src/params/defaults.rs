@@ -112,6 +112,29 @@ pub(crate) const SMALL_PROBLEM: usize = 1 << 20;
 pub fn pass_work(n: usize, d: usize, k: usize) -> f64 {
     n as f64 * (d as f64 * k as f64 + PASS_OVERHEAD)
 }
+/// What one merge-split proposal of the refinement costs, in passes
+/// ([`pass_work`]): its 2-means splits read each row of the clusters they
+/// split up to [`crate::engine::refine::SPLIT_ITERS`] + 2 times, against two
+/// centres each time (counted as if every cluster were split: the first
+/// proposal splits them all, later ones those that changed). On small
+/// problems ([`SMALL_PROBLEM`]) nothing: there the fixed work and the share
+/// of it after which the short stall may end a search were set counting
+/// steps only, and counting proposals would end the paper's searches
+/// sooner, for milliseconds.
+///
+/// ```
+/// use smartigan::defaults;
+/// assert_eq!(defaults::proposal_passes(150, 4, 3), 0.0);
+/// let shuttle = defaults::proposal_passes(58_000, 9, 10); // 12 reads at 50 of 122
+/// assert!((shuttle - 12.0 * 50.0 / 122.0).abs() < 1e-12);
+/// ```
+pub fn proposal_passes(n: usize, d: usize, k: usize) -> f64 {
+    if is_small(n, d, k) {
+        return 0.0;
+    }
+    let reads = (crate::engine::refine::SPLIT_ITERS + 2) as f64;
+    reads * pass_work(n, d, 2) / pass_work(n, d, k)
+}
 /// What a pass costs per point besides the `d·k` multiply-adds of its
 /// distances (visiting order, labels, bounds, statistics), in
 /// multiply-adds: on small `d·k` this is most of a pass.
@@ -135,17 +158,34 @@ const AUTO_FIXED_UP_TO: f64 = (1u64 << 20) as f64;
 /// and tens of Lloyd iterations, so that the default costs no more than it
 /// there.
 pub(crate) const AUTO_PASSES: f64 = 25.0;
+/// The passes `n_init = "auto"` may spend, at least, once its finished
+/// candidates disagree (their objectives further apart than
+/// [`RUGGED_REL`]): on a rugged landscape one restart's result is a draw
+/// among optima that far apart, so the search runs three restarts' worth
+/// of candidates before it settles for the best.
+pub(crate) const AUTO_RUGGED_PASSES: f64 = 3.0 * AUTO_PASSES;
+/// The relative spread of the candidates' objectives beyond which the
+/// landscape counts as rugged: the default's target distance from the best
+/// known objective, a tenth of a percent.
+pub(crate) const RUGGED_REL: f64 = 1e-3;
 /// The budget of `n_init = "auto"` for `n` rows of `d` features and `k`
-/// clusters, in passes ([`pass_work`]): the larger of 25 passes and a fixed
-/// work of `2^28` multiply-adds while `n·d·k ≤ 2^20`, falling as
-/// `1/(n·d·k)` to `2^26` at `n·d·k = 2^22` and staying there. The first restart always runs; the search then goes on
-/// as the best-effort one does (a population of restarts, then children of
-/// its best members), with a population of 4 and generations of 4
-/// children, while the work done, plus what candidates of the next kind
-/// have cost on average, stays within the budget, and until 48 children in
-/// a row have not lowered the best objective; where the four restarts end
-/// at one objective (within a relative `1e-9`: a solved problem) no child
-/// runs. On large problems that is one restart.
+/// clusters, in passes ([`pass_work`]; a merge-split proposal counts as
+/// [`proposal_passes`]): the larger of 25 passes and a fixed work of `2^28`
+/// multiply-adds while `n·d·k ≤ 2^20`, falling as `1/(n·d·k)` to `2^26` at
+/// `n·d·k = 2^22` and staying there. The first restart always runs; where
+/// [`sample_rows`] gives a sample, a candidate descended on it first (four
+/// restarts on the sample, the best descended again on all rows) runs
+/// beside it, outside the budget. The search then goes on as the
+/// best-effort one does (a population of restarts, then children of its
+/// best members), with a population of 4 and generations of 4 children,
+/// while the work done, plus what candidates of the next kind have cost on
+/// average, stays within the budget, and until 48 children in a row have
+/// not lowered the best objective (12, and as many as the candidates before
+/// the best one, once a sixteenth of the budget is spent); where the four
+/// restarts end at one objective (within a relative `1e-9`: a solved
+/// problem) no child runs. Where the candidates' objectives lie more than
+/// 0.1 % apart, the budget is at least 75 passes (a rugged landscape). On
+/// large problems whose candidates agree, that is the two first ones.
 ///
 /// ```
 /// use smartigan::defaults;
@@ -160,6 +200,50 @@ pub fn auto_budget(n: usize, d: usize, k: usize) -> f64 {
     let fixed = (AUTO_FIXED_WORK * AUTO_FIXED_UP_TO / size.max(1.0))
         .clamp(AUTO_FIXED_WORK_LARGE, AUTO_FIXED_WORK);
     (fixed / pass_work(n, d, k)).max(AUTO_PASSES)
+}
+/// `n·d·k` from which `n_init = "auto"` adds a candidate descended on a
+/// sample ([`sample_rows`]): `2^21`, about where its budget
+/// ([`auto_budget`]) has room for one or two restarts on all rows, so that
+/// candidates must be cheaper than a restart for the search to have any.
+pub(crate) const SAMPLE_FROM: f64 = (1u64 << 21) as f64;
+/// `n·d·k` up to which it does (`2^24`, below it): beyond, a restart takes
+/// seconds and runs its sweeps in rounds on every core, scikit-learn's
+/// default (a greedy k-means++ start and tens of full Lloyd iterations)
+/// costs several of ours, and a second candidate would double the time of
+/// every large fit, embeddings above all, for the fraction of a percent it
+/// finds there.
+pub(crate) const SAMPLE_BELOW: f64 = (1u64 << 24) as f64;
+/// The share of the rows that candidate's restarts descend on: an eighth,
+/// so that each costs about an eighth of a restart on all rows.
+pub(crate) const SAMPLE_SHARE: usize = 8;
+/// The fewest rows per cluster in such a sample: fewer leave a cluster a
+/// handful of points, whose centroid then says little about the rest.
+pub(crate) const SAMPLE_ROWS_PER_CENTRE: usize = 32;
+/// The most of the rows such a sample may hold, as a share (a quarter):
+/// beyond, the candidate costs nearly what a restart on all rows does.
+pub(crate) const SAMPLE_MOST_SHARE: usize = 4;
+/// Restarts descended on the sample; the best of them seeds the candidate.
+pub(crate) const SAMPLE_RESTARTS: usize = 4;
+/// The rows of the sample on which `n_init = "auto"` descends a candidate
+/// (module [`crate::fit::sample`]) for `n` rows of `d` features and `k`
+/// clusters: an eighth of the rows, at least 32 per cluster, where `n·d·k`
+/// is at least `2^21` and below `2^24` and that is at most a quarter of the
+/// rows; else `None` (below, the budget has room for restarts on all rows;
+/// above, one restart costs more than scikit-learn's default would spend).
+///
+/// ```
+/// use smartigan::defaults;
+/// assert_eq!(defaults::sample_rows(20_000, 16, 10), Some(2_500));
+/// assert_eq!(defaults::sample_rows(4_601, 57, 10), Some(575));
+/// assert_eq!(defaults::sample_rows(5_000, 57, 40), None); // 1,280 rows: over a quarter
+/// assert_eq!(defaults::sample_rows(10_992, 16, 10), None); // n·d·k below 2^21
+/// assert_eq!(defaults::sample_rows(100_000, 32, 100), None); // n·d·k above 2^24
+/// ```
+pub fn sample_rows(n: usize, d: usize, k: usize) -> Option<usize> {
+    let size = n as f64 * d as f64 * k as f64;
+    let rows = (n / SAMPLE_SHARE).max(SAMPLE_ROWS_PER_CENTRE.saturating_mul(k));
+    let in_range = (SAMPLE_FROM..SAMPLE_BELOW).contains(&size);
+    (in_range && rows <= n / SAMPLE_MOST_SHARE).then_some(rows)
 }
 /// The most restarts `n_init = "auto"` runs where size bounds bind: as
 /// many as k-means-constrained's default, the solver a bounded fit

@@ -405,6 +405,27 @@ impl ValidParams {
         crate::params::schedule::acceptance_factor(self.p.schedule, n_iter, t)
     }
 
+    /// These parameters for the restarts a seeded candidate descends on a
+    /// sample ([`crate::fit::sample`]) of data of `n` rows and `d` features:
+    /// [`defaults::SAMPLE_RESTARTS`] of them, with the whole data's
+    /// tolerance (the sample's size would ask for a full descent, whose
+    /// last gains the descent on all rows redoes anyway), everything else
+    /// unchanged.
+    pub(crate) fn for_sample(&self, n: usize, d: usize) -> ValidParams {
+        let mut sample = self.clone();
+        sample.p.n_init = NInit::Count(defaults::SAMPLE_RESTARTS);
+        sample.p.tol = Some(self.tol(n, d));
+        sample
+    }
+
+    /// These parameters starting from `centroids` (in the caller's
+    /// coordinates): how a seeded candidate starts on all rows.
+    pub(crate) fn from_centroids(&self, centroids: ndarray::Array2<f64>) -> ValidParams {
+        let mut from = self.clone();
+        from.p.init = Init::Centroids(centroids);
+        from
+    }
+
     /// These parameters with `k` clusters (a path's fit at another `k`,
     /// [`crate::fit::path`]).
     pub(crate) fn with_k(&self, k: usize) -> ValidParams {

@@ -40,6 +40,13 @@ fn auto_budget(n_samples: usize, n_features: usize, k: usize) -> f64 {
     defaults::auto_budget(n_samples, n_features, k)
 }
 
+/// The rows of the sample `n_init="auto"` descends a candidate on first,
+/// or `None` where it draws none (the core's rule).
+#[pyfunction]
+fn sample_rows(n_samples: usize, n_features: usize, k: usize) -> Option<usize> {
+    defaults::sample_rows(n_samples, n_features, k)
+}
+
 /// The most work `n_init="best"` may spend on data of this shape, in passes.
 #[pyfunction]
 fn best_budget(n_samples: usize, n_features: usize, k: usize) -> f64 {
@@ -73,6 +80,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit::transform, m)?)?;
     m.add_function(wrap_pyfunction!(path::fit_path, m)?)?;
     m.add_function(wrap_pyfunction!(auto_budget, m)?)?;
+    m.add_function(wrap_pyfunction!(sample_rows, m)?)?;
     m.add_function(wrap_pyfunction!(best_budget, m)?)?;
     m.add_function(wrap_pyfunction!(auto_tol, m)?)?;
     m.add_function(wrap_pyfunction!(default_n_iter, m)?)?;

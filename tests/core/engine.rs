@@ -402,8 +402,9 @@ fn predict_and_transform_agree_with_fit() {
 }
 
 /// `n_init = "auto"` spends a budget of work: on a small problem several
-/// candidates, on a large one the one restart of `n_init = 1`; a given
-/// number wins (the search's own tests are in `search.rs`).
+/// candidates, on a large one the one restart of `n_init = 1` and the
+/// candidate descended on a sample beside it; a given number wins (the
+/// search's own tests are in `search.rs`).
 #[test]
 fn automatic_n_init_spends_a_budget_of_work() {
     let small = blobs(600, 4, 3, 1.0, 5);
@@ -415,8 +416,10 @@ fn automatic_n_init_spends_a_budget_of_work() {
     assert_eq!(smartigan::defaults::auto_budget(40_000, 8, 16), 25.0);
     let p = Params::new(16).method(Method::Hartigan).seed(1);
     let auto = p.clone().check().unwrap().fit(&large).unwrap();
-    assert_eq!(auto.restart_objectives.len(), 1);
-    assert_eq!(auto, p.n_init(1).check().unwrap().fit(&large).unwrap());
+    let one = p.n_init(1).check().unwrap().fit(&large).unwrap();
+    assert_eq!(auto.restart_objectives[0], one.objective);
+    assert!(auto.restart_objectives.len() >= 2);
+    assert!(auto.objective <= one.objective);
     let p = Params::new(16).method(Method::Lloyd).n_init(3).seed(1);
     let r = p.check().unwrap().fit(&large).unwrap();
     assert_eq!(r.restart_objectives.len(), 3);

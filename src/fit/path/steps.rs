@@ -216,7 +216,7 @@ where
     /// Hartigan sweeps where its method does not end with them, and the
     /// splits its refinement computed.
     fn fit(&self, params: &ValidParams) -> Result<(Solution<S::Out>, SplitCache)> {
-        let best = best_restart(self.pool, self.data, params, self.cancel)?;
+        let best = best_restart(self.pool, self.data, params, None, self.cancel)?;
         self.fitted(params, best)
     }
 
@@ -234,6 +234,7 @@ where
             Ok(Best {
                 index: done.index,
                 objectives: vec![done.objective],
+                passes: done.passes,
                 restart,
             })
         })?;

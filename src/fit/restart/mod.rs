@@ -190,6 +190,7 @@ impl<St> Restart<St> {
                 steps: 0,
                 batch: tol > 0.0,
                 cache,
+                proposals: 0,
             },
             tol,
             n_iter,
@@ -204,9 +205,12 @@ impl<St> Restart<St> {
         self.index
     }
 
-    /// Steps taken: sweeps, Lloyd iterations and refinement steps.
-    pub(crate) fn n_sweeps(&self) -> usize {
-        self.n_sweeps
+    /// The passes its steps cost ([`crate::defaults::pass_work`]) on `n`
+    /// rows of `d` features: a pass per step, and per merge-split proposal
+    /// what its splits cost ([`crate::defaults::proposal_passes`]).
+    pub(crate) fn passes(&self, n: usize, d: usize, k: usize) -> f64 {
+        let proposals = self.refinement.proposals as f64;
+        self.n_sweeps as f64 + proposals * crate::params::defaults::proposal_passes(n, d, k)
     }
 
     /// Whether its last step ended the method on its own terms (see

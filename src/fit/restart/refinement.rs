@@ -29,6 +29,9 @@ pub(super) struct Refinement<St> {
     pub(super) batch: bool,
     /// Splits of earlier proposals (speed only).
     pub(super) cache: SplitCache,
+    /// Proposals drawn: each split the clusters it needed, work that a
+    /// search counts beside the steps ([`Restart::passes`]).
+    pub(super) proposals: usize,
 }
 
 /// A merge-split candidate being re-converged by the method's own steps.
@@ -87,6 +90,7 @@ impl<St> Restart<St> {
                 // objective) ends refinement. `tol = 0` asks for the
                 // lowest objective the budget reaches, and tries it.
                 let below = (self.tol > 0.0).then(|| self.current_objective());
+                self.refinement.proposals += 1;
                 let proposal =
                     data.merge_split(&self.part, &mut self.refinement.cache, batch, below);
                 let Some((state, moves)) = proposal else {

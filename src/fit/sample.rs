@@ -1,0 +1,129 @@
+//! A candidate descended on a sample of the rows, then on all of them (the
+//! decomposition of Big-means, Mussabayev et al., 2023): where one restart
+//! on all rows already spends the default's budget, restarts on an eighth
+//! of the rows cost an eighth each, and the best of them, descended again
+//! on every row from its centroids, is one more candidate of the search
+//! ([`crate::fit::search::Spec::Seeded`]). A sample keeps the shape of the
+//! large clusters and loses detail at the small ones, so the candidate runs
+//! beside the fresh restart on all rows, never in its place: the search
+//! keeps whichever ends lower.
+//!
+//! The sample is drawn uniformly without replacement from its own stream
+//! of the seed ([`Stream::Sample`]), rows in their order, each with its
+//! weight (a uniform sample's weighted objective estimates the whole one's
+//! without bias); its restarts are the fit's own (method, start, schedule,
+//! refinement), run as a fit of [`defaults::SAMPLE_RESTARTS`] restarts.
+//! Nothing depends on the thread count.
+
+use crate::data::Scalar;
+use crate::dataset::{Dataset, Setup, SourceJob};
+use crate::engine::init::forgy_indices;
+use crate::engine::source::Source;
+use crate::error::{Error, Result};
+use crate::fit::multistart::{best_restart, build_pool};
+use crate::params::defaults;
+use crate::params::{NInit, ValidParams};
+use crate::rng::{Stream, Xoshiro256PlusPlus};
+use crate::rows::Rows;
+use crate::sparse::CsrView;
+use ndarray::{Array1, Array2, Axis};
+use std::sync::atomic::AtomicBool;
+
+/// The centroids a descent on a sample ended at (in the caller's
+/// coordinates) and what it cost, in passes over all the rows.
+#[derive(Debug, Clone)]
+pub(crate) struct Seeded {
+    pub centroids: Array2<f64>,
+    pub passes: f64,
+}
+
+/// The seeded candidate's centroids for a fit of `params` on `data` (whose
+/// rows were checked), where the fit runs one ([`defaults::sample_rows`]);
+/// else `None`. A sample whose weights cannot carry `k` clusters (fewer
+/// than `k` positive) gives none either. (Whether the sample's restarts
+/// agree says little: on data whose small, remote clusters make the
+/// landscape rugged, a sample that misses them has one optimum.)
+pub(crate) fn seeded<T: Scalar>(
+    params: &ValidParams,
+    data: Dataset<'_, T>,
+    cancel: &AtomicBool,
+) -> Result<Option<Seeded>> {
+    let (n, d) = data.shape();
+    let k = params.k();
+    if params.n_init() != NInit::Auto || params.size_bounds(n).is_some() {
+        return Ok(None);
+    }
+    let Some(m) = defaults::sample_rows(n, d, k) else {
+        return Ok(None);
+    };
+    let mut rng = Xoshiro256PlusPlus::stream(params.seed(), 0, Stream::Sample);
+    let mut rows = forgy_indices(n, m, &mut rng);
+    rows.sort_unstable();
+    let weights: Option<Array1<f64>> = data.sample_weight().map(|w| w.select(Axis(0), &rows));
+    let sample_params = params.for_sample(n, d);
+    let job = SampleFit {
+        params: &sample_params,
+        cancel,
+    };
+    let fitted = match data.rows() {
+        Rows::Dense(x) => {
+            let x = x.select(Axis(0), &rows);
+            Dataset::new(&x)
+                .maybe_weights(weights.as_ref().map(|w| w.view()))
+                .with_source(&sample_params, k, Setup::fit(cancel), job)
+        }
+        Rows::Sparse(x) => {
+            let (indptr, indices, values) = sparse_rows(x, &rows);
+            let x = CsrView::new(x.n_cols(), &indptr, &indices, &values)?;
+            Dataset::new(x)
+                .maybe_weights(weights.as_ref().map(|w| w.view()))
+                .with_source(&sample_params, k, Setup::fit(cancel), job)
+        }
+    };
+    match fitted {
+        Ok((centroids, sample_passes)) => Ok(Some(Seeded {
+            centroids,
+            passes: sample_passes * m as f64 / n as f64,
+        })),
+        Err(Error::Interrupted) => Err(Error::Interrupted),
+        // The rows passed the fit's checks; only the sample's weights can
+        // fail them (too few positive ones): then no seeded candidate.
+        Err(_) => Ok(None),
+    }
+}
+
+/// The rows `rows` of `x` as the parts of a CSR matrix.
+fn sparse_rows<T: Scalar>(x: CsrView<'_, T>, rows: &[usize]) -> (Vec<usize>, Vec<usize>, Vec<T>) {
+    let mut indptr = Vec::with_capacity(rows.len() + 1);
+    indptr.push(0);
+    let (mut indices, mut values) = (Vec::new(), Vec::new());
+    for &i in rows {
+        let (cols, vals) = x.row(i);
+        indices.extend_from_slice(cols);
+        values.extend_from_slice(vals);
+        indptr.push(indices.len());
+    }
+    (indptr, indices, values)
+}
+
+/// The sample's fit: its best restart's centroids (in the caller's
+/// coordinates, as a clustering returns them) and the passes over the
+/// sample its search spent.
+struct SampleFit<'p> {
+    params: &'p ValidParams,
+    cancel: &'p AtomicBool,
+}
+
+impl<T: Scalar> SourceJob<T> for SampleFit<'_> {
+    type Output = (Array2<f64>, f64);
+
+    fn run<S: Source<Out = T>>(self, source: S, _exponent: i32) -> Result<Self::Output> {
+        let pool = build_pool(self.params.n_threads())?;
+        let best = best_restart(&pool, &source, self.params, None, self.cancel)?;
+        let passes = best.passes;
+        let clustering =
+            best.restart
+                .clustering(&source, best.objectives, best.index, self.params.seed());
+        Ok((clustering.centroids.mapv(|v| v.to_f64()), passes))
+    }
+}
