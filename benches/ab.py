@@ -12,7 +12,8 @@ a fresh process of each build (in alternating order), timing each fit as
 the least of its repetitions within the turn. Only fits whose parameters
 both builds understand belong here: every fit gives its ``n_init``
 explicitly, so a change of the default's restarts does not enter a
-comparison of the engine.
+comparison of the engine, except the rows named "default" (``--only
+default``), which compare the default's search.
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ from statistics import median
 FITS = {
     "W1 smartigan n_init=1": ("blobs 10000 16 20", 20, {"n_init": 1}),
     "W1 smartigan n_init=10": ("blobs 10000 16 20", 20, {"n_init": 10}),
+    # The default's search itself (when a change of it is what is compared).
+    "W1 smartigan default": ("blobs 10000 16 20", 20, {}),
+    "noise smartigan default": ("noise 20000 32", 20, {}),
     "W2/4 smartigan n_init=1": ("blobs 25000 32 100", 100, {"n_init": 1}),
     "W2/4 hartigan n_init=1, refine=False": ("blobs 25000 32 100", 100,
                                              {"method": "hartigan", "n_init": 1, "refine": False}),

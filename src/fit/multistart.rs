@@ -136,7 +136,7 @@ where
                 Job::Seeded(seeded) => {
                     // It descends as a child does (Hartigan sweeps): the
                     // sample's descent has done the schedule's exploring.
-                    let from = children.from_centroids(seeded.centroids);
+                    let from = children.starting_at(seeded.centroids);
                     let restart = Restart::new(data, &from, index, None, cancel)?;
                     let passes = seeded.passes + start_passes(&from, data.n(), data.d());
                     Ok(Started {

@@ -420,7 +420,7 @@ impl ValidParams {
 
     /// These parameters starting from `centroids` (in the caller's
     /// coordinates): how a seeded candidate starts on all rows.
-    pub(crate) fn from_centroids(&self, centroids: ndarray::Array2<f64>) -> ValidParams {
+    pub(crate) fn starting_at(&self, centroids: ndarray::Array2<f64>) -> ValidParams {
         let mut from = self.clone();
         from.p.init = Init::Centroids(centroids);
         from
