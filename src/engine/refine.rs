@@ -26,10 +26,9 @@
 use crate::data::{sq_dist, Data, Scalar};
 use crate::engine::partition::Partition;
 use crate::engine::points::{Points, Split};
+use crate::params::defaults::SPLIT_ITERS;
 use rayon::prelude::*;
 
-/// Lloyd iterations of the 2-means split of one cluster.
-pub(crate) const SPLIT_ITERS: usize = 10;
 /// Members ahead whose row a split's pass prefetches.
 const SPLIT_LOOKAHEAD: usize = 8;
 /// Clusters with the largest split gains that are considered for splitting,

@@ -8,8 +8,9 @@ use crate::clustering::Clustering;
 use crate::engine::source::Source;
 use crate::error::{Error, Result};
 use crate::fit::restart::{init_stream, Restart};
-use crate::fit::sample::Seeded;
-use crate::fit::search::{start_passes, Finished, Kind, Search, Spec, Started, CHILD_START_PASSES};
+use crate::fit::search::{
+    start_passes, Finished, Kind, Search, Seeded, Spec, Started, CHILD_START_PASSES,
+};
 use crate::params::defaults::pool_threads;
 use crate::params::ValidParams;
 use crate::rng::{Stream, Xoshiro256PlusPlus};

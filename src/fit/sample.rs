@@ -21,6 +21,7 @@ use crate::engine::init::forgy_indices;
 use crate::engine::source::Source;
 use crate::error::{Error, Result};
 use crate::fit::multistart::{best_restart, build_pool};
+use crate::fit::search::Seeded;
 use crate::params::defaults;
 use crate::params::{NInit, ValidParams};
 use crate::rng::{Stream, Xoshiro256PlusPlus};
@@ -28,14 +29,6 @@ use crate::rows::Rows;
 use crate::sparse::CsrView;
 use ndarray::{Array1, Array2, Axis};
 use std::sync::atomic::AtomicBool;
-
-/// The centroids a descent on a sample ended at (in the caller's
-/// coordinates) and what it cost, in passes over all the rows.
-#[derive(Debug, Clone)]
-pub(crate) struct Seeded {
-    pub centroids: Array2<f64>,
-    pub passes: f64,
-}
 
 /// The seeded candidate's centroids for a fit of `params` on `data` (whose
 /// rows were checked), where the fit runs one ([`defaults::sample_rows`]);

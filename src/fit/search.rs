@@ -25,7 +25,6 @@
 
 use crate::engine::plus_plus;
 use crate::fit::restart::Restart;
-use crate::fit::sample::Seeded;
 use crate::params::defaults::{
     self, AGREE_REL, AUTO_GENERATION, AUTO_POPULATION, AUTO_RUGGED_PASSES, AUTO_STALL,
     AUTO_STALL_FROM_SHARE, AUTO_STALL_LONG, BEST_GENERATION, BEST_POPULATION, BEST_STALL,
@@ -33,6 +32,15 @@ use crate::params::defaults::{
 };
 use crate::params::{Init, NInit, ValidParams};
 use crate::rng::{Stream, Xoshiro256PlusPlus};
+use ndarray::Array2;
+
+/// The centroids a descent on a sample ended at (in the caller's
+/// coordinates, [`crate::fit::sample`]) and what it cost, in passes over all the rows.
+#[derive(Debug, Clone)]
+pub(crate) struct Seeded {
+    pub centroids: Array2<f64>,
+    pub passes: f64,
+}
 
 /// One candidate to run.
 #[derive(Debug, Clone)]

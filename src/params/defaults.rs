@@ -112,15 +112,18 @@ pub(crate) const SMALL_PROBLEM: usize = 1 << 20;
 pub fn pass_work(n: usize, d: usize, k: usize) -> f64 {
     n as f64 * (d as f64 * k as f64 + PASS_OVERHEAD)
 }
+/// Lloyd iterations of the 2-means split of one cluster in merge-split
+/// refinement ([`crate::engine::refine`]).
+pub(crate) const SPLIT_ITERS: usize = 10;
 /// What one merge-split proposal of the refinement costs, in passes
 /// ([`pass_work`]): its 2-means splits read each row of the clusters they
-/// split up to [`crate::engine::refine::SPLIT_ITERS`] + 2 times, against two
-/// centres each time (counted as if every cluster were split: the first
-/// proposal splits them all, later ones those that changed). On small
-/// problems ([`SMALL_PROBLEM`]) nothing: there the fixed work and the share
-/// of it after which the short stall may end a search were set counting
-/// steps only, and counting proposals would end the paper's searches
-/// sooner, for milliseconds.
+/// split up to 12 times (their Lloyd iterations and passes of costs),
+/// against two centres each time (counted as if every cluster were split:
+/// the first proposal splits them all, later ones those that changed). On
+/// small problems (`n·d·k <= 2^20`) nothing: there the fixed work and the
+/// share of it after which the short stall may end a search were set
+/// counting steps only, and counting proposals would end the paper's
+/// searches sooner, for milliseconds.
 ///
 /// ```
 /// use smartigan::defaults;
@@ -132,7 +135,7 @@ pub fn proposal_passes(n: usize, d: usize, k: usize) -> f64 {
     if is_small(n, d, k) {
         return 0.0;
     }
-    let reads = (crate::engine::refine::SPLIT_ITERS + 2) as f64;
+    let reads = (SPLIT_ITERS + 2) as f64;
     reads * pass_work(n, d, 2) / pass_work(n, d, k)
 }
 /// What a pass costs per point besides the `d·k` multiply-adds of its
@@ -225,7 +228,7 @@ pub(crate) const SAMPLE_MOST_SHARE: usize = 4;
 /// Restarts descended on the sample; the best of them seeds the candidate.
 pub(crate) const SAMPLE_RESTARTS: usize = 4;
 /// The rows of the sample on which `n_init = "auto"` descends a candidate
-/// (module [`crate::fit::sample`]) for `n` rows of `d` features and `k`
+/// (a uniform sample, descended first) for `n` rows of `d` features and `k`
 /// clusters: an eighth of the rows, at least 32 per cluster, where `n·d·k`
 /// is at least `2^21` and below `2^24` and that is at most a quarter of the
 /// rows; else `None` (below, the budget has room for restarts on all rows;
