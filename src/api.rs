@@ -270,8 +270,9 @@ impl<T: Scalar> SourceJob<T> for Fit<'_, '_, T> {
     fn run<S: Source<Out = T>>(self, source: S, exponent: i32) -> Result<Clustering<T>> {
         // The rows are checked by now: the candidate descended on a sample
         // draws its rows from them.
-        let seeded = seeded(self.params, self.data, self.cancel)?;
-        let mut result = fit_source(&source, self.params, seeded, self.cancel)?;
+        let pool = build_pool(self.params.n_threads())?;
+        let seeded = seeded(self.params, self.data, &pool, self.cancel)?;
+        let mut result = fit_source(&pool, &source, self.params, seeded, self.cancel)?;
         result.rescale_to_caller_units(exponent)?;
         Ok(result)
     }

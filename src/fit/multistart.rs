@@ -66,9 +66,10 @@ pub(crate) struct Best<St> {
 }
 
 /// Runs the search of `params` ([`crate::fit::search`]), with the
-/// candidate `seeded`, on `data` and returns the best candidate as a
-/// clustering.
+/// candidate `seeded`, on `data` on `pool` and returns the best candidate
+/// as a clustering.
 pub(crate) fn fit_source<S: Source>(
+    pool: &rayon::ThreadPool,
     data: &S,
     params: &ValidParams,
     seeded: Option<Seeded>,
@@ -77,8 +78,7 @@ pub(crate) fn fit_source<S: Source>(
 where
     S::State: Send,
 {
-    let pool = build_pool(params.n_threads())?;
-    let best = best_restart(&pool, data, params, seeded, cancel)?;
+    let best = best_restart(pool, data, params, seeded, cancel)?;
     Ok(best
         .restart
         .clustering(data, best.objectives, best.index, params.seed()))

@@ -160,7 +160,7 @@ impl Run {
         let (checked, weight_exponent) = data.checked(&params, params.k(), Setup::fit(cancel))?;
         // The candidate descended on a sample, as a fit draws it (the rows
         // are checked by now).
-        let seeded = seeded(&params, data, cancel)?;
+        let seeded = seeded(&params, data, &pool, cancel)?;
         // Each step rebuilds the representation from what the start kept:
         // the weights as the fit uses them (scaled: their scale then stays
         // put), and for dense rows the shift and the screens' scale.

@@ -19,8 +19,8 @@ use crate::data::Scalar;
 use crate::dataset::{Dataset, Setup, SourceJob};
 use crate::engine::init::forgy_indices;
 use crate::engine::source::Source;
-use crate::error::{Error, Result};
-use crate::fit::multistart::{best_restart, build_pool};
+use crate::error::Result;
+use crate::fit::multistart::best_restart;
 use crate::fit::search::Seeded;
 use crate::params::defaults;
 use crate::params::{NInit, ValidParams};
@@ -33,12 +33,14 @@ use std::sync::atomic::AtomicBool;
 /// The seeded candidate's centroids for a fit of `params` on `data` (whose
 /// rows were checked), where the fit runs one ([`defaults::sample_rows`]);
 /// else `None`. A sample whose weights cannot carry `k` clusters (fewer
-/// than `k` positive) gives none either. (Whether the sample's restarts
-/// agree says little: on data whose small, remote clusters make the
-/// landscape rugged, a sample that misses them has one optimum.)
+/// than `k` positive) gives none either. Its restarts run on `pool`, the
+/// fit's. (Whether the sample's restarts agree says little: on data whose
+/// small, remote clusters make the landscape rugged, a sample that misses
+/// them has one optimum.)
 pub(crate) fn seeded<T: Scalar>(
     params: &ValidParams,
     data: Dataset<'_, T>,
+    pool: &rayon::ThreadPool,
     cancel: &AtomicBool,
 ) -> Result<Option<Seeded>> {
     let (n, d) = data.shape();
@@ -53,9 +55,17 @@ pub(crate) fn seeded<T: Scalar>(
     let mut rows = forgy_indices(n, m, &mut rng);
     rows.sort_unstable();
     let weights: Option<Array1<f64>> = data.sample_weight().map(|w| w.select(Axis(0), &rows));
+    // The rows passed the fit's checks, so the sample's pass them too; only
+    // its weights may hold fewer than `k` positive ones.
+    if let Some(w) = &weights {
+        if w.iter().filter(|&&v| v > 0.0).count() < k {
+            return Ok(None);
+        }
+    }
     let sample_params = params.for_sample(n, d);
     let job = SampleFit {
         params: &sample_params,
+        pool,
         cancel,
     };
     let fitted = match data.rows() {
@@ -73,16 +83,11 @@ pub(crate) fn seeded<T: Scalar>(
                 .with_source(&sample_params, k, Setup::fit(cancel), job)
         }
     };
-    match fitted {
-        Ok((centroids, sample_passes)) => Ok(Some(Seeded {
-            centroids,
-            passes: sample_passes * m as f64 / n as f64,
-        })),
-        Err(Error::Interrupted) => Err(Error::Interrupted),
-        // The rows passed the fit's checks; only the sample's weights can
-        // fail them (too few positive ones): then no seeded candidate.
-        Err(_) => Ok(None),
-    }
+    let (centroids, sample_passes) = fitted?;
+    Ok(Some(Seeded {
+        centroids,
+        passes: sample_passes * m as f64 / n as f64,
+    }))
 }
 
 /// The rows `rows` of `x` as the parts of a CSR matrix.
@@ -104,6 +109,7 @@ fn sparse_rows<T: Scalar>(x: CsrView<'_, T>, rows: &[usize]) -> (Vec<usize>, Vec
 /// sample its search spent.
 struct SampleFit<'p> {
     params: &'p ValidParams,
+    pool: &'p rayon::ThreadPool,
     cancel: &'p AtomicBool,
 }
 
@@ -111,8 +117,7 @@ impl<T: Scalar> SourceJob<T> for SampleFit<'_> {
     type Output = (Array2<f64>, f64);
 
     fn run<S: Source<Out = T>>(self, source: S, _exponent: i32) -> Result<Self::Output> {
-        let pool = build_pool(self.params.n_threads())?;
-        let best = best_restart(&pool, &source, self.params, None, self.cancel)?;
+        let best = best_restart(self.pool, &source, self.params, None, self.cancel)?;
         let passes = best.passes;
         let clustering =
             best.restart

@@ -80,6 +80,7 @@ pub(crate) struct Finished<St> {
     /// Its state, where it may be kept: a search that keeps one candidate
     /// ([`Search::keeps_one`]) is handed only the state of its batch's best.
     pub restart: Option<Restart<St>>,
+    /// What it is.
     pub kind: Kind,
 }
 
