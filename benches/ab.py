@@ -43,6 +43,11 @@ FITS = {
     "W5-like float32 smartigan n_init=1": ("embeddings 100000 384 256", 256, {"n_init": 1}),
     "W5/4-like float32 cosine n_init=1": ("embeddings 25000 384 256", 256, {"n_init": 1, "metric": "cosine"}),
     "sparse counts cosine n_init=1": ("sparse 20000 2000", 20, {"n_init": 1, "metric": "cosine"}),
+    "E128/3 cosine n_init=1, refine=False": ("embeddings 30000 128 256", 256,
+                                             {"n_init": 1, "metric": "cosine", "refine": False}),
+    "E128/3 cosine lloyd n_init=1": ("embeddings 30000 128 256", 256,
+                                     {"method": "lloyd", "n_init": 1, "metric": "cosine"}),
+    "E128/3 cosine default": ("embeddings 30000 128 256", 256, {"metric": "cosine"}),
     "weighted W1 n_init=4": ("weighted 10000 16 20", 20, {"n_init": 4}),
 }
 QUICK = ["W1 smartigan n_init=1", "noise smartigan n_init=1", "sparse counts n_init=1"]

@@ -22,16 +22,59 @@
 //! threshold nor win a tie; every candidate that could is computed exactly,
 //! by the same fixed-order kernel as the plain definition, so the same bits
 //! decide.
+//!
+//! Before any join cost is computed, the lines under them
+//! ([`super::costs::join_slope`]) are checked against the threshold
+//! ([`no_join_undercuts`]); where every line at its bound reaches it, so
+//! does every cost, and the row stays.
 
-use super::costs::{join_cost, leave_gain};
+use super::costs::join_cost;
 use crate::dense::accel::panel::Panel;
+
+/// Room over the threshold that a line under the join costs must clear:
+/// `64·ε` covers the rounding of the slope, of its product with the bound
+/// and of the computed join cost against the real one (a few `ε` each;
+/// the computed root is at most `(S + w)·(1 + 2ε)` however the radicand
+/// cancels, so the computed cost is at least the line's value times
+/// `1 − 8ε`).
+const SLOPE_ROOM: f64 = 1.0 + 64.0 * f64::EPSILON;
+
+/// Least threshold the lines are checked against: below it the products in
+/// the join cost may be subnormal, where relative rounding bounds fail.
+const SLOPE_FLOOR: f64 = 1e-250;
+
+/// Whether no join cost of a row can be below `own`, its leave gain times
+/// the acceptance factor: `bounds[j]` is a lower bound on its distance to
+/// direction `j` (or that distance), `slopes[j]` the slope of the line
+/// under cluster `j`'s join cost for the row's weight, and every `j ≠ r`
+/// must clear `own` with [`SLOPE_ROOM`] (never where `own` is below
+/// [`SLOPE_FLOOR`]). The computed join cost is
+/// non-decreasing in the computed distance (module documentation), so a
+/// line that clears at the bound clears the exact cost too. A bound or
+/// slope that is not a number never clears. Branch-free over each side of
+/// `r`, so that it vectorises.
+#[inline]
+pub(crate) fn no_join_undercuts(bounds: &[f64], slopes: &[f64], r: usize, own: f64) -> bool {
+    let threshold = own * SLOPE_ROOM;
+    if threshold.is_nan() || threshold < SLOPE_FLOOR {
+        return false;
+    }
+    let clears = |bounds: &[f64], slopes: &[f64]| {
+        bounds
+            .iter()
+            .zip(slopes)
+            .fold(true, |all, (&b, &a)| all & (b * a >= threshold))
+    };
+    clears(&bounds[..r], &slopes[..r]) && clears(&bounds[r + 1..], &slopes[r + 1..])
+}
 
 /// The directions of one snapshot packed for `f32` products with dense
 /// unit rows.
 pub(crate) struct Screen {
     panel: Panel,
-    /// `scale²/2`: from squared distances into the panel's units.
-    half: f64,
+    /// `2/scale²`: from the panel's units into squared distances (a power
+    /// of two, so multiplying by it is exact).
+    inv_half: f64,
 }
 
 /// Scratch buffers of one task measuring rows against a [`Screen`].
@@ -53,8 +96,8 @@ impl Screen {
         if !panel.usable {
             return None;
         }
-        let half = panel.half_scale2();
-        Some(Screen { panel, half })
+        let inv_half = 1.0 / panel.half_scale2();
+        Some(Screen { panel, inv_half })
     }
 
     /// Lower bounds `lower[t·k + j] ≤ D(rows[t], μ_j)` on the `f64` squared
@@ -66,8 +109,8 @@ impl Screen {
     /// vectors) lies within [`Panel::error_bound`] of `D·scale²/2`. That
     /// bound is twice the worst-case error it derives, so the rounding of
     /// the `f64` subtraction below (relative `2⁻⁵³` of numbers below 4) is
-    /// covered many times over; `scale` is a power of two, so the division
-    /// by `scale²/2` is exact.
+    /// covered many times over; `scale` is a power of two, so the scaling
+    /// back by `2/scale²` is exact.
     pub(crate) fn lower_bounds<'r>(
         &self,
         rows: impl ExactSizeIterator<Item = &'r [f64]>,
@@ -79,14 +122,14 @@ impl Screen {
         scratch.x32.resize(len * d, 0.0);
         scratch.a.resize(len, 0.0);
         scratch.g.resize(len * kp, 0.0);
-        let scale = self.panel.scale;
+        let (scale, half) = (self.panel.scale, self.panel.half_scale2());
         for (t, row) in rows.enumerate() {
             let mut s = 0.0;
             for (o, &v) in scratch.x32[t * d..(t + 1) * d].iter_mut().zip(row) {
                 s += v * v;
                 *o = (v * scale) as f32;
             }
-            scratch.a[t] = s * self.half;
+            scratch.a[t] = s * half;
         }
         self.panel.product(&scratch.x32, len, &mut scratch.g);
         for t in 0..len {
@@ -100,7 +143,7 @@ impl Screen {
                 .zip(&self.panel.h)
             {
                 let screen = f64::from((a32 + hj) - gj);
-                *l = ((screen - e) / self.half).max(0.0);
+                *l = ((screen - e) * self.inv_half).max(0.0);
             }
         }
     }
@@ -108,15 +151,16 @@ impl Screen {
 
 /// Hartigan's decision for a row of positive weight `w` in cluster `r`
 /// (the rule of [`crate::engine::move_rule::choose_move`] with the cosine costs, the same result bit for bit):
-/// `own_d` is the row's exact distance to its own direction, and
+/// `own` is its leave gain times the acceptance factor, as the definition
+/// computes it, and
 /// `dist(j, exact)` gives for `j ≠ r` a lower bound on the exact distance
 /// to direction `j` (`exact = false`) or that exact distance itself
 /// (`exact = true`). `lows` is scratch.
 ///
 /// The candidates are first costed from their bounds; the one of lowest
 /// bound is computed exactly, and then, in index order, every other whose
-/// bound leaves it a chance of being cheaper than the leave gain times
-/// `factor` and than the best so far, or of equalling the best at a lower
+/// bound leaves it a chance of being cheaper than `own` and than the best
+/// so far, or of equalling the best at a lower
 /// index (the definition's tie rule). Module documentation: why this is
 /// the definition's decision.
 #[inline]
@@ -124,13 +168,11 @@ pub(crate) fn choose_screened(
     norms: &[f64],
     r: usize,
     w: f64,
-    factor: f64,
-    own_d: f64,
+    own: f64,
     mut dist: impl FnMut(usize, bool) -> f64,
     lows: &mut Vec<f64>,
 ) -> Option<usize> {
     let k = norms.len();
-    let own = factor * leave_gain(w, norms[r], own_d);
     lows.clear();
     lows.resize(k, f64::INFINITY);
     let mut first = (f64::INFINITY, r);
@@ -214,4 +256,56 @@ pub(crate) fn nearest_screened(
         return 0;
     }
     best.1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Xoshiro256PlusPlus;
+    use crate::spherical::costs::join_slope;
+
+    /// Wherever the lines under the join costs clear a threshold, every
+    /// computed join cost does, at thresholds a few `ε` either side of the
+    /// lines and where the lines are tightest (sums far larger than the
+    /// row's weight, distances near zero) as well as at the edges
+    /// (distance 4, empty and tiny sums, weights far from 1).
+    #[test]
+    fn a_row_stays_by_the_lines_only_where_every_join_cost_clears() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(70);
+        let weights = [1.0, 0.5, 3.0, 1e-3, 1e3, 1e-9];
+        let norms = [0.0, 1e-300, 1e-9, 0.3, 1.0, 2.5, 40.0, 1e6, 1e12, 1e15, 1e16, 1e20];
+        let (mut cleared, mut refused) = (0usize, 0usize);
+        for _ in 0..40_000 {
+            let w = weights[rng.below(weights.len())];
+            let s = norms[rng.below(norms.len())] * (0.5 + rng.unit_f64());
+            let d = match rng.below(4) {
+                0 => 4.0,
+                1 => 4.0 * rng.unit_f64() * 1e-12,
+                _ => 4.0 * rng.unit_f64(),
+            };
+            // A bound at or below the distance.
+            let bound = if rng.below(2) == 0 { d } else { d * rng.unit_f64() };
+            let line = bound * join_slope(w, s);
+            let step = (rng.below(401) as f64 - 200.0) * f64::EPSILON;
+            let own = line * (1.0 + step);
+            // Row in cluster 1 of 3; the other two are the candidate and a
+            // far one that never undercuts.
+            let bounds = [bound, 0.0, 4.0];
+            let slopes = [join_slope(w, s), 0.0, f64::MAX];
+            if no_join_undercuts(&bounds, &slopes, 1, own) {
+                cleared += 1;
+                let cost = join_cost(w, s, d);
+                assert!(cost >= own, "w {w} s {s} d {d} bound {bound}: {cost} < {own}");
+            } else {
+                refused += 1;
+            }
+        }
+        assert!(cleared > 5_000 && refused > 5_000, "{cleared} {refused}");
+        // The own cluster is never read; a bound that is not a number never
+        // clears.
+        assert!(no_join_undercuts(&[0.0, 1.0], &[0.0, 1.0], 0, 0.5));
+        assert!(!no_join_undercuts(&[0.0, 1.0], &[0.0, 1.0], 0, 1e-300));
+        assert!(!no_join_undercuts(&[f64::NAN, 1.0], &[1.0, 0.0], 1, 0.5));
+        assert!(!no_join_undercuts(&[1.0, 0.2], &[1.0, 1.0], 0, 0.5));
+    }
 }

@@ -1,9 +1,9 @@
 //! Unit rows as a [`Source`] (what a restart needs) and as refinement's
 //! [`Rows`]; one restart's state on them ([`SphericalState`]).
 
-use super::costs::Cosine;
+use super::costs::{join_slope, leave_gain, Cosine};
 use super::rows::{Spherical, UnitDense, UnitRows};
-use super::screen::{choose_screened, nearest_screened, Screen, ScreenScratch};
+use super::screen::{choose_screened, nearest_screened, no_join_undercuts, Screen, ScreenScratch};
 use crate::data::{direction_of_sum, sq_dist, Data, Scalar};
 use crate::engine::move_rule::{improves_beyond_rounding, move_ratio, still_moves};
 use crate::engine::nearest::nearest_by;
@@ -67,6 +67,9 @@ pub(crate) struct SphericalState {
     units: Vec<f64>,
     /// `‖μ_j‖²` as computed (1 up to rounding).
     unit_norms2: Vec<f64>,
+    /// [`join_slope`]`(1, ‖s_j‖)`: the slopes of the lines under the join
+    /// costs of rows of unit weight.
+    unit_slopes: Vec<f64>,
 }
 
 impl SphericalState {
@@ -105,6 +108,7 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
         );
         st.norms[j] = direction_of_sum(sum, unit);
         st.unit_norms2[j] = unit.iter().map(|v| v * v).sum();
+        st.unit_slopes[j] = join_slope(1.0, st.norms[j]);
     }
 
     /// Every statistic recomputed from the labels, rows in index order.
@@ -134,6 +138,7 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
             norms: vec![0.0; k],
             units: vec![0.0; k * d],
             unit_norms2: vec![0.0; k],
+            unit_slopes: vec![0.0; k],
         };
         self.recompute(&mut st);
         self.fill_empty_clusters(&mut st);
@@ -350,6 +355,11 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
     /// bit), from `measured[j]`: its distance to direction `j` in `st`,
     /// exact where `is_exact[j]` and a lower bound on it otherwise; each
     /// exact distance the decision needs is computed and kept there.
+    ///
+    /// The row stays at once where the lines under the join costs, at the
+    /// bounds, all reach the leave gain times `factor`
+    /// ([`no_join_undercuts`]: no root or quotient per direction); the
+    /// rest is [`choose_screened`]'s.
     fn decide(
         &self,
         st: &SphericalState,
@@ -363,19 +373,41 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
         if !st.stats.may_leave(r, w) {
             return None;
         }
-        let mut dist = |j: usize, want: bool| {
+        if w == 0.0 {
+            let dist = |j: usize, want: bool| {
+                if want && !is_exact[j] {
+                    measured[j] = self.dist(st, i, j);
+                    is_exact[j] = true;
+                }
+                measured[j]
+            };
+            let j = nearest_screened(st.k, Some(r), dist, lows);
+            return (j != r).then_some(j);
+        }
+        if !is_exact[r] {
+            measured[r] = self.dist(st, i, r);
+            is_exact[r] = true;
+        }
+        // The definition's threshold, in its order of operations.
+        let own = factor * leave_gain(w, st.norms[r], measured[r]);
+        let slopes = if w == 1.0 {
+            &st.unit_slopes
+        } else {
+            lows.clear();
+            lows.extend(st.norms.iter().map(|&s| join_slope(w, s)));
+            &*lows
+        };
+        if no_join_undercuts(measured, slopes, r, own) {
+            return None;
+        }
+        let dist = |j: usize, want: bool| {
             if want && !is_exact[j] {
                 measured[j] = self.dist(st, i, j);
                 is_exact[j] = true;
             }
             measured[j]
         };
-        if w == 0.0 {
-            let j = nearest_screened(st.k, Some(r), dist, lows);
-            return (j != r).then_some(j);
-        }
-        let own_d = dist(r, true);
-        choose_screened(&st.norms, r, w, factor, own_d, dist, lows)
+        choose_screened(&st.norms, r, w, own, dist, lows)
     }
 
     /// Row `i` moved to cluster `j`: both clusters' sums, norms and
