@@ -30,6 +30,7 @@
 
 use super::costs::join_cost;
 use crate::dense::accel::panel::Panel;
+use crate::dense::accel::scale_row;
 
 /// Room over the threshold that a line under the join costs must clear:
 /// `64·ε` covers the rounding of the slope, of its product with the bound
@@ -117,37 +118,42 @@ impl Screen {
         scratch: &mut ScreenScratch,
         lower: &mut [f64],
     ) {
-        let (k, d, kp) = (self.panel.k, self.panel.d, self.panel.kp);
+        let (d, kp) = (self.panel.d, self.panel.kp);
         let len = rows.len();
         scratch.x32.resize(len * d, 0.0);
         scratch.a.resize(len, 0.0);
         scratch.g.resize(len * kp, 0.0);
         let (scale, half) = (self.panel.scale, self.panel.half_scale2());
         for (t, row) in rows.enumerate() {
-            let mut s = 0.0;
-            for (o, &v) in scratch.x32[t * d..(t + 1) * d].iter_mut().zip(row) {
-                s += v * v;
-                *o = (v * scale) as f32;
-            }
+            let (s, _) = scale_row(row, scale, &mut scratch.x32[t * d..(t + 1) * d]);
             scratch.a[t] = s * half;
         }
         self.panel.product(&scratch.x32, len, &mut scratch.g);
-        for t in 0..len {
-            let a = scratch.a[t];
-            let e = self.panel.error_bound(a);
-            let a32 = a as f32;
-            let g = &scratch.g[t * kp..t * kp + k];
-            for ((l, &gj), &hj) in lower[t * k..(t + 1) * k]
-                .iter_mut()
-                .zip(g)
-                .zip(&self.panel.h)
-            {
-                let screen = f64::from((a32 + hj) - gj);
-                *l = ((screen - e) * self.inv_half).max(0.0);
-            }
+        bounds_dispatch::<f64>(&self.panel, &scratch.a, &scratch.g, self.inv_half, lower);
+    }
+}
+
+/// Lower bounds from the products `g` (row after row, `kp` each) of rows
+/// with screen-unit squared norms `a`, into `lower` (`k` each): the body of
+/// [`Screen::lower_bounds`], compiled for each vector width (only IEEE
+/// additions, subtractions, products and conversions: the same bits in
+/// every copy).
+#[inline(always)]
+fn bounds_from_products(panel: &Panel, a: &[f64], g: &[f32], inv_half: f64, lower: &mut [f64]) {
+    let (k, kp) = (panel.k, panel.kp);
+    for (t, &a) in a.iter().enumerate() {
+        let e = panel.error_bound(a);
+        let a32 = a as f32;
+        let g = &g[t * kp..t * kp + k];
+        for ((l, &gj), &hj) in lower[t * k..(t + 1) * k].iter_mut().zip(g).zip(&panel.h) {
+            let screen = f64::from((a32 + hj) - gj);
+            let low = (screen - e) * inv_half;
+            *l = if low > 0.0 { low } else { 0.0 };
         }
     }
 }
+
+multiversion!(bounds_from_products, bounds_dispatch, (panel: &Panel, a: &[f64], g: &[f32], inv_half: f64, lower: &mut [f64]) -> ());
 
 /// Hartigan's decision for a row of positive weight `w` in cluster `r`
 /// (the rule of [`crate::engine::move_rule::choose_move`] with the cosine costs, the same result bit for bit):
@@ -209,38 +215,43 @@ pub(crate) fn choose_screened(
 
 /// The nearest direction of a row (the rule of
 /// [`crate::engine::nearest::nearest_by`]: a tie keeps `current`, other ties go to
-/// the lowest index), with `dist(j, exact)` as for [`choose_screened`]
-/// over every `j` (`current` included). `lows` is scratch.
+/// the lowest index): `bounds[j]` is a lower bound on its distance to
+/// direction `j` (or that distance), `exact(j)` the distance itself.
 ///
-/// The bounds skip only a direction whose bound exceeds the best exact
-/// distance found so far: every direction at the least distance has its
-/// bound at most that distance, so each is computed, and the tie rule is
-/// applied among them.
+/// With a `current` direction whose distance no bound undercuts, the row
+/// keeps it at once (every other distance is at least as large, and a tie
+/// keeps it; branch-free, so that it vectorises). Otherwise the bounds
+/// skip only a direction whose bound exceeds the best exact distance found
+/// so far: every direction at the least distance has its bound at most
+/// that distance, so each is computed, and the tie rule is applied among
+/// them.
 #[inline]
 pub(crate) fn nearest_screened(
-    k: usize,
+    bounds: &[f64],
     current: Option<usize>,
-    mut dist: impl FnMut(usize, bool) -> f64,
-    lows: &mut Vec<f64>,
+    mut exact: impl FnMut(usize) -> f64,
 ) -> usize {
-    lows.clear();
-    let mut first = (f64::INFINITY, 0);
-    for j in 0..k {
-        let low = dist(j, false);
-        lows.push(low);
-        if low < first.0 {
-            first = (low, j);
-        }
-    }
+    let k = bounds.len();
     let mut best = match current {
-        Some(r) => (dist(r, true), r),
+        Some(r) => {
+            let own = exact(r);
+            let reach = |b: &[f64]| b.iter().fold(true, |all, &l| all & (l >= own));
+            if reach(&bounds[..r]) && reach(&bounds[r + 1..]) {
+                return r;
+            }
+            (own, r)
+        }
         None => (f64::INFINITY, k),
     };
+    let first = bounds
+        .iter()
+        .enumerate()
+        .fold((f64::INFINITY, 0), |m, (j, &l)| if l < m.0 { (l, j) } else { m });
     let mut consider = |j: usize, best: &mut (f64, usize)| {
-        if Some(j) == current || j == best.1 || lows[j] > best.0 {
+        if Some(j) == current || j == best.1 || bounds[j] > best.0 {
             return;
         }
-        let d = dist(j, true);
+        let d = exact(j);
         // `current` keeps a tie; between others the lower index wins.
         if d < best.0 || (d == best.0 && Some(best.1) != current && j < best.1) {
             *best = (d, j);

@@ -196,8 +196,8 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
             |i: usize, j: usize| self.rows.sq_dist(i, &units[j * d..(j + 1) * d], norms2[j]);
         let mut labels = vec![0; self.rows.n()];
         labels.par_chunks_mut(CHUNK).enumerate().for_each_init(
-            || (ScreenScratch::default(), Vec::new(), Vec::new()),
-            |(scratch, measured, lows), (c, chunk)| {
+            || (ScreenScratch::default(), Vec::new()),
+            |(scratch, measured), (c, chunk)| {
                 if cancel.load(Ordering::Relaxed) {
                     return;
                 }
@@ -221,12 +221,7 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
                     for (t, l) in part.iter_mut().enumerate() {
                         let i = first + t;
                         let low = &measured[t * k..(t + 1) * k];
-                        *l = nearest_screened(
-                            k,
-                            current(i),
-                            |j, want| if want { exact(i, j) } else { low[j] },
-                            lows,
-                        );
+                        *l = nearest_screened(low, current(i), |j| exact(i, j));
                     }
                 }
             },
@@ -374,14 +369,14 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
             return None;
         }
         if w == 0.0 {
-            let dist = |j: usize, want: bool| {
-                if want && !is_exact[j] {
-                    measured[j] = self.dist(st, i, j);
-                    is_exact[j] = true;
+            let exact = |j: usize| {
+                if is_exact[j] {
+                    measured[j]
+                } else {
+                    self.dist(st, i, j)
                 }
-                measured[j]
             };
-            let j = nearest_screened(st.k, Some(r), dist, lows);
+            let j = nearest_screened(measured, Some(r), exact);
             return (j != r).then_some(j);
         }
         if !is_exact[r] {
@@ -917,6 +912,54 @@ mod tests {
             moves.push(a);
         }
         (moves, fast.stats.labels.clone())
+    }
+
+    /// The screened assignment of Lloyd's step is the nearest direction
+    /// by definition for every row, with and without current labels, where
+    /// directions repeat (ties between them) and rows lie on directions.
+    #[test]
+    fn the_screened_assignment_is_the_nearest_direction_by_definition() {
+        let (n, d, k) = (3000, 16, 24);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
+        let mut x = banded(n, d, 5, &mut rng);
+        let params = Params::new(k).metric(Metric::Cosine).check().unwrap();
+        let labels: Vec<usize> = (0..n).map(|_| rng.below(k)).collect();
+        let never = AtomicBool::new(false);
+        // The directions of a random partition, with direction 7 repeated
+        // as 8 and rows 0..40 set on directions.
+        let SphericalInput::Dense(s) = checked_spherical(Rows::Dense(x.view()), None, &params, k)
+            .unwrap()
+            .0
+        else {
+            unreachable!()
+        };
+        let mut units = s.state_from_labels(k, labels.clone()).units;
+        let (seven, rest) = units.split_at_mut(8 * d);
+        rest[..d].copy_from_slice(&seven[7 * d..]);
+        for i in 0..40 {
+            let j = [7, 8, 3, 0][i % 4];
+            x.row_mut(i).assign(&ndarray::ArrayView1::from(&units[j * d..(j + 1) * d]));
+        }
+        let SphericalInput::Dense(s) = checked_spherical(Rows::Dense(x.view()), None, &params, k)
+            .unwrap()
+            .0
+        else {
+            unreachable!()
+        };
+        let norms2: Vec<f64> = units.chunks_exact(d).map(|u| u.iter().map(|v| v * v).sum()).collect();
+        let exact = |i: usize, j: usize| s.rows.sq_dist(i, &units[j * d..(j + 1) * d], norms2[j]);
+        // Current labels that sit on a tied direction, or the row's own.
+        let current: Vec<usize> = (0..n).map(|i| if i % 3 == 0 { 8 } else { labels[i] }).collect();
+        for given in [None, Some(&current[..])] {
+            let screened = s.assign(&units, &norms2, k, given, &never);
+            for (i, &l) in screened.iter().enumerate() {
+                let want = nearest_by(k, given.map(|c| c[i]), |j| exact(i, j));
+                assert_eq!(l, want, "row {i}, current {:?}", given.map(|c| c[i]));
+            }
+            // The tie between 7 and 8 goes to 7, unless a row is in 8.
+            assert!(screened.iter().any(|&l| l == 7));
+            assert_eq!(screened.iter().any(|&l| l == 8), given.is_some());
+        }
     }
 
     /// Rows in many blocks, with blocks large enough to be measured in

@@ -153,7 +153,7 @@ pub(super) fn gather<T: Scalar>(
 /// serves the screen that reads it): with one running sum every addition
 /// waits for the previous one, which shows at large `d`.
 #[inline(always)]
-fn scale_row(row: &[f64], scale: f64, out: &mut [f32]) -> (f64, f64) {
+pub(crate) fn scale_row(row: &[f64], scale: f64, out: &mut [f32]) -> (f64, f64) {
     const C: usize = 8;
     for (o, v) in out.iter_mut().zip(row) {
         *o = (v * scale) as f32;

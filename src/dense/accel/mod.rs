@@ -27,6 +27,7 @@ pub(crate) mod sweep;
 use crate::data::{Data, Scalar};
 use crate::engine::partition::Partition;
 use crate::engine::reference::Sweep;
+pub(crate) use block::scale_row;
 use bounds::Bounds;
 use lloyd::LloydBounds;
 

@@ -146,7 +146,7 @@ pub(crate) fn plus_plus_among<T: Scalar>(
 }
 
 /// Points per parallel task in k-means++. Fixed; nothing depends on it.
-const PP_CHUNK: usize = 4096;
+const PP_CHUNK: usize = 1024;
 
 /// Trials evaluated together (`2 + ⌊ln k⌋ ≤ 16`: k below e¹⁵ ≈ 3.3·10⁶;
 /// beyond, the plain definition runs).

@@ -157,7 +157,7 @@ fn f32_screen_skips_points_in_high_dimension() {
 /// stream, bit for bit, and leaves the stream where the reference does.
 #[test]
 fn joint_starts_in_groups_equal_separate_starts() {
-    let (n, d, k, restarts): (usize, usize, usize, usize) = (9_000, 2, 12, 5);
+    let (n, d, k, restarts): (usize, usize, usize, usize) = (2 * PP_CHUNK + PP_CHUNK / 5, 2, 12, 5);
     assert!(n.div_ceil(PP_CHUNK) >= 2 && n.div_ceil(PP_CHUNK) < 4);
     assert_eq!(joint_group(d, 8), 1, "every restart its own group");
     let x = crate::testing::testdata::blobs(n, d, 6, 17);
