@@ -13,28 +13,38 @@ pub(crate) fn avx512_kernels() -> bool {
         && std::arch::is_x86_feature_detected!("fma")
 }
 
+/// `multiversion!(body, dispatch, (args) -> ret)` defines `dispatch`, which
+/// runs `body` (generic over one [`crate::data::Scalar`] `T`) compiled for
+/// the widest vector set this CPU has; with `plain` before the arguments,
+/// `body` is not generic.
 macro_rules! multiversion {
     ($generic:ident, $dispatch:ident, ($($arg:ident : $ty:ty),*) -> $ret:ty) => {
-        fn $dispatch<T: $crate::data::Scalar>($($arg: $ty),*) -> $ret {
+        multiversion!(@copies $generic, $dispatch, [<T: $crate::data::Scalar>], ($($arg: $ty),*) -> $ret);
+    };
+    ($generic:ident, $dispatch:ident, plain ($($arg:ident : $ty:ty),*) -> $ret:ty) => {
+        multiversion!(@copies $generic, $dispatch, [], ($($arg: $ty),*) -> $ret);
+    };
+    (@copies $generic:ident, $dispatch:ident, [$($gen:tt)*], ($($arg:ident : $ty:ty),*) -> $ret:ty) => {
+        fn $dispatch $($gen)* ($($arg: $ty),*) -> $ret {
             #[cfg(target_arch = "x86_64")]
             {
                 #[target_feature(enable = "avx512f,avx2,fma")]
-                unsafe fn v512<T: $crate::data::Scalar>($($arg: $ty),*) -> $ret {
+                unsafe fn v512 $($gen)* ($($arg: $ty),*) -> $ret {
                     $generic($($arg),*)
                 }
                 #[target_feature(enable = "avx2,fma")]
-                unsafe fn v256<T: $crate::data::Scalar>($($arg: $ty),*) -> $ret {
+                unsafe fn v256 $($gen)* ($($arg: $ty),*) -> $ret {
                     $generic($($arg),*)
                 }
                 if $crate::simd::avx512_kernels() {
                     // SAFETY: the features were detected on this CPU.
-                    return unsafe { v512::<T>($($arg),*) };
+                    return unsafe { v512($($arg),*) };
                 }
                 if std::arch::is_x86_feature_detected!("avx2")
                     && std::arch::is_x86_feature_detected!("fma")
                 {
                     // SAFETY: the features were detected on this CPU.
-                    return unsafe { v256::<T>($($arg),*) };
+                    return unsafe { v256($($arg),*) };
                 }
             }
             $generic($($arg),*)

@@ -129,7 +129,7 @@ impl Screen {
             scratch.a[t] = s * half;
         }
         self.panel.product(&scratch.x32, len, &mut scratch.g);
-        bounds_dispatch::<f64>(&self.panel, &scratch.a, &scratch.g, self.inv_half, lower);
+        bounds_dispatch(&self.panel, &scratch.a, &scratch.g, self.inv_half, lower);
     }
 }
 
@@ -153,7 +153,7 @@ fn bounds_from_products(panel: &Panel, a: &[f64], g: &[f32], inv_half: f64, lowe
     }
 }
 
-multiversion!(bounds_from_products, bounds_dispatch, (panel: &Panel, a: &[f64], g: &[f32], inv_half: f64, lower: &mut [f64]) -> ());
+multiversion!(bounds_from_products, bounds_dispatch, plain (panel: &Panel, a: &[f64], g: &[f32], inv_half: f64, lower: &mut [f64]) -> ());
 
 /// Hartigan's decision for a row of positive weight `w` in cluster `r`
 /// (the rule of [`crate::engine::move_rule::choose_move`] with the cosine costs, the same result bit for bit):
@@ -243,10 +243,11 @@ pub(crate) fn nearest_screened(
         }
         None => (f64::INFINITY, k),
     };
-    let first = bounds
-        .iter()
-        .enumerate()
-        .fold((f64::INFINITY, 0), |m, (j, &l)| if l < m.0 { (l, j) } else { m });
+    let first =
+        bounds.iter().enumerate().fold(
+            (f64::INFINITY, 0),
+            |m, (j, &l)| if l < m.0 { (l, j) } else { m },
+        );
     let mut consider = |j: usize, best: &mut (f64, usize)| {
         if Some(j) == current || j == best.1 || bounds[j] > best.0 {
             return;
@@ -284,7 +285,9 @@ mod tests {
     fn a_row_stays_by_the_lines_only_where_every_join_cost_clears() {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(70);
         let weights = [1.0, 0.5, 3.0, 1e-3, 1e3, 1e-9];
-        let norms = [0.0, 1e-300, 1e-9, 0.3, 1.0, 2.5, 40.0, 1e6, 1e12, 1e15, 1e16, 1e20];
+        let norms = [
+            0.0, 1e-300, 1e-9, 0.3, 1.0, 2.5, 40.0, 1e6, 1e12, 1e15, 1e16, 1e20,
+        ];
         let (mut cleared, mut refused) = (0usize, 0usize);
         for _ in 0..40_000 {
             let w = weights[rng.below(weights.len())];
@@ -295,7 +298,11 @@ mod tests {
                 _ => 4.0 * rng.unit_f64(),
             };
             // A bound at or below the distance.
-            let bound = if rng.below(2) == 0 { d } else { d * rng.unit_f64() };
+            let bound = if rng.below(2) == 0 {
+                d
+            } else {
+                d * rng.unit_f64()
+            };
             let line = bound * join_slope(w, s);
             let step = (rng.below(401) as f64 - 200.0) * f64::EPSILON;
             let own = line * (1.0 + step);
@@ -306,7 +313,10 @@ mod tests {
             if no_join_undercuts(&bounds, &slopes, 1, own) {
                 cleared += 1;
                 let cost = join_cost(w, s, d);
-                assert!(cost >= own, "w {w} s {s} d {d} bound {bound}: {cost} < {own}");
+                assert!(
+                    cost >= own,
+                    "w {w} s {s} d {d} bound {bound}: {cost} < {own}"
+                );
             } else {
                 refused += 1;
             }

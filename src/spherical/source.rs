@@ -938,7 +938,8 @@ mod tests {
         rest[..d].copy_from_slice(&seven[7 * d..]);
         for i in 0..40 {
             let j = [7, 8, 3, 0][i % 4];
-            x.row_mut(i).assign(&ndarray::ArrayView1::from(&units[j * d..(j + 1) * d]));
+            x.row_mut(i)
+                .assign(&ndarray::ArrayView1::from(&units[j * d..(j + 1) * d]));
         }
         let SphericalInput::Dense(s) = checked_spherical(Rows::Dense(x.view()), None, &params, k)
             .unwrap()
@@ -946,10 +947,15 @@ mod tests {
         else {
             unreachable!()
         };
-        let norms2: Vec<f64> = units.chunks_exact(d).map(|u| u.iter().map(|v| v * v).sum()).collect();
+        let norms2: Vec<f64> = units
+            .chunks_exact(d)
+            .map(|u| u.iter().map(|v| v * v).sum())
+            .collect();
         let exact = |i: usize, j: usize| s.rows.sq_dist(i, &units[j * d..(j + 1) * d], norms2[j]);
         // Current labels that sit on a tied direction, or the row's own.
-        let current: Vec<usize> = (0..n).map(|i| if i % 3 == 0 { 8 } else { labels[i] }).collect();
+        let current: Vec<usize> = (0..n)
+            .map(|i| if i % 3 == 0 { 8 } else { labels[i] })
+            .collect();
         for given in [None, Some(&current[..])] {
             let screened = s.assign(&units, &norms2, k, given, &never);
             for (i, &l) in screened.iter().enumerate() {
@@ -957,8 +963,8 @@ mod tests {
                 assert_eq!(l, want, "row {i}, current {:?}", given.map(|c| c[i]));
             }
             // The tie between 7 and 8 goes to 7, unless a row is in 8.
-            assert!(screened.iter().any(|&l| l == 7));
-            assert_eq!(screened.iter().any(|&l| l == 8), given.is_some());
+            assert!(screened.contains(&7));
+            assert_eq!(screened.contains(&8), given.is_some());
         }
     }
 
