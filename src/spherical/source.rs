@@ -5,7 +5,10 @@ use super::costs::{join_slope, leave_gain, Cosine};
 use super::rows::{Spherical, UnitDense, UnitRows};
 use super::screen::{choose_screened, nearest_screened, no_join_undercuts, Screen, ScreenScratch};
 use crate::data::{direction_of_sum, sq_dist, Data, Scalar};
-use crate::engine::move_rule::{improves_beyond_rounding, move_ratio, still_moves};
+use crate::dense::accel::lloyd::{assign_nearest_bounded, LloydBounds};
+use crate::engine::move_rule::{
+    improves_beyond_rounding, move_ratio, still_moves, STALL_REL_MARGIN,
+};
 use crate::engine::nearest::nearest_by;
 use crate::engine::plus_plus::{plus_plus_among, Draw};
 use crate::engine::points::{Points, Split};
@@ -70,6 +73,9 @@ pub(crate) struct SphericalState {
     /// [`join_slope`]`(1, ‖s_j‖)`: the slopes of the lines under the join
     /// costs of rows of unit weight.
     unit_slopes: Vec<f64>,
+    /// Dense rows: the bounds of the last Lloyd assignment (speed only:
+    /// they change no label).
+    lloyd: Option<LloydBounds>,
 }
 
 impl SphericalState {
@@ -139,6 +145,7 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
             units: vec![0.0; k * d],
             unit_norms2: vec![0.0; k],
             unit_slopes: vec![0.0; k],
+            lloyd: None,
         };
         self.recompute(&mut st);
         self.fill_empty_clusters(&mut st);
@@ -688,15 +695,31 @@ impl<U: UnitRows, T: Scalar> Descent for Spherical<'_, U, T> {
         self.recompute(st);
     }
 
+    /// On dense rows the nearest directions are the nearest centroids of
+    /// the Euclidean Lloyd step, the directions as centroids and the unit
+    /// rows unshifted (the same `sq_dist`, so the same bits): its bounded,
+    /// screened assignment ([`assign_nearest_bounded`]) skips the rows its
+    /// bounds prove stay. Sparse rows are assigned by [`Self::assign`].
     fn lloyd_iteration(&self, st: &mut SphericalState) -> usize {
         let never = AtomicBool::new(false);
-        let labels = self.assign(
-            &st.units,
-            &st.unit_norms2,
-            st.k,
-            Some(&st.stats.labels),
-            &never,
-        );
+        let dense = self
+            .rows
+            .dense()
+            .and_then(|rows| Some((rows, rows.view()?)));
+        let labels = match dense {
+            Some((rows, view)) => {
+                let data =
+                    Data::with_shift_and_max(view, None, vec![0.0; self.d()], rows.max_abs());
+                assign_nearest_bounded(&data, &st.units, st.k, &st.stats.labels, &mut st.lloyd)
+            }
+            None => self.assign(
+                &st.units,
+                &st.unit_norms2,
+                st.k,
+                Some(&st.stats.labels),
+                &never,
+            ),
+        };
         let changed = st.stats.relabel(labels);
         self.recompute(st);
         changed + self.fill_empty_clusters(st)
@@ -706,14 +729,64 @@ impl<U: UnitRows, T: Scalar> Descent for Spherical<'_, U, T> {
         self.loss(st)
     }
 
+    /// On dense rows the `f32` screen rules most rows out first: a row whose
+    /// bounds (Lloyd, or no weight) or lines under the join costs
+    /// ([`no_join_undercuts`]) all reach the threshold that
+    /// [`improves_beyond_rounding`] asks a move to beat has no such move;
+    /// the others are asked exactly.
     fn can_improve(&self, st: &SphericalState, lloyd: bool) -> bool {
         // Unit vectors: distances carry absolute rounding of a few ε.
         let abs_margin = 1e-14;
+        let (n, k, d) = (self.rows.n(), st.k, self.d());
         let costs = st.costs();
-        (0..self.rows.n()).into_par_iter().any(|i| {
+        let exact = |i: usize| {
             let (r, w) = (st.stats.labels[i], self.weight(i));
             improves_beyond_rounding(&costs, r, w, lloyd, abs_margin, |j| self.dist(st, i, j))
-        })
+        };
+        let screened = self
+            .rows
+            .dense()
+            .and_then(|rows| Some((rows, Screen::new(&st.units, k, d, rows.max_abs())?)));
+        let Some((rows, screen)) = screened else {
+            return (0..n).into_par_iter().any(exact);
+        };
+        let firsts: Vec<usize> = (0..n).step_by(SCREEN_ROWS).collect();
+        firsts
+            .par_iter()
+            .map_init(
+                || (ScreenScratch::default(), Vec::new(), Vec::new()),
+                |(scratch, low, slopes), &first| {
+                    let last = (first + SCREEN_ROWS).min(n);
+                    low.resize((last - first) * k, 0.0);
+                    screen.lower_bounds((first..last).map(|i| rows.row(i)), scratch, low);
+                    (first..last).any(|i| {
+                        let (r, w) = (st.stats.labels[i], self.weight(i));
+                        let low = &low[(i - first) * k..(i - first + 1) * k];
+                        let ruled_out = if lloyd || w == 0.0 {
+                            let own = self.dist(st, i, r);
+                            let beat = own * (1.0 - STALL_REL_MARGIN) - abs_margin;
+                            let reach =
+                                |b: &[f64]| b.iter().fold(true, |all, &l| all & (l >= beat));
+                            reach(&low[..r]) && reach(&low[r + 1..])
+                        } else if !st.stats.may_leave(r, w) {
+                            true
+                        } else {
+                            let gain = leave_gain(w, st.norms[r], self.dist(st, i, r));
+                            let beat = gain * (1.0 - STALL_REL_MARGIN) - abs_margin;
+                            let slopes = if w == 1.0 {
+                                &st.unit_slopes
+                            } else {
+                                slopes.clear();
+                                slopes.extend(st.norms.iter().map(|&s| join_slope(w, s)));
+                                &*slopes
+                            };
+                            no_join_undercuts(low, slopes, r, beat)
+                        };
+                        !ruled_out && exact(i)
+                    })
+                },
+            )
+            .any(|found| found)
     }
 
     fn move_ratios(&self, st: &SphericalState, sample: &[usize]) -> Vec<f64> {
@@ -965,6 +1038,114 @@ mod tests {
             // The tie between 7 and 8 goes to 7, unless a row is in 8.
             assert!(screened.contains(&7));
             assert_eq!(screened.contains(&8), given.is_some());
+        }
+    }
+
+    /// Lloyd's iterations on dense rows (bounded, screened, over the pool)
+    /// are those of the definition, the nearest direction of every row by
+    /// its exact distances, iteration by iteration to convergence, for any
+    /// thread count; and the bounds skip rows on the way.
+    #[test]
+    fn lloyd_iterations_are_the_nearest_directions_by_definition() {
+        let (n, d, k) = (4000, 12, 15);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(12);
+        let x = banded(n, d, 6, &mut rng);
+        let w = crate::testing::testdata::weights_with_zeros(n, 5);
+        let params = Params::new(k).metric(Metric::Cosine).check().unwrap();
+        let start: Vec<usize> = (0..n).map(|_| rng.below(k)).collect();
+        for weights in [None, Some(ndarray::ArrayView1::from(&w[..]))] {
+            let run = |threads: usize| {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                pool.install(|| {
+                    let SphericalInput::Dense(s) =
+                        checked_spherical(Rows::Dense(x.view()), weights, &params, k)
+                            .unwrap()
+                            .0
+                    else {
+                        unreachable!()
+                    };
+                    let mut fast = s.state_from_labels(k, start.clone());
+                    let mut plain = fast.clone();
+                    let (mut history, mut skipped) = (Vec::new(), false);
+                    for _ in 0..100 {
+                        let moved = s.lloyd_iteration(&mut fast);
+                        let labels: Vec<usize> = (0..n)
+                            .map(|i| {
+                                let current = Some(plain.stats.labels[i]);
+                                nearest_by(k, current, |j| s.dist(&plain, i, j))
+                            })
+                            .collect();
+                        let changed = plain.stats.relabel(labels);
+                        s.recompute(&mut plain);
+                        let want = changed + s.fill_empty_clusters(&mut plain);
+                        assert_eq!(moved, want);
+                        assert_eq!(fast.stats, plain.stats);
+                        assert_eq!(fast.units, plain.units);
+                        skipped |= fast.lloyd.as_ref().is_some_and(|b| b.evaluated < n);
+                        history.push(moved);
+                        if moved == 0 {
+                            break;
+                        }
+                    }
+                    assert!(skipped && history.len() > 2, "{history:?}");
+                    (history, fast.stats.labels.clone())
+                })
+            };
+            let one = run(1);
+            assert_eq!(run(3), one);
+        }
+    }
+
+    /// The screened test for a move beyond rounding answers as the exact
+    /// one: at a Hartigan optimum (no move), and with one row put in the
+    /// wrong cluster (a move), for Hartigan's and Lloyd's moves, with and
+    /// without weights.
+    #[test]
+    fn the_screened_test_for_a_move_is_the_exact_one() {
+        let (n, d, k) = (2500, 10, 12);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(21);
+        let x = banded(n, d, 4, &mut rng);
+        let w = crate::testing::testdata::weights_with_zeros(n, 7);
+        let params = Params::new(k).metric(Metric::Cosine).check().unwrap();
+        for weights in [None, Some(ndarray::ArrayView1::from(&w[..]))] {
+            let SphericalInput::Dense(s) =
+                checked_spherical(Rows::Dense(x.view()), weights, &params, k)
+                    .unwrap()
+                    .0
+            else {
+                unreachable!()
+            };
+            let exact = |st: &SphericalState, lloyd: bool| {
+                let costs = st.costs();
+                (0..n).any(|i| {
+                    let (r, w) = (st.stats.labels[i], s.weight(i));
+                    improves_beyond_rounding(&costs, r, w, lloyd, 1e-14, |j| s.dist(st, i, j))
+                })
+            };
+            let mut st = s.state_from_labels(k, (0..n).map(|_| rng.below(k)).collect());
+            let order: Vec<usize> = (0..n).collect();
+            while s.sweep(&mut st, &order, 1.0) > 0 {}
+            assert!(!exact(&st, false) && !s.can_improve(&st, false));
+            // Row 0 (of positive weight) into the cluster farthest from it.
+            let i = (0..n)
+                .find(|&i| s.weight(i) > 0.0 && st.stats.may_leave(st.stats.labels[i], s.weight(i)))
+                .unwrap();
+            let far = (0..k).fold(0, |f, j| {
+                if s.dist(&st, i, j) > s.dist(&st, i, f) {
+                    j
+                } else {
+                    f
+                }
+            });
+            s.move_row(&mut st, i, far);
+            s.recompute(&mut st);
+            for lloyd in [false, true] {
+                assert!(exact(&st, lloyd));
+                assert_eq!(s.can_improve(&st, lloyd), exact(&st, lloyd));
+            }
         }
     }
 
