@@ -903,6 +903,22 @@ mod tests {
         }
     }
 
+    /// Dense rows `x` checked for `params` as unit rows.
+    fn dense_rows<'a>(
+        x: ndarray::ArrayView2<'a, f64>,
+        weights: Option<ndarray::ArrayView1<'a, f64>>,
+        params: &crate::params::ValidParams,
+        k: usize,
+    ) -> Spherical<'a, UnitDense, f64> {
+        match checked_spherical(Rows::Dense(x), weights, params, k)
+            .unwrap()
+            .0
+        {
+            SphericalInput::Dense(s) => s,
+            SphericalInput::Sparse(_) => unreachable!("dense rows"),
+        }
+    }
+
     /// `n × d` rows in `period` groups of direction (row `i` leans on the
     /// coordinates `c` with `c ≡ i` mod `period`), jittered uniformly by
     /// ±0.5 from `rng`.
@@ -1000,12 +1016,7 @@ mod tests {
         let never = AtomicBool::new(false);
         // The directions of a random partition, with direction 7 repeated
         // as 8 and rows 0..40 set on directions.
-        let SphericalInput::Dense(s) = checked_spherical(Rows::Dense(x.view()), None, &params, k)
-            .unwrap()
-            .0
-        else {
-            unreachable!()
-        };
+        let s = dense_rows(x.view(), None, &params, k);
         let mut units = s.state_from_labels(k, labels.clone()).units;
         let (seven, rest) = units.split_at_mut(8 * d);
         rest[..d].copy_from_slice(&seven[7 * d..]);
@@ -1014,12 +1025,7 @@ mod tests {
             x.row_mut(i)
                 .assign(&ndarray::ArrayView1::from(&units[j * d..(j + 1) * d]));
         }
-        let SphericalInput::Dense(s) = checked_spherical(Rows::Dense(x.view()), None, &params, k)
-            .unwrap()
-            .0
-        else {
-            unreachable!()
-        };
+        let s = dense_rows(x.view(), None, &params, k);
         let norms2: Vec<f64> = units
             .chunks_exact(d)
             .map(|u| u.iter().map(|v| v * v).sum())
@@ -1060,13 +1066,7 @@ mod tests {
                     .build()
                     .unwrap();
                 pool.install(|| {
-                    let SphericalInput::Dense(s) =
-                        checked_spherical(Rows::Dense(x.view()), weights, &params, k)
-                            .unwrap()
-                            .0
-                    else {
-                        unreachable!()
-                    };
+                    let s = dense_rows(x.view(), weights, &params, k);
                     let mut fast = s.state_from_labels(k, start.clone());
                     let mut plain = fast.clone();
                     let (mut history, mut skipped) = (Vec::new(), false);
@@ -1111,13 +1111,7 @@ mod tests {
         let w = crate::testing::testdata::weights_with_zeros(n, 7);
         let params = Params::new(k).metric(Metric::Cosine).check().unwrap();
         for weights in [None, Some(ndarray::ArrayView1::from(&w[..]))] {
-            let SphericalInput::Dense(s) =
-                checked_spherical(Rows::Dense(x.view()), weights, &params, k)
-                    .unwrap()
-                    .0
-            else {
-                unreachable!()
-            };
+            let s = dense_rows(x.view(), weights, &params, k);
             let exact = |st: &SphericalState, lloyd: bool| {
                 let costs = st.costs();
                 (0..n).any(|i| {
@@ -1160,13 +1154,7 @@ mod tests {
         let w: Vec<f64> = (0..n).map(|i| 0.5 + (i % 3) as f64).collect();
         let params = Params::new(k).metric(Metric::Cosine).check().unwrap();
         for weights in [None, Some(ndarray::ArrayView1::from(&w[..]))] {
-            let SphericalInput::Dense(s) =
-                checked_spherical(Rows::Dense(x.view()), weights, &params, k)
-                    .unwrap()
-                    .0
-            else {
-                unreachable!()
-            };
+            let s = dense_rows(x.view(), weights, &params, k);
             let mut blocked = s.state_from_labels(k, (0..n).map(|_| rng.below(k)).collect());
             let mut plain = blocked.clone();
             for factor in [1.5, 1.2, 1.0, 1.0] {
