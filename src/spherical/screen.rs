@@ -69,6 +69,14 @@ pub(crate) fn no_join_undercuts(bounds: &[f64], slopes: &[f64], r: usize, own: f
     clears(&bounds[..r], &slopes[..r]) && clears(&bounds[r + 1..], &slopes[r + 1..])
 }
 
+/// Whether every bound but `bounds[r]` is at least `least` (branch-free,
+/// so that it vectorises; a bound that is not a number never is).
+#[inline]
+pub(crate) fn others_reach(bounds: &[f64], r: usize, least: f64) -> bool {
+    let reach = |b: &[f64]| b.iter().fold(true, |all, &l| all & (l >= least));
+    reach(&bounds[..r]) && reach(&bounds[r + 1..])
+}
+
 /// The directions of one snapshot packed for `f32` products with dense
 /// unit rows.
 pub(crate) struct Screen {
@@ -235,8 +243,7 @@ pub(crate) fn nearest_screened(
     let mut best = match current {
         Some(r) => {
             let own = exact(r);
-            let reach = |b: &[f64]| b.iter().fold(true, |all, &l| all & (l >= own));
-            if reach(&bounds[..r]) && reach(&bounds[r + 1..]) {
+            if others_reach(bounds, r, own) {
                 return r;
             }
             (own, r)

@@ -3,7 +3,9 @@
 
 use super::costs::{join_slope, leave_gain, Cosine};
 use super::rows::{Spherical, UnitDense, UnitRows};
-use super::screen::{choose_screened, nearest_screened, no_join_undercuts, Screen, ScreenScratch};
+use super::screen::{
+    choose_screened, nearest_screened, no_join_undercuts, others_reach, Screen, ScreenScratch,
+};
 use crate::data::{direction_of_sum, sq_dist, Data, Scalar};
 use crate::dense::accel::lloyd::{assign_nearest_bounded, LloydBounds};
 use crate::engine::move_rule::{
@@ -79,6 +81,18 @@ pub(crate) struct SphericalState {
 }
 
 impl SphericalState {
+    /// The slopes of the lines under the join costs of a row of weight
+    /// `w > 0` ([`join_slope`]): those kept for unit weight, or computed
+    /// into `scratch`.
+    fn slopes<'s>(&'s self, w: f64, scratch: &'s mut Vec<f64>) -> &'s [f64] {
+        if w == 1.0 {
+            return &self.unit_slopes;
+        }
+        scratch.clear();
+        scratch.extend(self.norms.iter().map(|&s| join_slope(w, s)));
+        scratch
+    }
+
     /// Its clusters' costs for Hartigan's rule.
     #[inline(always)]
     fn costs(&self) -> Cosine<'_> {
@@ -392,14 +406,7 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
         }
         // The definition's threshold, in its order of operations.
         let own = factor * leave_gain(w, st.norms[r], measured[r]);
-        let slopes = if w == 1.0 {
-            &st.unit_slopes
-        } else {
-            lows.clear();
-            lows.extend(st.norms.iter().map(|&s| join_slope(w, s)));
-            &*lows
-        };
-        if no_join_undercuts(measured, slopes, r, own) {
+        if no_join_undercuts(measured, st.slopes(w, lows), r, own) {
             return None;
         }
         let dist = |j: usize, want: bool| {
@@ -750,12 +757,12 @@ impl<U: UnitRows, T: Scalar> Descent for Spherical<'_, U, T> {
         let Some((rows, screen)) = screened else {
             return (0..n).into_par_iter().any(exact);
         };
-        let firsts: Vec<usize> = (0..n).step_by(SCREEN_ROWS).collect();
-        firsts
-            .par_iter()
+        (0..n.div_ceil(SCREEN_ROWS))
+            .into_par_iter()
             .map_init(
                 || (ScreenScratch::default(), Vec::new(), Vec::new()),
-                |(scratch, low, slopes), &first| {
+                |(scratch, low, slopes), part| {
+                    let first = part * SCREEN_ROWS;
                     let last = (first + SCREEN_ROWS).min(n);
                     low.resize((last - first) * k, 0.0);
                     screen.lower_bounds((first..last).map(|i| rows.row(i)), scratch, low);
@@ -765,22 +772,13 @@ impl<U: UnitRows, T: Scalar> Descent for Spherical<'_, U, T> {
                         let ruled_out = if lloyd || w == 0.0 {
                             let own = self.dist(st, i, r);
                             let beat = own * (1.0 - STALL_REL_MARGIN) - abs_margin;
-                            let reach =
-                                |b: &[f64]| b.iter().fold(true, |all, &l| all & (l >= beat));
-                            reach(&low[..r]) && reach(&low[r + 1..])
+                            others_reach(low, r, beat)
                         } else if !st.stats.may_leave(r, w) {
                             true
                         } else {
                             let gain = leave_gain(w, st.norms[r], self.dist(st, i, r));
                             let beat = gain * (1.0 - STALL_REL_MARGIN) - abs_margin;
-                            let slopes = if w == 1.0 {
-                                &st.unit_slopes
-                            } else {
-                                slopes.clear();
-                                slopes.extend(st.norms.iter().map(|&s| join_slope(w, s)));
-                                &*slopes
-                            };
-                            no_join_undercuts(low, slopes, r, beat)
+                            no_join_undercuts(low, st.slopes(w, slopes), r, beat)
                         };
                         !ruled_out && exact(i)
                     })
