@@ -18,7 +18,8 @@ them:
   256 points per centroid) and with every point (``max_points_per_centroid
   = n``); on ``-cos`` workloads ``spherical=True``;
 * smartigan's default ``cluster(X, k)`` (with the workload's metric), its
-  Lloyd with one start, and one Smartigan restart without refinement.
+  Lloyd with one start, one Smartigan restart without refinement, and the
+  fast setting ``n_init="fast"`` (one exact descent).
 
 Every fit runs in this process on the same array, contenders interleaved rep
 by rep; times are medians of ``--reps`` (a fit over a minute runs once).
@@ -122,6 +123,7 @@ def contenders(cosine: bool) -> List[Tuple[str, Fit]]:
         ("smartigan default", ours(cosine)),
         ("smartigan lloyd, 1 start", ours(cosine, method="lloyd", n_init=1, refine=False)),
         ("smartigan, 1 restart, refine=False", ours(cosine, n_init=1, refine=False)),
+        ('smartigan n_init="fast"', ours(cosine, n_init="fast")),
     ]
     return out
 

@@ -71,7 +71,9 @@ Method = Literal["lloyd", "hartigan", "smartigan"]
 Metric = Literal["euclidean", "cosine"]
 InitName = Literal["random-partition", "forgy", "k-means++"]
 InitArg = Union[InitName, str, npt.ArrayLike]
-NInit = Union[int, Literal["auto", "best"]]
+NInit = Union[int, Literal["auto", "best", "fast"]]
+#: The names ``n_init`` takes besides a count.
+N_INIT_NAMES: Tuple[str, ...] = ("auto", "best", "fast")
 Tol = Union[float, Literal["auto"]]
 SizeBound = Union[None, int, Literal["balanced"], npt.ArrayLike]
 
@@ -92,7 +94,8 @@ SCHEDULE_RANDOM_WALK_SHARE: float = _core.SCHEDULE_RANDOM_WALK_SHARE
 SCHEDULE_START_SHARE: float = _core.SCHEDULE_START_SHARE
 DEFAULT_MAX_ITER: int = _core.DEFAULT_MAX_ITER
 #: ``"auto"``: restarts while their work stays within :func:`auto_budget`;
-#: ``"best"``: the best-effort search (a population of restarts and their children).
+#: ``"best"``: the best-effort search (a population of restarts and their children);
+#: ``"fast"``: one descent by the exact move rule, without refinement.
 DEFAULT_N_INIT: NInit = "auto"
 AUTO_SMALL_PROBLEM: int = _core.AUTO_SMALL_PROBLEM
 DEFAULT_INIT: str = _core.DEFAULT_INIT
@@ -103,6 +106,8 @@ DEFAULT_REFINE: bool = _core.DEFAULT_REFINE
 #: is at most ``AUTO_SMALL_PROBLEM``, else ``AUTO_TOL_LARGE`` (see :func:`auto_tol`).
 DEFAULT_TOL: Tol = "auto"
 AUTO_TOL_LARGE: float = _core.AUTO_TOL_LARGE
+#: ``n_init="fast"``'s tolerance where ``n_samples * n_features * k`` exceeds ``AUTO_SMALL_PROBLEM``.
+FAST_TOL: float = _core.FAST_TOL
 
 def auto_budget(n_samples: int, n_features: int, k: int) -> float:
     """The work ``n_init="auto"`` may spend on data of this shape, in passes
@@ -260,13 +265,14 @@ def _optional_int64(name: str, value: Any) -> Optional[int]:
 
 
 def _n_init(name: str, n_init: Any) -> Union[int, str]:
-    """``"auto"`` or ``"best"`` as they are (the core reads them), else a checked integer."""
+    """``"auto"``, ``"best"`` or ``"fast"`` as they are (the core reads them), else a checked integer."""
     if isinstance(n_init, str):
-        if n_init in ("auto", "best"):
+        if n_init in N_INIT_NAMES:
             return n_init
-        raise ValueError(f"invalid {name}: {n_init!r} (must be a positive integer, 'auto' or 'best')")
+        raise ValueError(f"invalid {name}: {n_init!r} (must be a positive integer, 'auto', 'best' or 'fast')")
     if not is_integer(n_init):
-        raise TypeError(f"{name} must be an integer, 'auto' or 'best', got {n_init!r} ({type(n_init).__name__})")
+        raise TypeError(f"{name} must be an integer, 'auto', 'best' or 'fast', got {n_init!r} "
+                        f"({type(n_init).__name__})")
     return int64(name, n_init)
 
 
@@ -410,8 +416,8 @@ PARAMETERS: Dict[str, Parameter] = {p.name: p for p in (
         "merge-split moves that lower the objective by themselves. ``0`` runs until no point moves, so "
         "every Hartigan or polished Smartigan result is a local optimum for single-point moves. "
         f"``\"auto\"``: 0 while ``n_samples * n_features * k`` is at most {_SMALL}, else {AUTO_TOL_LARGE} "
-        "(:func:`smartigan._params.auto_tol`): on overlapping clusters a full descent's last hundreds of "
-        "sweeps gain a few hundredths of a per cent. Relative to the objective, unlike scikit-learn's "
+        f"({FAST_TOL} with ``n_init=\"fast\"``; :func:`smartigan._params.auto_tol`): on overlapping "
+        "clusters a full descent's last hundreds of sweeps gain a few hundredths of a per cent. Relative to the objective, unlike scikit-learn's "
         "``tol`` (a centroid shift scaled by the data's variance), so it does not depend on the data's "
         "scale.",
         check=_tol),
@@ -438,17 +444,22 @@ PARAMETERS: Dict[str, Parameter] = {p.name: p for p in (
         "The same seed, data and version give bit-identical results for any ``n_threads``.",
         check=seed),
     Parameter(
-        "n_init", 'int, "auto" or "best"', DEFAULT_N_INIT,
+        "n_init", 'int, "auto", "best" or "fast"', DEFAULT_N_INIT,
         'Restarts, run in parallel; the lowest objective wins. ``"auto"``: as many as a budget of work '
-        'allows; ``"best"``: a best-effort search.',
+        'allows; ``"best"``: a best-effort search; ``"fast"``: one descent, for about the time of one '
+        'Lloyd run.',
         '``"auto"`` runs restarts while their work, counted in passes over the data, stays within '
         ":func:`smartigan._params.auto_budget` (four restarts, then children of the best while they "
         "lower the objective, on small problems; about one restart on large ones), and runs no child "
         "where the four restarts end at one objective. ``\"best\"`` searches for the "
         "lowest objective it can find: ten restarts, then generations of eight children (a member's "
         "centroids partly moved to costly points, descended and refined) until 48 children in a row "
-        "lower nothing, within :func:`smartigan._params.best_budget` passes. The restarts run depend on "
-        "the data and the seed, never on the threads or the machine.",
+        "lower nothing, within :func:`smartigan._params.best_budget` passes. ``\"fast\"`` runs one "
+        "restart without merge-split refinement (whatever ``refine`` says), Smartigan's relaxed schedule "
+        "skipped (its Hartigan polish alone; Lloyd and Hartigan as they are), and with ``tol=\"auto\"`` "
+        f"ends it once a step gains at most {FAST_TOL} of the objective (0 while ``n_samples * n_features * k`` "
+        f"is at most {_SMALL}), where a sweep's gain has fallen to a few hundredths of what the first "
+        "sweeps gained. The restarts run depend on the data and the seed, never on the threads or the machine.",
         check=_n_init),
     Parameter(
         "n_threads", "int or None", None,

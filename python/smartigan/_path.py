@@ -296,7 +296,7 @@ CLUSTER_PATH = front_end(
                   "lower: on large data below the number of groups, where many optima lie within tenths of a "
                   "per cent and a path is one draw among them, this buys quality at the cost of the loop. "
                   '``"auto"`` fits every k so only where the whole range is a small problem, and gives the '
-                  "smallest k one restart each elsewhere.",
+                  "smallest k one restart each elsewhere. ``\"fast\"`` runs the path as ``refine=False`` does.",
         "tol": "Here a number applies to every descent of the path. ``\"auto\"`` searches at 0 on small "
                "problems and at ``1e-4`` above them, then continues every k's solution until no point moves, "
                "so every k ends a local optimum. On large, heavily overlapping data (embeddings) that last "

@@ -205,6 +205,7 @@ impl<St: Clone> Search<St> {
         let k = params.k();
         let mode = match params.n_init() {
             NInit::Count(count) => Mode::Count(count),
+            NInit::Fast => Mode::Count(1),
             // Where size bounds bind, independent restarts
             // ([`defaults::bounded_restarts`]).
             NInit::Auto if params.size_bounds(n).is_some() => {

@@ -123,8 +123,9 @@ impl Init {
 /// use smartigan::NInit;
 /// assert_eq!(NInit::from(10), NInit::Count(10));
 /// assert_eq!("best".parse::<NInit>().unwrap(), NInit::Best);
+/// assert_eq!("fast".parse::<NInit>().unwrap(), NInit::Fast);
 /// assert_eq!(NInit::Auto.to_string(), "auto");
-/// assert!("many".parse::<NInit>().unwrap_err().to_string().contains("'auto', 'best'"));
+/// assert!("many".parse::<NInit>().unwrap_err().to_string().contains("'auto', 'best', 'fast'"));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
@@ -147,6 +148,15 @@ pub enum NInit {
     /// descended and refined), until the children stop improving on the
     /// best or the work reaches a budget ([`crate::defaults::best_budget`]).
     Best,
+    /// One descent by the exact move rule, for a time like one Lloyd run's:
+    /// a single restart without merge-split refinement, Smartigan's
+    /// relaxed schedule skipped (its Hartigan polish alone; Lloyd and
+    /// Hartigan run as they are), ending once a step lowers the objective
+    /// by at most [`crate::defaults::FAST_TOL`] of it (unless `tol` is
+    /// given). Where refinement and the relaxed sweeps would cost several
+    /// times the descent itself (large `k` on large data), this keeps most
+    /// of Hartigan's gain over Lloyd.
+    Fast,
 }
 
 impl From<usize> for NInit {
@@ -161,6 +171,7 @@ impl fmt::Display for NInit {
             NInit::Count(n) => write!(f, "{n}"),
             NInit::Auto => f.write_str("auto"),
             NInit::Best => f.write_str("best"),
+            NInit::Fast => f.write_str("fast"),
         }
     }
 }
@@ -171,11 +182,12 @@ impl FromStr for NInit {
         match s {
             "auto" => Ok(NInit::Auto),
             "best" => Ok(NInit::Best),
+            "fast" => Ok(NInit::Fast),
             _ => s.parse().map(NInit::Count).map_err(|_| {
                 Error::invalid(
                     "n_init",
                     format!("'{s}'"),
-                    "allowed: a positive integer, 'auto', 'best'",
+                    "allowed: a positive integer, 'auto', 'best', 'fast'",
                 )
             }),
         }

@@ -343,9 +343,15 @@ impl ValidParams {
     pub fn polish(&self) -> bool {
         self.p.polish
     }
-    /// Whether restarts end with merge-split refinement.
+    /// Whether restarts end with merge-split refinement: as given, except
+    /// that the one descent of [`NInit::Fast`] has none.
     pub fn refine(&self) -> bool {
-        self.p.refine
+        self.p.refine && self.p.n_init != NInit::Fast
+    }
+    /// Whether a Smartigan restart skips its relaxed schedule and descends
+    /// by its Hartigan polish alone: the one descent of [`NInit::Fast`].
+    pub(crate) fn skips_schedule(&self) -> bool {
+        self.p.method == Method::Smartigan && self.p.n_init == NInit::Fast
     }
     /// Resolved thread count.
     pub fn n_threads(&self) -> usize {
@@ -356,9 +362,13 @@ impl ValidParams {
         self.seed
     }
     /// The relative tolerance of descents for data of `n` rows and `d`
-    /// features: the one given, or [`defaults::tol`].
+    /// features: the one given, or [`defaults::tol`] ([`defaults::fast_tol`]
+    /// for [`NInit::Fast`]).
     pub(crate) fn tol(&self, n: usize, d: usize) -> f64 {
-        self.p.tol.unwrap_or_else(|| defaults::tol(n, d, self.p.k))
+        self.p.tol.unwrap_or_else(|| match self.p.n_init {
+            NInit::Fast => defaults::fast_tol(n, d, self.p.k),
+            _ => defaults::tol(n, d, self.p.k),
+        })
     }
 
     /// The fewest rows of each cluster, as given.

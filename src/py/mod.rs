@@ -110,6 +110,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_POLISH", defaults::POLISH)?;
     m.add("DEFAULT_REFINE", defaults::REFINE)?;
     m.add("AUTO_TOL_LARGE", defaults::TOL_LARGE)?;
+    m.add("FAST_TOL", defaults::FAST_TOL)?;
     m.add(
         "PLUS_PLUS_ROWS_PER_CENTRE",
         defaults::PLUS_PLUS_ROWS_PER_CENTRE,

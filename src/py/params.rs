@@ -34,7 +34,7 @@ impl PyParams {
 impl PyParams {
     /// `Params(k, **settings)`, `settings` among `method`, `n_iter`, `seed`,
     /// `init` (a name or a float64 array of centroids), `metric`, `n_init`
-    /// (a count, `"auto"` or `"best"`), `schedule`, `polish`, `refine`,
+    /// (a count, `"auto"`, `"best"` or `"fast"`), `schedule`, `polish`, `refine`,
     /// `n_threads`, `tol`, `size_min` and `size_max` (a count, a list of `k`
     /// counts or `"balanced"`); `None` for `n_iter`, `seed`, `n_init`,
     /// `n_threads` or `tol` leaves the choice to the core, for `size_min` or
@@ -111,7 +111,7 @@ pub(super) fn count(name: &'static str, v: i64, expected: &str) -> crate::error:
     usize::try_from(v).map_err(|_| Error::invalid(name, v, expected))
 }
 
-/// `n_init`: a number of restarts, or a name (`"auto"`, `"best"`).
+/// `n_init`: a number of restarts, or a name (`"auto"`, `"best"`, `"fast"`).
 #[derive(FromPyObject)]
 enum NInitArg {
     Count(i64),

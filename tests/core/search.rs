@@ -1,11 +1,12 @@
 //! The searches of `n_init` ("auto": restarts by work; "best": a population
-//! and its children): deterministic for any thread count, the same step by
-//! step, and never worse than the restarts they start with.
+//! and its children; "fast": one descent): deterministic for any thread
+//! count, the same step by step, and never worse than the restarts they
+//! start with.
 
 use crate::common::{assert_hartigan_stable, blobs, check_result, Csr};
 use ndarray::{Array1, Array2};
 use smartigan::rng::Xoshiro256PlusPlus;
-use smartigan::{Dataset, Method, NInit, Params};
+use smartigan::{defaults, Dataset, Method, NInit, Params};
 
 /// Overlapping blobs at a `k` above their number: many local optima.
 fn overlapping() -> Array2<f64> {
@@ -16,7 +17,7 @@ fn overlapping() -> Array2<f64> {
 fn every_search_is_the_same_for_any_thread_count() {
     let x = overlapping();
     let w = Array1::from_shape_fn(x.nrows(), |i| 0.5 + (i % 5) as f64);
-    for n_init in [NInit::Auto, NInit::Best] {
+    for n_init in [NInit::Auto, NInit::Best, NInit::Fast] {
         for weighted in [false, true] {
             let p = Params::new(14).n_init(n_init).seed(5);
             let data = Dataset::new(&x).maybe_weights(weighted.then(|| w.view()));
@@ -329,4 +330,83 @@ fn a_bounded_fit_is_the_same_for_any_thread_count() {
             );
         }
     }
+}
+
+/// `n_init = "fast"` is one restart of the exact rule without refinement:
+/// Smartigan's and Hartigan's are the Hartigan restart 0 of
+/// `n_init = 1, refine = false` bit for bit, Lloyd's its Lloyd restart, at
+/// [`defaults::FAST_TOL`] on a larger problem unless a `tol` is given.
+#[test]
+fn the_fast_setting_is_one_exact_descent_without_refinement() {
+    // n·d·k = 6,000 · 12 · 16 > 2^20: a larger problem.
+    let x = blobs(6_000, 12, 10, 1.3, 4);
+    let k = 16;
+    assert_eq!(defaults::fast_tol(6_000, 12, k), defaults::FAST_TOL);
+    for method in Method::ALL {
+        let rule = if method == Method::Lloyd {
+            Method::Lloyd
+        } else {
+            Method::Hartigan
+        };
+        for tol in [None, Some(0.0)] {
+            let fast = Params::new(k)
+                .method(method)
+                .n_init(NInit::Fast)
+                .tol(tol)
+                .seed(8);
+            let got = fast.clone().check().unwrap().fit(&x).unwrap();
+            let one = Params::new(k)
+                .method(rule)
+                .n_init(1)
+                .refine(false)
+                .tol(tol.unwrap_or(defaults::FAST_TOL))
+                .seed(8);
+            let want = one.check().unwrap().fit(&x).unwrap();
+            assert_eq!(got, want, "{method} tol {tol:?}");
+            assert_eq!(got.restart_objectives.len(), 1, "{method}");
+            assert_eq!(got.refinements, 0, "{method}");
+            check_result(x.view(), k, &got, 1e-9);
+            if method != Method::Lloyd && tol == Some(0.0) {
+                assert_hartigan_stable(x.view(), &got);
+            }
+        }
+        // Refinement asked for is still not run: fast is one descent.
+        let asked = Params::new(k)
+            .method(method)
+            .n_init(NInit::Fast)
+            .refine(true)
+            .seed(8);
+        let plain = Params::new(k).method(method).n_init(NInit::Fast).seed(8);
+        assert_eq!(
+            asked.check().unwrap().fit(&x).unwrap(),
+            plain.check().unwrap().fit(&x).unwrap(),
+            "{method}"
+        );
+    }
+}
+
+/// On a larger problem the fast descent stops sooner than a full one and
+/// ends no lower than the default's search, which starts with the same
+/// restart and refines it.
+#[test]
+fn the_fast_setting_ends_at_or_above_the_default() {
+    let x = blobs(6_000, 12, 10, 1.3, 4);
+    let fast = Params::new(16).n_init(NInit::Fast).seed(3);
+    let fast = fast.check().unwrap().fit(&x).unwrap();
+    let auto = Params::new(16).seed(3).check().unwrap().fit(&x).unwrap();
+    let full = Params::new(16)
+        .method(Method::Hartigan)
+        .n_init(1)
+        .refine(false)
+        .tol(0.0)
+        .seed(3);
+    let full = full.check().unwrap().fit(&x).unwrap();
+    assert!(auto.objective <= fast.objective);
+    assert!(full.objective <= fast.objective);
+    assert!(
+        fast.n_sweeps < full.n_sweeps,
+        "{} {}",
+        fast.n_sweeps,
+        full.n_sweeps
+    );
 }

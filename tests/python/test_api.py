@@ -352,6 +352,26 @@ def test_best_effort_search():
     assert c.result_ == best
 
 
+def test_fast_setting_is_one_exact_descent():
+    # n*d*k above 2**20: the fast tolerance applies.
+    X = blobs(6000, 12, 10, seed=4)
+    for method, rule in (("smartigan", "hartigan"), ("hartigan", "hartigan"), ("lloyd", "lloyd")):
+        fast = cluster(X, 16, method, seed=8, n_init="fast")
+        one = cluster(X, 16, rule, seed=8, n_init=1, refine=False, tol=smartigan._params.FAST_TOL)
+        assert fast == one, method
+        assert fast.restart_objectives.shape == (1,) and fast.refinements == 0
+        assert cluster(X, 16, method, seed=8, n_init="fast", n_threads=1) == fast
+        # A given tolerance wins; refinement stays off.
+        exact = cluster(X, 16, method, seed=8, n_init="fast", tol=0, refine=True)
+        assert exact == cluster(X, 16, rule, seed=8, n_init=1, refine=False, tol=0), method
+    from smartigan.sklearn import KMeans
+    assert KMeans(16, n_init="fast", random_state=8).fit(X).inertia_ == cluster(X, 16, seed=8, n_init="fast").objective
+    c = smartigan.Clusterer(16, seed=8, n_init="fast").start(X)
+    while c.step():
+        pass
+    assert c.result_ == cluster(X, 16, seed=8, n_init="fast")
+
+
 def test_default_n_iter_runs_lloyd_and_hartigan_to_convergence():
     # Uniform noise from random partitions needs more than twenty
     # iterations / sweeps: by default both converge; n_iter=20 caps them.

@@ -299,10 +299,11 @@ def test_the_command_line_checks_through_the_table(capsys):
         assert getattr(args, option) == _params.PARAMETERS[name].default, option
     best = parser.parse_args(["fit", "d.csv", "-k", "3", "--n-init", "best", "--tol", "0", "--seed", str(2**64 - 1)])
     assert (best.n_init, best.tol, best.seed) == ("best", 0.0, 2**64 - 1)
+    assert parser.parse_args(["fit", "d.csv", "-k", "3", "--n-init", "fast"]).n_init == "fast"
     for argv, message in ((["--seed", "-1"], "invalid seed: -1 (must be in [0, 2**64) or None)"),
                           (["--seed", str(2**64)], "invalid seed: 18446744073709551616"),
                           (["--n-init", "0"], "invalid n_init: 0 (must be at least 1)"),
-                          (["--n-init", "many"], "expected an integer or 'auto' or 'best', got 'many'"),
+                          (["--n-init", "many"], "expected an integer or 'auto' or 'best' or 'fast', got 'many'"),
                           (["--tol", "nan"], "invalid tol: nan"),
                           (["--threads", "0"], "invalid n_threads: 0 (must be at least 1)"),
                           (["--n-iter", "1.5"], "expected an integer, got '1.5'")):

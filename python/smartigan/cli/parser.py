@@ -9,7 +9,7 @@ from .._checks import number, positive
 from .._core import __version__
 from .._criteria import CRITERIA, DEFAULT_CRITERIA
 from .._params import (AUTO_SMALL_PROBLEM, AUTO_TOL_LARGE, DEFAULT_MAX_ITER, DEFAULT_N_ITER, DEFAULT_N_ITER_LARGE, INITS,
-                       METHODS, METRICS)
+                       METHODS, METRICS, N_INIT_NAMES)
 from .._params import PARAMETERS as _P
 from .._path import CLUSTER_PATH
 from . import commands
@@ -129,7 +129,7 @@ def _add_data_options(p: argparse.ArgumentParser, method: bool, k_range: bool = 
     if k_range:
         n_init_help += ("; for the first k, and at every k where n*d*k <= 2**20; a number or best also fits "
                         "every other k so, keeping the path where it is lower")
-    p.add_argument("--n-init", type=_option("n_init", ("auto", "best"), least=positive),
+    p.add_argument("--n-init", type=_option("n_init", N_INIT_NAMES, least=positive),
                    default=_P["n_init"].default, help=n_init_help)
     if k_range:
         tol_help = _help("tol", "auto: the path searches at 1e-4 where n*d*k > 2**20, then continues every k "

@@ -99,12 +99,13 @@ pub(super) fn searched_fits(given_n_init: bool, (n, d): (usize, usize), k_top: u
 }
 
 /// The relative tolerance of a large path's search (`tol` left to
-/// `"auto"`, `n·d·k` above [`defaults::SMALL_PROBLEM`]): five times a fit's
-/// [`defaults::TOL_LARGE`]. The search's descents are candidates to
+/// `"auto"`, `n·d·k` above [`defaults::SMALL_PROBLEM`]): that of one fast
+/// descent ([`defaults::FAST_TOL`], five times a fit's
+/// [`defaults::TOL_LARGE`]). The search's descents are candidates to
 /// compare, and the one kept at each `k` is finished to a Hartigan local
 /// optimum anyway, so their long tails (many sweeps moving a few points
 /// each) buy little.
-pub(super) const SEARCH_TOL_LARGE: f64 = 1e-4;
+pub(super) const SEARCH_TOL_LARGE: f64 = defaults::FAST_TOL;
 
 /// The largest `k` the search grows to: `k_max`, or with refinement
 /// [`SEARCH_PAST_K_MAX`] more, as far as `n` rows (of which those of
