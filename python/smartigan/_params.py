@@ -456,7 +456,8 @@ PARAMETERS: Dict[str, Parameter] = {p.name: p for p in (
         "centroids partly moved to costly points, descended and refined) until 48 children in a row "
         "lower nothing, within :func:`smartigan._params.best_budget` passes. ``\"fast\"`` runs one "
         "restart without merge-split refinement (whatever ``refine`` says), Smartigan's relaxed schedule "
-        "skipped (its Hartigan polish alone; Lloyd and Hartigan as they are), and with ``tol=\"auto\"`` "
+        "skipped (its Hartigan polish alone, ``n_iter`` capping its sweeps as for Hartigan; Lloyd and "
+        "Hartigan as they are), and with ``tol=\"auto\"`` "
         f"ends it once a step gains at most {FAST_TOL} of the objective (0 while ``n_samples * n_features * k`` "
         f"is at most {_SMALL}), where a sweep's gain has fallen to a few hundredths of what the first "
         "sweeps gained. The restarts run depend on the data and the seed, never on the threads or the machine.",

@@ -150,8 +150,9 @@ pub enum NInit {
     Best,
     /// One descent by the exact move rule, for a time like one Lloyd run's:
     /// a single restart without merge-split refinement, Smartigan's
-    /// relaxed schedule skipped (its Hartigan polish alone; Lloyd and
-    /// Hartigan run as they are), ending once a step lowers the objective
+    /// relaxed schedule skipped (its Hartigan polish alone, `n_iter`
+    /// capping its sweeps as for Hartigan; Lloyd and Hartigan run as they
+    /// are), ending once a step lowers the objective
     /// by at most [`crate::defaults::FAST_TOL`] of it (unless `tol` is
     /// given). Where refinement and the relaxed sweeps would cost several
     /// times the descent itself (large `k` on large data), this keeps most

@@ -312,6 +312,11 @@ impl ValidParams {
     /// given, [`defaults::n_iter_for`] (a shorter Smartigan schedule on
     /// larger problems).
     pub(crate) fn n_iter_for(&self, n: usize, d: usize) -> usize {
+        // Without its schedule a Smartigan restart is a Hartigan descent,
+        // and `n_iter` its cap, as for Hartigan.
+        if self.skips_schedule() {
+            return self.p.n_iter.unwrap_or(defaults::n_iter(Method::Hartigan));
+        }
         match self.p.n_iter {
             None if self.n_iter == defaults::n_iter(self.p.method) => {
                 defaults::n_iter_for(self.p.method, n, d, self.p.k)
@@ -349,7 +354,8 @@ impl ValidParams {
         self.p.refine && self.p.n_init != NInit::Fast
     }
     /// Whether a Smartigan restart skips its relaxed schedule and descends
-    /// by its Hartigan polish alone: the one descent of [`NInit::Fast`].
+    /// by Hartigan sweeps alone (its polish, capped by `n_iter` as a
+    /// Hartigan descent is): the one descent of [`NInit::Fast`].
     pub(crate) fn skips_schedule(&self) -> bool {
         self.p.method == Method::Smartigan && self.p.n_init == NInit::Fast
     }

@@ -329,9 +329,18 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
             round
                 .par_chunks(SCREEN_ROWS)
                 .zip(proposals.par_chunks_mut(SCREEN_ROWS))
+                .enumerate()
                 .for_each_init(
                     || (ScreenScratch::default(), Vec::new(), Vec::new(), Vec::new()),
-                    |(scratch, lows, m, e), (rows, out)| {
+                    |(scratch, lows, m, e), (c, (rows, out))| {
+                        // The rows come in visiting order, scattered over the
+                        // data: the next chunk's (most often this thread's
+                        // next) start loading while this one is measured.
+                        if let Some(dense) = self.rows.dense() {
+                            let next = round.iter().skip((c + 1) * SCREEN_ROWS);
+                            next.take(SCREEN_ROWS)
+                                .for_each(|&i| crate::data::prefetch(dense.row(i)));
+                        }
                         m.resize(rows.len() * k, 0.0);
                         e.resize(rows.len() * k, false);
                         let work = (&mut *scratch, &mut *lows);

@@ -370,6 +370,18 @@ fn the_fast_setting_is_one_exact_descent_without_refinement() {
                 assert_hartigan_stable(x.view(), &got);
             }
         }
+        // `n_iter` caps the sweeps of every method's fast descent.
+        let capped = |m: Method| {
+            let p = Params::new(k)
+                .method(m)
+                .n_init(NInit::Fast)
+                .n_iter(3)
+                .seed(8);
+            p.check().unwrap().fit(&x).unwrap()
+        };
+        let got = capped(method);
+        assert_eq!(got, capped(rule), "{method}");
+        assert_eq!(got.n_sweeps, 3, "{method}");
         // Refinement asked for is still not run: fast is one descent.
         let asked = Params::new(k)
             .method(method)
