@@ -58,6 +58,11 @@ fn per_row(n: usize, value: impl Fn(usize) -> f64 + Sync) -> Vec<f64> {
 /// parallel tasks (only speed depends on it).
 const SCREEN_ROWS: usize = 16;
 
+/// Rows from which [`Spherical::recompute`] sums groups of clusters side
+/// by side (below, one task: the groups' start-up would cost more than the
+/// pass).
+const RECOMPUTE_SPLIT_ROWS: usize = 16_384;
+
 /// One restart's state on unit rows.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct SphericalState {
@@ -131,17 +136,41 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
         st.unit_slopes[j] = join_slope(1.0, st.norms[j]);
     }
 
-    /// Every statistic recomputed from the labels, rows in index order.
+    /// Every statistic recomputed from the labels, each cluster's over its
+    /// rows in index order. On [`RECOMPUTE_SPLIT_ROWS`] rows or more the
+    /// clusters are summed in groups side by side, each group's task
+    /// reading the labels of every row and the rows of its own clusters:
+    /// every cluster still sums its rows in index order, so the bits do not
+    /// depend on the groups or the threads.
     fn recompute(&self, st: &mut SphericalState) {
-        let d = self.d();
+        let (d, k, n) = (self.d(), st.k, self.rows.n());
         st.stats.clear();
-        for i in 0..self.rows.n() {
-            let (l, w) = (st.stats.labels[i], self.weight(i));
-            st.stats.counts[l] += 1;
-            st.stats.weights[l] += w;
-            self.rows
-                .add_to(i, w, &mut st.stats.sums[l * d..(l + 1) * d]);
-        }
+        let threads = rayon::current_num_threads();
+        let per_group = if n >= RECOMPUTE_SPLIT_ROWS && threads > 1 {
+            k.div_ceil(threads).max(1)
+        } else {
+            k.max(1)
+        };
+        let stats = &mut st.stats;
+        let labels = &stats.labels;
+        stats
+            .sums
+            .par_chunks_mut(per_group * d.max(1))
+            .zip(stats.counts.par_chunks_mut(per_group))
+            .zip(stats.weights.par_chunks_mut(per_group))
+            .enumerate()
+            .for_each(|(g, ((sums, counts), weights))| {
+                let first = g * per_group;
+                for (i, &l) in labels.iter().enumerate() {
+                    let Some(j) = l.checked_sub(first).filter(|&j| j < counts.len()) else {
+                        continue;
+                    };
+                    let w = self.weight(i);
+                    counts[j] += 1;
+                    weights[j] += w;
+                    self.rows.add_to(i, w, &mut sums[j * d..(j + 1) * d]);
+                }
+            });
         for j in 0..st.k {
             self.finish_cluster(st, j);
         }
@@ -933,6 +962,56 @@ mod tests {
         Array2::from_shape_fn((n, d), |(i, c)| {
             ((i % period) == c % period) as u8 as f64 + rng.unit_f64() - 0.5
         })
+    }
+
+    /// The statistics from the labels, summed by groups of clusters side by
+    /// side (at least [`RECOMPUTE_SPLIT_ROWS`] rows): each cluster's count,
+    /// weight and sum are those of one pass over the rows in index order,
+    /// bit for bit, whatever the threads; clusters left empty stay zero.
+    #[test]
+    fn the_statistics_sum_each_cluster_in_index_order_for_any_threads() {
+        let (n, d, k) = (RECOMPUTE_SPLIT_ROWS + 777, 7, 11);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(12);
+        let x = banded(n, d, 5, &mut rng);
+        let w: Vec<f64> = (0..n).map(|_| 0.25 + rng.unit_f64()).collect();
+        let params = Params::new(k).metric(Metric::Cosine).check().unwrap();
+        let rows = dense_rows(
+            x.view(),
+            Some(ndarray::ArrayView1::from(&w[..])),
+            &params,
+            k,
+        );
+        // Cluster 4 is left without rows: labels from the others only.
+        let labels: Vec<usize> = (0..n)
+            .map(|_| [0, 1, 2, 3, 5, 6, 7, 8, 9, 10][rng.below(10)])
+            .collect();
+        let (mut sums, mut counts, mut weights) = (vec![0.0; k * d], vec![0; k], vec![0.0; k]);
+        for (i, &l) in labels.iter().enumerate() {
+            counts[l] += 1;
+            weights[l] += rows.weight(i);
+            rows.rows
+                .add_to(i, rows.weight(i), &mut sums[l * d..(l + 1) * d]);
+        }
+        for threads in [1, 2, 3, 16] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let mut st = SphericalState {
+                k,
+                stats: ClusterStats::new(k, d, labels.clone()),
+                norms: vec![0.0; k],
+                units: vec![0.0; k * d],
+                unit_norms2: vec![0.0; k],
+                unit_slopes: vec![0.0; k],
+                lloyd: None,
+            };
+            pool.install(|| rows.recompute(&mut st));
+            assert_eq!(st.stats.counts, counts, "{threads} threads");
+            assert_eq!(st.stats.weights, weights, "{threads} threads");
+            assert_eq!(st.stats.sums, sums, "{threads} threads");
+            assert_eq!(st.norms[4], 0.0);
+        }
     }
 
     /// Rounds (several a sweep), dense and sparse rows, with and without
