@@ -351,9 +351,10 @@ pub fn tol(n: usize, d: usize, k: usize) -> f64 {
 /// ends when a step gains less than this share of the objective. Where
 /// Hartigan's sweeps each cost about one pass over the data (embeddings:
 /// overlapping clusters in many dimensions, whose distance bounds rarely
-/// skip a row), the sweeps after this point gain a few hundredths of a
-/// percent for as much time again as the descent before it. The same
-/// value ends the candidate descents of `cluster_path`'s search.
+/// skip a row), each sweep past this point costs a full pass for a
+/// gain of a few hundredths of a per cent, and a long tail of such sweeps
+/// would double the descent. The same value ends the candidate descents
+/// of `cluster_path`'s search.
 pub const FAST_TOL: f64 = 1e-4;
 /// The tolerance of `n_init = "fast"` when none is given: 0 on small
 /// problems, as for [`tol`], else [`FAST_TOL`].
