@@ -74,6 +74,7 @@ InitArg = Union[InitName, str, npt.ArrayLike]
 NInit = Union[int, Literal["auto", "best", "fast"]]
 #: The names ``n_init`` takes besides a count.
 N_INIT_NAMES: Tuple[str, ...] = ("auto", "best", "fast")
+_N_INIT_WORDS = ", ".join(map(repr, N_INIT_NAMES[:-1])) + f" or {N_INIT_NAMES[-1]!r}"
 Tol = Union[float, Literal["auto"]]
 SizeBound = Union[None, int, Literal["balanced"], npt.ArrayLike]
 
@@ -269,10 +270,9 @@ def _n_init(name: str, n_init: Any) -> Union[int, str]:
     if isinstance(n_init, str):
         if n_init in N_INIT_NAMES:
             return n_init
-        raise ValueError(f"invalid {name}: {n_init!r} (must be a positive integer, 'auto', 'best' or 'fast')")
+        raise ValueError(f"invalid {name}: {n_init!r} (must be a positive integer, {_N_INIT_WORDS})")
     if not is_integer(n_init):
-        raise TypeError(f"{name} must be an integer, 'auto', 'best' or 'fast', got {n_init!r} "
-                        f"({type(n_init).__name__})")
+        raise TypeError(f"{name} must be an integer, {_N_INIT_WORDS}, got {n_init!r} ({type(n_init).__name__})")
     return int64(name, n_init)
 
 

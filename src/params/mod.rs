@@ -249,9 +249,19 @@ impl Params {
         Ok(ValidParams {
             seed: self.seed.unwrap_or_else(crate::rng::entropy_seed),
             n_threads,
-            n_iter: self.n_iter.unwrap_or_else(|| defaults::n_iter(self.method)),
+            n_iter: self
+                .n_iter
+                .unwrap_or_else(|| defaults::n_iter(descent_method(self.method, self.n_init))),
             p: self,
         })
+    }
+}
+
+/// The method restarts of `method` run under `n_init` ([`ValidParams::method`]).
+fn descent_method(method: Method, n_init: NInit) -> Method {
+    match (method, n_init) {
+        (Method::Smartigan, NInit::Fast) => Method::Hartigan,
+        _ => method,
     }
 }
 
@@ -293,9 +303,12 @@ impl ValidParams {
     pub fn k(&self) -> usize {
         self.p.k
     }
-    /// The algorithm.
+    /// The algorithm the restarts run: as given, except that the one
+    /// descent of [`NInit::Fast`] skips Smartigan's relaxed schedule, so a
+    /// Smartigan restart then runs as a Hartigan descent (its polish
+    /// alone, capped by `n_iter` as Hartigan's is).
     pub fn method(&self) -> Method {
-        self.p.method
+        descent_method(self.p.method, self.p.n_init)
     }
     /// The metric.
     pub fn metric(&self) -> Metric {
@@ -312,14 +325,9 @@ impl ValidParams {
     /// given, [`defaults::n_iter_for`] (a shorter Smartigan schedule on
     /// larger problems).
     pub(crate) fn n_iter_for(&self, n: usize, d: usize) -> usize {
-        // Without its schedule a Smartigan restart is a Hartigan descent,
-        // and `n_iter` its cap, as for Hartigan.
-        if self.skips_schedule() {
-            return self.p.n_iter.unwrap_or(defaults::n_iter(Method::Hartigan));
-        }
         match self.p.n_iter {
-            None if self.n_iter == defaults::n_iter(self.p.method) => {
-                defaults::n_iter_for(self.p.method, n, d, self.p.k)
+            None if self.n_iter == defaults::n_iter(self.method()) => {
+                defaults::n_iter_for(self.method(), n, d, self.p.k)
             }
             _ => self.n_iter,
         }
@@ -328,7 +336,7 @@ impl ValidParams {
     /// chosen by its first sweep ([`defaults::schedule_length`]): `n_iter`
     /// not given, on a larger problem.
     pub(crate) fn adaptive_schedule(&self, n: usize, d: usize) -> bool {
-        self.p.method == Method::Smartigan
+        self.method() == Method::Smartigan
             && self.p.n_iter.is_none()
             && !defaults::is_small(n, d, self.p.k)
     }
@@ -352,12 +360,6 @@ impl ValidParams {
     /// that the one descent of [`NInit::Fast`] has none.
     pub fn refine(&self) -> bool {
         self.p.refine && self.p.n_init != NInit::Fast
-    }
-    /// Whether a Smartigan restart skips its relaxed schedule and descends
-    /// by Hartigan sweeps alone (its polish, capped by `n_iter` as a
-    /// Hartigan descent is): the one descent of [`NInit::Fast`].
-    pub(crate) fn skips_schedule(&self) -> bool {
-        self.p.method == Method::Smartigan && self.p.n_init == NInit::Fast
     }
     /// Resolved thread count.
     pub fn n_threads(&self) -> usize {

@@ -365,9 +365,10 @@ impl<U: UnitRows, T: Scalar> Spherical<'_, U, T> {
                         // The rows come in visiting order, scattered over the
                         // data: the next chunk's (most often this thread's
                         // next) start loading while this one is measured.
-                        if let Some(dense) = self.rows.dense() {
-                            let next = round.iter().skip((c + 1) * SCREEN_ROWS);
-                            next.take(SCREEN_ROWS)
+                        if let (Some(dense), Some(next)) =
+                            (self.rows.dense(), round.chunks(SCREEN_ROWS).nth(c + 1))
+                        {
+                            next.iter()
                                 .for_each(|&i| crate::data::prefetch(dense.row(i)));
                         }
                         m.resize(rows.len() * k, 0.0);

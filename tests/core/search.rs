@@ -6,7 +6,7 @@
 use crate::common::{assert_hartigan_stable, blobs, check_result, Csr};
 use ndarray::{Array1, Array2};
 use smartigan::rng::Xoshiro256PlusPlus;
-use smartigan::{defaults, Dataset, Method, NInit, Params};
+use smartigan::{defaults, Dataset, Method, Metric, NInit, Params};
 
 /// Overlapping blobs at a `k` above their number: many local optima.
 fn overlapping() -> Array2<f64> {
@@ -370,6 +370,21 @@ fn the_fast_setting_is_one_exact_descent_without_refinement() {
                 assert_hartigan_stable(x.view(), &got);
             }
         }
+        // The same by cosine: the setting lives in the parameters, not in
+        // one objective's sweeps.
+        let cosine = |m: Method, n_init: NInit, refine: bool, tol: Option<f64>| {
+            let p = Params::new(k)
+                .metric(Metric::Cosine)
+                .method(m)
+                .n_init(n_init);
+            let p = p.refine(refine).tol(tol).seed(8);
+            p.check().unwrap().fit(&x).unwrap()
+        };
+        assert_eq!(
+            cosine(method, NInit::Fast, true, None),
+            cosine(rule, NInit::Count(1), false, Some(defaults::FAST_TOL)),
+            "{method} cosine"
+        );
         // `n_iter` caps the sweeps of every method's fast descent.
         let capped = |m: Method| {
             let p = Params::new(k)
@@ -382,6 +397,21 @@ fn the_fast_setting_is_one_exact_descent_without_refinement() {
         let got = capped(method);
         assert_eq!(got, capped(rule), "{method}");
         assert_eq!(got.n_sweeps, 3, "{method}");
+        // With binding size bounds too: the bounded descent of the rule.
+        if method != Method::Lloyd {
+            let balanced = |m: Method, n_init: NInit, tol: Option<f64>| {
+                let p = Params::new(k)
+                    .method(m)
+                    .n_init(n_init)
+                    .tol(tol)
+                    .balanced()
+                    .seed(8);
+                p.check().unwrap().fit(&x).unwrap()
+            };
+            let got = balanced(method, NInit::Fast, None);
+            let want = balanced(Method::Hartigan, NInit::Count(1), Some(defaults::FAST_TOL));
+            assert_eq!(got, want, "{method} balanced");
+        }
         // Refinement asked for is still not run: fast is one descent.
         let asked = Params::new(k)
             .method(method)
@@ -397,9 +427,10 @@ fn the_fast_setting_is_one_exact_descent_without_refinement() {
     }
 }
 
-/// On a larger problem the fast descent stops sooner than a full one and
-/// ends no lower than the default's search, which starts with the same
-/// restart and refines it.
+/// On a larger problem the fast descent is the start of the full Hartigan
+/// descent (the same start and visiting orders) cut short by its
+/// tolerance: fewer sweeps, no lower an objective; on these overlapping
+/// blobs the default's refined search ends lower still.
 #[test]
 fn the_fast_setting_ends_at_or_above_the_default() {
     let x = blobs(6_000, 12, 10, 1.3, 4);

@@ -96,7 +96,6 @@ impl<St> Restart<St> {
         let phase = match params.method() {
             Method::Lloyd => Phase::Lloyd,
             Method::Hartigan => Phase::Hartigan,
-            Method::Smartigan if params.skips_schedule() => Phase::Hartigan,
             Method::Smartigan => Phase::Schedule(0),
         };
         let order_rng = Xoshiro256PlusPlus::stream(params.seed(), index as u64, Stream::Order);
