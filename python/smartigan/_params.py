@@ -134,7 +134,11 @@ def auto_budget(n_samples: int, n_features: int, k: int) -> float:
     before the best one was found. Where the four restarts end at one
     objective (within a relative ``1e-9``: a solved problem) no child runs.
     Where the candidates' objectives lie more than 0.1 % apart (a rugged
-    landscape), the budget is at least 75 passes.
+    landscape), the budget is at least 75 passes. Where the sample holds at
+    least 512 rows per cluster on a problem of ``2**24`` and more, the whole
+    search runs on the sample instead (with this budget, eight passes over
+    the sample for each over all rows) and its best, descended once on all
+    rows, is the result.
 
     >>> auto_budget(100_000, 32, 100)
     25.0
@@ -149,10 +153,16 @@ def sample_rows(n_samples: int, n_features: int, k: int) -> Optional[int]:
     candidate before it descends it on all rows, or ``None`` where it runs
     none: an eighth of the rows, at least 32 per cluster, where
     ``2**21 <= n_samples * n_features * k < 2**24`` and that is at most a
-    quarter of the rows (see :func:`auto_budget`).
+    quarter of the rows; from ``2**24`` up, an eighth of the rows where that
+    is at least 512 per cluster, and the search then runs on the sample
+    (see :func:`auto_budget`).
 
     >>> sample_rows(20_000, 16, 10)
     2500
+    >>> sample_rows(245_057, 3, 25)
+    30632
+    >>> sample_rows(100_000, 384, 256) is None
+    True
     >>> sample_rows(1_000, 16, 10) is None
     True
     """

@@ -6,7 +6,10 @@
 //! ([`crate::fit::search::Spec::Seeded`]). A sample keeps the shape of the
 //! large clusters and loses detail at the small ones, so the candidate runs
 //! beside the fresh restart on all rows, never in its place: the search
-//! keeps whichever ends lower.
+//! keeps whichever ends lower. Where the sample holds many rows per
+//! cluster ([`defaults::sample_searched`]) its descents are the fit's
+//! whole search instead (`n_init = "auto"` on the sample, with the fit's
+//! budget), and the candidate, descended on all rows, is the result.
 //!
 //! The sample is drawn uniformly without replacement from its own stream
 //! of the seed ([`Stream::Sample`]), rows in their order, each with its
@@ -62,7 +65,7 @@ pub(crate) fn seeded<T: Scalar>(
             return Ok(None);
         }
     }
-    let sample_params = params.for_sample(n, d);
+    let sample_params = params.for_sample(n, d, m);
     let job = SampleFit {
         params: &sample_params,
         pool,
@@ -87,6 +90,7 @@ pub(crate) fn seeded<T: Scalar>(
     Ok(Some(Seeded {
         centroids,
         passes: sample_passes * m as f64 / n as f64,
+        searched: sample_params.n_init() == NInit::Auto,
     }))
 }
 

@@ -40,6 +40,10 @@ use ndarray::Array2;
 pub(crate) struct Seeded {
     pub centroids: Array2<f64>,
     pub passes: f64,
+    /// Whether they are the best of a search on the sample
+    /// ([`defaults::sample_searched`]), not of a few restarts: the
+    /// candidate is then the whole search, no restart on all rows runs.
+    pub searched: bool,
 }
 
 /// One candidate to run.
@@ -211,8 +215,12 @@ impl<St: Clone> Search<St> {
             NInit::Auto if params.size_bounds(n).is_some() => {
                 Mode::Count(defaults::bounded_restarts(n, d, k))
             }
+            // A candidate from a search on a sample ([`Seeded::searched`])
+            // is the search: it spent the budget there, at an eighth of the
+            // cost of each candidate, and is descended once on all rows.
+            NInit::Auto if seeded.as_ref().is_some_and(|s| s.searched) => Mode::Count(0),
             NInit::Auto => Mode::Population(Plan {
-                budget: defaults::auto_budget(n, d, k),
+                budget: params.auto_budget(n, d),
                 population: AUTO_POPULATION,
                 generation: AUTO_GENERATION,
                 stall: AUTO_STALL_LONG,
@@ -260,7 +268,9 @@ impl<St: Clone> Search<St> {
         let batch = match self.mode {
             Mode::Count(count) => {
                 self.done = true;
-                self.fresh(count)
+                let mut batch = self.fresh(count);
+                self.push_seeded(&mut batch);
+                batch
             }
             Mode::Population(plan) => self.next_of(plan),
         };
@@ -314,13 +324,7 @@ impl<St: Clone> Search<St> {
             let mut batch = self.fresh(first);
             // The seeded candidate runs beside the first restart, outside
             // the budget ([`Kind::Seeded`]).
-            if let Some(seeded) = self.seeded.take() {
-                batch.push(Spec::Seeded {
-                    index: self.issued,
-                    seeded,
-                });
-                self.issued += 1;
-            }
+            self.push_seeded(&mut batch);
             return batch;
         }
         if self.finished.0 < plan.population && self.finished.1 == 0 {
@@ -337,6 +341,18 @@ impl<St: Clone> Search<St> {
         };
         let count = room(child_cost, plan.generation);
         self.children(plan.k, count)
+    }
+
+    /// The seeded candidate, if it was not handed out yet, at the next
+    /// index of `batch`.
+    fn push_seeded(&mut self, batch: &mut Vec<Spec<St>>) {
+        if let Some(seeded) = self.seeded.take() {
+            batch.push(Spec::Seeded {
+                index: self.issued,
+                seeded,
+            });
+            self.issued += 1;
+        }
     }
 
     /// `count` fresh restarts, the next indices.
@@ -586,6 +602,7 @@ mod tests {
             let seeded = Seeded {
                 centroids: Array2::zeros((16, 8)),
                 passes: 4.0,
+                searched: false,
             };
             let mut search: Search<()> = Search::new(&params, 40_000, 8, Some(seeded));
             let first = search.next_batch().unwrap();

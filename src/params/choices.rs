@@ -138,7 +138,9 @@ pub enum NInit {
     /// candidates end ([`crate::defaults::auto_budget`]): many on small
     /// problems; on large ones the first restart and a candidate descended
     /// on a sample of the rows first ([`crate::defaults::sample_rows`]),
-    /// more where they disagree. Where size bounds bind, the count of
+    /// more where they disagree; where the sample holds many rows per
+    /// cluster, the search on the sample alone, its best descended once on
+    /// all rows ([`crate::defaults::sample_searched`]). Where size bounds bind, the count of
     /// [`crate::defaults::bounded_restarts`].
     #[default]
     Auto,

@@ -227,12 +227,24 @@ pub(crate) const SAMPLE_ROWS_PER_CENTRE: usize = 32;
 pub(crate) const SAMPLE_MOST_SHARE: usize = 4;
 /// Restarts descended on the sample; the best of them seeds the candidate.
 pub(crate) const SAMPLE_RESTARTS: usize = 4;
+/// The fewest rows per cluster a sample must hold, on average, for
+/// `n_init = "auto"` to search it on problems of `n·d·k` from `2^24` up
+/// ([`sample_searched`]). There a restart on all rows takes a large share of
+/// the default's time, so the search's candidates are descended on the
+/// sample; with 512 rows a cluster the sample's optimum keeps the shape of
+/// every cluster but the smallest, whose detail the descent on all rows
+/// restores. With fewer (embeddings at large `k`, where a cluster holds a
+/// few hundred rows in all) the sample's optimum is a different one and the
+/// fit runs its one restart on all rows, as before.
+pub(crate) const SAMPLE_SEARCH_ROWS_PER_CENTRE: usize = 512;
 /// The rows of the sample on which `n_init = "auto"` descends a candidate
 /// (a uniform sample, descended first) for `n` rows of `d` features and `k`
 /// clusters: an eighth of the rows, at least 32 per cluster, where `n·d·k`
 /// is at least `2^21` and below `2^24` and that is at most a quarter of the
-/// rows; else `None` (below, the budget has room for restarts on all rows;
-/// above, one restart costs more than scikit-learn's default would spend).
+/// rows; from `2^24` up, an eighth of the rows where that is at least 512
+/// per cluster ([`sample_searched`]); else `None` (below, the budget has
+/// room for restarts on all rows; above with fewer rows per cluster, one
+/// restart costs more than scikit-learn's default would spend).
 ///
 /// ```
 /// use smartigan::defaults;
@@ -240,13 +252,37 @@ pub(crate) const SAMPLE_RESTARTS: usize = 4;
 /// assert_eq!(defaults::sample_rows(4_601, 57, 10), Some(575));
 /// assert_eq!(defaults::sample_rows(5_000, 57, 40), None); // 1,280 rows: over a quarter
 /// assert_eq!(defaults::sample_rows(10_992, 16, 10), None); // n·d·k below 2^21
-/// assert_eq!(defaults::sample_rows(100_000, 32, 100), None); // n·d·k above 2^24
+/// assert_eq!(defaults::sample_rows(100_000, 32, 100), None); // 125 rows a cluster
+/// assert_eq!(defaults::sample_rows(245_057, 3, 25), Some(30_632)); // 1,225 a cluster
 /// ```
 pub fn sample_rows(n: usize, d: usize, k: usize) -> Option<usize> {
+    if sample_searched(n, d, k) {
+        return Some(n / SAMPLE_SHARE);
+    }
     let size = n as f64 * d as f64 * k as f64;
     let rows = (n / SAMPLE_SHARE).max(SAMPLE_ROWS_PER_CENTRE.saturating_mul(k));
     let in_range = (SAMPLE_FROM..SAMPLE_BELOW).contains(&size);
     (in_range && rows <= n / SAMPLE_MOST_SHARE).then_some(rows)
+}
+/// Whether `n_init = "auto"` searches its sample (restarts, then children,
+/// as it searches all rows of a smaller problem) rather than running
+/// [`SAMPLE_RESTARTS`] restarts on it, for `n` rows of `d` features and `k`
+/// clusters: where `n·d·k` is at least `2^24` and an eighth of the rows
+/// holds at least 512 per cluster ([`SAMPLE_SEARCH_ROWS_PER_CENTRE`]). That
+/// search spends the fit's budget ([`auto_budget`]) in passes over the
+/// sample, eight for each pass over all rows, and its best centroids,
+/// descended once on all rows by Hartigan sweeps and refined, are the
+/// fit's result: no restart runs on all rows.
+///
+/// ```
+/// use smartigan::defaults;
+/// assert!(defaults::sample_searched(245_057, 3, 25));
+/// assert!(!defaults::sample_searched(100_000, 384, 256)); // 49 rows a cluster
+/// assert!(!defaults::sample_searched(20_000, 16, 25)); // n·d·k below 2^24
+/// ```
+pub fn sample_searched(n: usize, d: usize, k: usize) -> bool {
+    let size = n as f64 * d as f64 * k as f64;
+    size >= SAMPLE_BELOW && n / SAMPLE_SHARE >= SAMPLE_SEARCH_ROWS_PER_CENTRE.saturating_mul(k)
 }
 /// The most restarts `n_init = "auto"` runs where size bounds bind: as
 /// many as k-means-constrained's default, the solver a bounded fit

@@ -252,6 +252,7 @@ impl Params {
             n_iter: self
                 .n_iter
                 .unwrap_or_else(|| defaults::n_iter(descent_method(self.method, self.n_init))),
+            budget: None,
             p: self,
         })
     }
@@ -296,6 +297,10 @@ pub struct ValidParams {
     seed: u64,
     n_threads: usize,
     n_iter: usize,
+    /// The budget of `n_init = "auto"`, in passes, where it is not the
+    /// problem's own ([`defaults::auto_budget`]): a search on a sample
+    /// spends the whole fit's ([`ValidParams::for_sample`]).
+    budget: Option<f64>,
 }
 
 impl ValidParams {
@@ -424,16 +429,32 @@ impl ValidParams {
     }
 
     /// These parameters for the restarts a seeded candidate descends on a
-    /// sample ([`crate::fit::sample`]) of data of `n` rows and `d` features:
-    /// [`defaults::SAMPLE_RESTARTS`] of them, with the whole data's
-    /// tolerance (the sample's size would ask for a full descent, whose
-    /// last gains the descent on all rows redoes anyway), everything else
-    /// unchanged.
-    pub(crate) fn for_sample(&self, n: usize, d: usize) -> ValidParams {
+    /// sample of `m` rows ([`crate::fit::sample`]) of data of `n` rows and
+    /// `d` features: [`defaults::SAMPLE_RESTARTS`] of them, or where
+    /// [`defaults::sample_searched`] the search of `n_init = "auto"` with
+    /// the whole fit's budget (its passes over all rows, as passes over the
+    /// sample: `n/m` times as many); with the whole data's tolerance (the
+    /// sample's size would ask for a full descent, whose last gains the
+    /// descent on all rows redoes anyway), everything else unchanged.
+    pub(crate) fn for_sample(&self, n: usize, d: usize, m: usize) -> ValidParams {
         let mut sample = self.clone();
-        sample.p.n_init = NInit::Count(defaults::SAMPLE_RESTARTS);
+        if defaults::sample_searched(n, d, self.k()) {
+            sample.p.n_init = NInit::Auto;
+            let share = n as f64 / m.max(1) as f64;
+            sample.budget = Some(self.auto_budget(n, d) * share);
+        } else {
+            sample.p.n_init = NInit::Count(defaults::SAMPLE_RESTARTS);
+        }
         sample.p.tol = Some(self.tol(n, d));
         sample
+    }
+
+    /// The budget of `n_init = "auto"` on `n` rows of `d` features, in
+    /// passes: [`defaults::auto_budget`], or a sample's search's (see
+    /// [`ValidParams::for_sample`]).
+    pub(crate) fn auto_budget(&self, n: usize, d: usize) -> f64 {
+        self.budget
+            .unwrap_or_else(|| defaults::auto_budget(n, d, self.k()))
     }
 
     /// These parameters starting from `centroids` (in the caller's

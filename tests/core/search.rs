@@ -182,6 +182,41 @@ fn a_large_fit_descends_a_candidate_on_a_sample_beside_its_first_restart() {
     }
 }
 
+/// Many rows per cluster on a large problem (40,000 x 64, k = 8: an eighth
+/// of the rows holds 625 a cluster, `n·d·k` above `2^24`): `n_init = "auto"`
+/// searches a sample and descends its best once on all rows, which is the
+/// fit's one candidate: a clustering of all rows (means of its labels, its
+/// objective theirs), the same for any thread count and step by step, and
+/// on overlapping clusters lower than the one restart on all rows that the
+/// default ran before.
+#[test]
+fn many_rows_per_cluster_are_searched_on_a_sample_and_descended_once() {
+    assert!(defaults::sample_searched(40_000, 64, 8));
+    assert_eq!(defaults::sample_rows(40_000, 64, 8), Some(5_000));
+    // 12 overlapping groups for 8 clusters: several local optima.
+    let x = blobs(40_000, 64, 12, 4.0, 21);
+    let mut lower = 0;
+    for seed in 0..3 {
+        let p = Params::new(8).seed(seed);
+        let one = p.clone().n_threads(1).check().unwrap();
+        let r = one.fit(&x).unwrap();
+        assert_eq!(r.restart_objectives.len(), 1);
+        assert_eq!(r.restart_objectives[0], r.objective);
+        check_result(x.view(), 8, &r, 1e-9);
+        let two = p.clone().n_threads(2).check().unwrap();
+        assert_eq!(two.fit(&x).unwrap(), r, "two threads");
+        let mut run = one.run(&x).unwrap();
+        while run.step(&x).unwrap() {}
+        assert_eq!(run.current(&x).unwrap(), r, "step by step");
+        let restart = p.n_init(1).check().unwrap().fit(&x).unwrap();
+        lower += usize::from(r.objective < restart.objective);
+    }
+    assert!(
+        lower >= 2,
+        "the sample's search ended lower on {lower} of 3 seeds"
+    );
+}
+
 /// A weighted sample that cannot carry `k` clusters (fewer than `k` rows of
 /// positive weight) seeds no candidate: the fit runs as without one.
 #[test]
