@@ -233,9 +233,8 @@ pub(crate) const SAMPLE_RESTARTS: usize = 4;
 /// the default's time, so the search's candidates are descended on the
 /// sample; with 512 rows a cluster the sample's optimum keeps the shape of
 /// every cluster but the smallest, whose detail the descent on all rows
-/// restores. With fewer (embeddings at large `k`, where a cluster holds a
-/// few hundred rows in all) the sample's optimum is a different one and the
-/// fit runs its one restart on all rows, as before.
+/// restores. A sample with fewer rows a cluster loses the small clusters
+/// that a restart on all rows keeps, so there the fit runs that restart.
 pub(crate) const SAMPLE_SEARCH_ROWS_PER_CENTRE: usize = 512;
 /// The rows of the sample on which `n_init = "auto"` descends a candidate
 /// (a uniform sample, descended first) for `n` rows of `d` features and `k`
@@ -265,10 +264,10 @@ pub fn sample_rows(n: usize, d: usize, k: usize) -> Option<usize> {
     (in_range && rows <= n / SAMPLE_MOST_SHARE).then_some(rows)
 }
 /// Whether `n_init = "auto"` searches its sample (restarts, then children,
-/// as it searches all rows of a smaller problem) rather than running
-/// [`SAMPLE_RESTARTS`] restarts on it, for `n` rows of `d` features and `k`
-/// clusters: where `n·d·k` is at least `2^24` and an eighth of the rows
-/// holds at least 512 per cluster ([`SAMPLE_SEARCH_ROWS_PER_CENTRE`]). That
+/// as it searches all rows of a smaller problem) rather than running four
+/// restarts on it, for `n` rows of `d` features and `k` clusters: where
+/// `n·d·k` is at least `2^24` and an eighth of the rows holds at least 512
+/// per cluster (a sample with fewer loses the small clusters). That
 /// search spends the fit's budget ([`auto_budget`]) in passes over the
 /// sample, eight for each pass over all rows, and its best centroids,
 /// descended once on all rows by Hartigan sweeps and refined, are the
