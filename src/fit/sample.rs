@@ -90,7 +90,6 @@ pub(crate) fn seeded<T: Scalar>(
     Ok(Some(Seeded {
         centroids,
         passes: sample_passes * m as f64 / n as f64,
-        searched: sample_params.n_init() == NInit::Auto,
     }))
 }
 

@@ -40,10 +40,6 @@ use ndarray::Array2;
 pub(crate) struct Seeded {
     pub centroids: Array2<f64>,
     pub passes: f64,
-    /// Whether they are the best of a search on the sample
-    /// ([`defaults::sample_searched`]), not of a few restarts: the
-    /// candidate is then the whole search, no restart on all rows runs.
-    pub searched: bool,
 }
 
 /// One candidate to run.
@@ -215,10 +211,11 @@ impl<St: Clone> Search<St> {
             NInit::Auto if params.size_bounds(n).is_some() => {
                 Mode::Count(defaults::bounded_restarts(n, d, k))
             }
-            // A candidate from a search on a sample ([`Seeded::searched`])
-            // is the search: it spent the budget there, at an eighth of the
-            // cost of each candidate, and is descended once on all rows.
-            NInit::Auto if seeded.as_ref().is_some_and(|s| s.searched) => Mode::Count(0),
+            // Where the sample was searched ([`defaults::sample_searched`]),
+            // its candidate is the search: it spent the budget there, at an
+            // eighth of the cost of each candidate, and is descended once on
+            // all rows.
+            NInit::Auto if seeded.is_some() && defaults::sample_searched(n, d, k) => Mode::Count(0),
             NInit::Auto => Mode::Population(Plan {
                 budget: params.auto_budget(n, d),
                 population: AUTO_POPULATION,
@@ -602,7 +599,6 @@ mod tests {
             let seeded = Seeded {
                 centroids: Array2::zeros((16, 8)),
                 passes: 4.0,
-                searched: false,
             };
             let mut search: Search<()> = Search::new(&params, 40_000, 8, Some(seeded));
             let first = search.next_batch().unwrap();
