@@ -395,7 +395,7 @@ PARAMETERS: Dict[str, Parameter] = {p.name: p for p in (
         f"On large problems (at least {_core.LARGE_PROBLEM_ROWS:,} rows and ``n_samples * n_features * k "
         f">= {_power(_core.LARGE_PROBLEM_WORK)}``, where ``{_PP_ROWS} * k`` rows are at most half of them) "
         f"k-means++ draws its centres from a uniform sample of ``{_PP_ROWS} * k`` rows of positive weight, "
-        "then assigns every row; :func:`kmeans_plusplus` always uses every row.",
+        "then assigns every row; :func:`~smartigan.kmeans_plusplus` always uses every row.",
         check=_init),
     Parameter(
         "schedule", "(float, float)", DEFAULT_SCHEDULE,

@@ -162,7 +162,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         merge-split refinement.
     n_features_in_ : int
         Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of str, shape (n_features_in_,)
+    feature_names_in_ : ndarray of str, one per feature
         Column names seen during ``fit``; only set when ``X`` has string
         column names (a pandas DataFrame, for example).
     seed_ : int

@@ -112,7 +112,7 @@ KMEANS = _params.front_end(
         "coreset_size", "int or None", None,
         "Rows drawn for the coreset, at least ``n_clusters`` (the largest k of ``k_range`` with ``\"auto\"``).",
         f"``None``: {CORESET_DRAWS_PER_CLUSTER} per cluster, at most {CORESET_WORK:.0e} / ``n_clusters`` "
-        f"and at least {MIN_CORESET_SIZE} (:func:`default_coreset_size`). Data of at most this many rows "
+        f"and at least {MIN_CORESET_SIZE} (``default_coreset_size``). Data of at most this many rows "
         "are clustered whole on the client instead.",
         check=_optional_size),
     _params.Parameter(
